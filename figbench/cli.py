@@ -1,0 +1,62 @@
+"""The ``figbench`` command.
+
+Each area registers its own sub-commands through a ``register(subparsers)`` function in a light
+module (no heavy imports at parse time; the command's function imports what it needs), so
+``figbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from figbench import __version__
+
+#: module -> it adds these top-level sub-commands
+SUBCOMMAND_MODULES = (
+    "figbench.metrics_cli",        # metrics, score
+    "figbench.data_cli",           # data
+    "figbench_baselines.cli",      # baseline
+    "figbench_leaderboard.cli",    # submit, leaderboard
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="figbench",
+        description="Benchmark suite for figurative language and cross-document event coreference.",
+    )
+    parser.add_argument("--version", action="version", version=f"figbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+            continue
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        # a group without a sub-command: show that group's help
+        (getattr(args, "_parser", None) or parser).print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"figbench: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

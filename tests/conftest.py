@@ -1,0 +1,51 @@
+"""Shared test setup: offline Hub, the real corpora folder, fixtures folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def shared_data_dir() -> Path | None:
+    """The folder of original corpora: $FIGBENCH_DATA_DIR, else ../shared/data beside the project."""
+    env = os.environ.get("FIGBENCH_DATA_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(ROOT.parent / "shared" / "data")
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    return None
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    root = shared_data_dir()
+    if root is None:
+        pytest.skip("real corpora not found: set FIGBENCH_DATA_DIR or place them in ../shared/data")
+    return root
+
+
+def corpus_path(name: str, *relative: str) -> Path:
+    """Path of a corpus folder (or a file in it); skips the test, naming what is missing."""
+    root = shared_data_dir()
+    if root is None:
+        pytest.skip("real corpora not found: set FIGBENCH_DATA_DIR or place them in ../shared/data")
+    path = root.joinpath(name, *relative)
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES
