@@ -16,7 +16,8 @@ from figbench import __version__
 
 #: module -> it adds these top-level sub-commands
 SUBCOMMAND_MODULES = (
-    "figbench.metrics_cli",        # metrics, score
+    "figbench.metrics_cli",        # metrics
+    "figbench.score_cli",          # score
     "figbench.data_cli",           # data
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard

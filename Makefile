@@ -1,0 +1,41 @@
+# figbench: `make run` sets up and runs the main job; `make test` sets up and passes the tests.
+# Both create their own virtual environment (.venv), install torch==2.13.0 (CPU) first, and work
+# offline given FIGBENCH_DATA_DIR (default: ../shared/data beside the project).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export FIGBENCH_DATA_DIR ?= $(abspath ../shared/data)
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export GRADIO_ANALYTICS_ENABLED ?= False
+STORE ?= .figbench/store
+PORT ?= 7860
+PYTEST_ARGS ?=
+
+.PHONY: setup run test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost
+	$(BIN)/figbench main --store $(STORE) --port $(PORT)
+
+test: setup  ## the test suite (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: setup  ## speed/memory benchmarks, side by side
+	$(BIN)/python benchmarks/bench_coref.py
+	$(BIN)/python benchmarks/bench_wimcor.py
+	$(BIN)/python benchmarks/bench_knn_faiss.py
+	$(BIN)/python benchmarks/bench_leaderboard.py
+
+clean:
+	rm -rf $(VENV) .figbench .pytest_cache

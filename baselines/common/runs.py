@@ -1,0 +1,91 @@
+"""What every baseline run shares: common CLI options, writing the result record, submitting it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from figbench.results import write_result
+
+
+def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False) -> None:
+    """Options every baseline takes; ``trained=True`` adds the Accelerate training options."""
+    g = p.add_argument_group("run")
+    g.add_argument("--out", required=True, help="result record to write (JSON)")
+    g.add_argument("--data-dir", default=None,
+                   help="corpus folder (default: $FIGBENCH_DATA_DIR/<corpus>)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--n-resamples", type=int, default=1000,
+                   help="bootstrap resamples for confidence intervals (default 1000)")
+    g.add_argument("--predictions-file", default=None,
+                   help="write predictions to this file and reference it, instead of inline")
+    g.add_argument("--submit", metavar="STORE_OR_URL", default=None,
+                   help="submit the result record to a leaderboard store folder or Space URL")
+    if trained:
+        t = p.add_argument_group("training (Accelerate)")
+        t.add_argument("--model", default=None,
+                       help="encoder: HF model id or path (default: offline all-MiniLM-L6-v2)")
+        t.add_argument("--epochs", type=float, default=None, help="training epochs")
+        t.add_argument("--batch-size", type=int, default=None, help="per-device batch size")
+        t.add_argument("--lr", type=float, default=None, help="learning rate")
+        t.add_argument("--max-steps", type=int, default=None, help="cap on optimiser steps")
+        t.add_argument("--grad-accum", type=int, default=1, help="gradient accumulation steps")
+        t.add_argument("--mixed-precision", choices=("no", "fp16", "bf16"), default="no")
+        t.add_argument("--checkpoint-dir", default=None, help="save Accelerate checkpoints here")
+        t.add_argument("--checkpoint-every", type=int, default=0, help="optimiser steps between checkpoints")
+        t.add_argument("--resume", action="store_true", help="resume from --checkpoint-dir")
+        t.add_argument("--quick", action="store_true",
+                       help="small CPU configuration (few steps, subsampled data); no quality claims")
+
+
+def train_config_from_args(args: argparse.Namespace, **defaults: Any):
+    """A TrainConfig from CLI options, falling back to the baseline's (paper) ``defaults``."""
+    from figbench_baselines.common.training import TrainConfig
+
+    cfg = TrainConfig(**defaults)
+    for name in ("epochs", "batch_size", "lr", "max_steps"):
+        value = getattr(args, name, None)
+        if value is not None:
+            setattr(cfg, name, value)
+    cfg.grad_accum = getattr(args, "grad_accum", 1)
+    cfg.mixed_precision = getattr(args, "mixed_precision", "no")
+    cfg.checkpoint_dir = getattr(args, "checkpoint_dir", None)
+    cfg.checkpoint_every = getattr(args, "checkpoint_every", 0)
+    cfg.resume = getattr(args, "resume", False)
+    cfg.seed = args.seed
+    return cfg
+
+
+def finish_run(record: Mapping[str, Any], args: argparse.Namespace,
+               summary: Mapping[str, Any] | None = None) -> Path:
+    """Write the record atomically to ``--out`` (never a partial file), print a summary, and submit."""
+    out = write_result(record, args.out)
+    print_summary(record, summary)
+    print(f"result record: {out}")
+    if getattr(args, "submit", None):
+        from figbench_leaderboard.client import submit
+
+        reply = submit(str(out), args.submit)
+        print(f"submitted to {args.submit}: {json.dumps(reply, default=str)}")
+    return out
+
+
+def print_summary(record: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> None:
+    """Scores (in %), confidence intervals and throughput, on stdout."""
+    w = sys.stdout.write
+    w(f"\n{record['task']} | {record['dataset']}/{record['config']}/{record['split']}"
+      f" | {record.get('method', '')} | model {record['model']['name']}\n")
+    cis = record.get("confidence_intervals", {})
+    for name, value in record["scores"].items():
+        ci = cis.get(name)
+        ci_txt = f"  [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]" if ci else ""
+        w(f"  {name:24s} {100 * value:6.2f}{ci_txt}\n")
+    for name, value in record["provenance"].get("throughput", {}).items():
+        w(f"  {name:24s} {value:,.1f}\n")
+    for name, value in (extra or {}).items():
+        w(f"  {name:24s} {value}\n")
+    w(f"  wall time {record['provenance']['wall_time_s']:.1f} s\n")

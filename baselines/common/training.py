@@ -1,0 +1,170 @@
+"""Training loop shared by every trained baseline, driven by Hugging Face Accelerate.
+
+The same code runs on one CPU (``figbench baseline ...``) and on several GPUs
+(``accelerate launch -m figbench.cli baseline ...``): Accelerate picks the device(s), mixed
+precision and gradient accumulation; checkpoints are Accelerate states, resumable mid-epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation settings; paper settings are the defaults of each baseline's own config."""
+
+    epochs: float = 1.0
+    batch_size: int = 8
+    lr: float = 5e-5
+    weight_decay: float = 0.0
+    warmup_ratio: float = 0.0
+    grad_accum: int = 1
+    max_grad_norm: float | None = 1.0
+    mixed_precision: str = "no"  # "no" | "fp16" | "bf16"
+    seed: int = 0
+    max_steps: int | None = None  # optimiser steps; caps epochs (quick configurations)
+    checkpoint_dir: str | None = None
+    checkpoint_every: int = 0  # optimiser steps between checkpoints; 0 = end of each epoch only
+    resume: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def make_accelerator(cfg: TrainConfig):
+    """An Accelerator configured from ``cfg`` with all RNGs seeded."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+
+    accelerator = Accelerator(mixed_precision=cfg.mixed_precision,
+                              gradient_accumulation_steps=cfg.grad_accum)
+    set_seed(cfg.seed)
+    return accelerator
+
+
+def _state_file(ckpt: Path) -> Path:
+    return ckpt / "figbench_progress.json"
+
+
+def train(
+    model: torch.nn.Module,
+    train_loader: Iterable,
+    loss_fn: Callable[[torch.nn.Module, Mapping[str, Any]], torch.Tensor],
+    cfg: TrainConfig,
+    accelerator=None,
+    *,
+    batch_size_of: Callable[[Mapping[str, Any]], int] | None = None,
+    on_epoch_end: Callable[[int], None] | None = None,
+    desc: str = "train",
+) -> dict[str, float]:
+    """Train ``model`` with AdamW + linear warm-up/decay; returns loss and throughput figures.
+
+    ``loss_fn(model, batch)`` returns a scalar loss. Checkpoints (model, optimiser, scheduler, RNG,
+    position in the epoch) go to ``cfg.checkpoint_dir``; with ``cfg.resume`` the loop continues from
+    the last one, skipping the batches already seen.
+    """
+    from accelerate.utils import set_seed
+    from tqdm.auto import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    accelerator = accelerator or make_accelerator(cfg)
+    set_seed(cfg.seed)
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    params = [
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and not n.endswith(no_decay)],
+         "weight_decay": cfg.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and n.endswith(no_decay)],
+         "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr)
+    model, optimizer, train_loader = accelerator.prepare(model, optimizer, train_loader)
+    steps_per_epoch = max(1, math.ceil(len(train_loader) / cfg.grad_accum))
+    total_steps = max(1, math.ceil(steps_per_epoch * cfg.epochs))
+    if cfg.max_steps is not None:
+        total_steps = min(total_steps, cfg.max_steps)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
+    scheduler = accelerator.prepare(scheduler)
+
+    ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
+    step, start_epoch, skip_batches = 0, 0, 0
+    if ckpt is not None and cfg.resume and _state_file(ckpt).is_file():
+        accelerator.load_state(str(ckpt))
+        progress = json.loads(_state_file(ckpt).read_text())
+        step, start_epoch, skip_batches = progress["step"], progress["epoch"], progress["batch"]
+        accelerator.print(f"resumed from {ckpt} at step {step} (epoch {start_epoch}, batch {skip_batches})")
+
+    def save(epoch: int, batch: int) -> None:
+        if ckpt is None:
+            return
+        accelerator.wait_for_everyone()
+        accelerator.save_state(str(ckpt))
+        if accelerator.is_main_process:
+            _state_file(ckpt).write_text(json.dumps({"step": step, "epoch": epoch, "batch": batch}))
+
+    model.train()
+    examples, losses, t0 = 0, [], time.perf_counter()
+    n_epochs = math.ceil(cfg.epochs)
+    bar = tqdm(total=total_steps, initial=step, desc=desc, disable=not accelerator.is_local_main_process)
+    done = step >= total_steps
+    for epoch in range(start_epoch, n_epochs):
+        if done:
+            break
+        loader = train_loader
+        if epoch == start_epoch and skip_batches:
+            loader = accelerator.skip_first_batches(train_loader, skip_batches)
+        for i, batch in enumerate(loader, start=skip_batches if epoch == start_epoch else 0):
+            with accelerator.accumulate(model):
+                loss = loss_fn(model, batch)
+                accelerator.backward(loss)
+                if accelerator.sync_gradients and cfg.max_grad_norm:
+                    accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+            examples += batch_size_of(batch) if batch_size_of else _guess_batch_size(batch)
+            losses.append(float(loss.detach()))
+            if accelerator.sync_gradients:
+                step += 1
+                bar.update(1)
+                bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.4f}")
+                if cfg.checkpoint_every and step % cfg.checkpoint_every == 0:
+                    save(epoch, i + 1)
+                if step >= total_steps:
+                    done = True
+                    break
+        if on_epoch_end is not None:
+            on_epoch_end(epoch)
+        save(epoch + 1, 0)
+    bar.close()
+    seconds = time.perf_counter() - t0
+    stats = {
+        "train_steps": float(step),
+        "train_examples": float(examples),
+        "train_seconds": seconds,
+        "train_examples_per_s": examples / seconds if seconds > 0 else 0.0,
+    }
+    if losses:
+        stats["final_loss"] = float(sum(losses[-20:]) / len(losses[-20:]))
+    return stats
+
+
+def _guess_batch_size(batch: Any) -> int:
+    if isinstance(batch, Mapping):
+        for v in batch.values():
+            if hasattr(v, "shape") and len(v.shape) > 0:
+                return int(v.shape[0])
+            if isinstance(v, (list, tuple)):
+                return len(v)
+    if isinstance(batch, (list, tuple)) and batch:
+        return _guess_batch_size(batch[0]) if isinstance(batch[0], Mapping) else len(batch)
+    return 1

@@ -1,0 +1,100 @@
+"""Shared schema, bootstrap, paths, builder registration and the CLI skeleton."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from figbench.bootstrap import bootstrap_ci
+from figbench.paths import MissingDataError, corpus_dir, require_files
+from figbench.schema import (
+    COREF_MENTION_FEATURES, Mention, assignments_from_clusters, clusters_from_assignments, gold_clusters,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_clusters_from_rows():
+    rows = [
+        {"mention_id": "m1", "cluster_id": "c1", "topic": "1"},
+        {"mention_id": "m2", "cluster_id": "c2", "topic": "1"},
+        {"mention_id": "m3", "cluster_id": "c1", "topic": "2"},
+    ]
+    assert gold_clusters(rows) == [[["m1", "m3"], ["m2"]]]
+    assert gold_clusters(rows, by="topic") == [[["m1"], ["m2"]], [["m3"]]]
+    assert clusters_from_assignments(["a", "b"], [1, 1]) == [["a", "b"]]
+    assert assignments_from_clusters([["a", "b"], ["c"]]) == {"a": 0, "b": 0, "c": 1}
+    with pytest.raises(ValueError):
+        clusters_from_assignments(["a", "b"], [1])
+
+
+def test_mention_roundtrip_matches_features():
+    m = Mention("m1", "1_1ecb", "1", "1_ecb", 3, 2, 4, "shot dead", "shot", "shoot", "VERB", "event",
+                "ACTION_OCCURRENCE", "c1", ("He", "was", "shot", "dead"), ("He", "was", "shot", "dead"), 2, 4)
+    row = m.to_row()
+    assert set(row) == set(COREF_MENTION_FEATURES)
+    assert Mention.from_row(row) == m
+    with pytest.raises(ValueError, match="m1"):
+        Mention.from_row({"mention_id": "m1"})
+
+
+def test_bootstrap_mean_interval_covers_truth():
+    values = np.random.default_rng(0).normal(0.5, 0.1, size=400)
+    ci = bootstrap_ci(len(values), lambda idx: {"mean": values[idx].mean()}, n_resamples=300, seed=1)
+    assert ci["mean"]["low"] < 0.5 < ci["mean"]["high"]
+    assert ci["mean"]["high"] - ci["mean"]["low"] < 0.05
+    # deterministic for a seed
+    again = bootstrap_ci(len(values), lambda idx: {"mean": values[idx].mean()}, n_resamples=300, seed=1)
+    assert again == ci
+    with pytest.raises(ValueError):
+        bootstrap_ci(0, lambda idx: {})
+
+
+def test_corpus_dir_and_missing_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path))
+    assert corpus_dir("epic") == tmp_path / "epic"
+    assert corpus_dir("epic", tmp_path / "x") == tmp_path / "x"
+    (tmp_path / "a.txt").write_text("a")
+    with pytest.raises(MissingDataError) as e:
+        require_files("epic", tmp_path, ["a.txt", "b.txt", "c/d.json"])
+    assert "b.txt" in str(e.value) and "d.json" in str(e.value) and "a.txt" not in str(e.value)
+
+
+def test_datasets_folder_does_not_shadow_library():
+    out = subprocess.run([sys.executable, "-c", "import datasets; print(datasets.__file__)"],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "site-packages" in out.stdout
+    assert not (ROOT / "datasets" / "__init__.py").exists()
+
+
+def test_builders_registered_as_packaged_modules():
+    import figbench
+    from datasets import packaged_modules
+
+    for name in figbench.CORPORA:
+        if (ROOT / "datasets" / name / f"{name}.py").is_file():
+            assert packaged_modules._PACKAGED_DATASETS_MODULES[name][0] == f"figbench_builders.{name}"
+
+
+def test_cli_help_everywhere():
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    top = subprocess.run([sys.executable, "-m", "figbench.cli", "--help"], capture_output=True, text=True,
+                         env=env, check=True)
+    commands = [c for c in ("metrics", "score", "data", "baseline", "submit", "leaderboard") if c in top.stdout]
+    assert "metrics" in commands
+    for cmd in commands:
+        r = subprocess.run([sys.executable, "-m", "figbench.cli", cmd, "--help"], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 0 and "usage" in r.stdout, (cmd, r.stderr)
+
+
+def test_metric_paths():
+    import figbench
+
+    with pytest.raises(ValueError, match="unknown figbench metric"):
+        figbench.metric_path("nope")
