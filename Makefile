@@ -26,7 +26,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost
-	$(BIN)/figbench main --store $(STORE) --port $(PORT)
+	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
 test: setup  ## the test suite (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

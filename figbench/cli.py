@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES = (
     "figbench.metrics_cli",        # metrics
     "figbench.score_cli",          # score
     "figbench.data_cli",           # data
+    "figbench.quickstart",         # quickstart (the main job)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
 )

@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from figbench.paths import CORPORA, builder_dir, corpus_dir
+from figbench.paths import CORPORA, builder_dir, corpus_dir, project_root
 
 _PACKAGE = "figbench_builders"
 _registered = False
@@ -39,7 +39,14 @@ class _BuilderFinder(importlib.abc.MetaPathFinder):
 
 def _script_hash(name: str) -> str:
     script = builder_dir(name) / f"{name}.py"
-    return hashlib.sha256(script.read_bytes()).hexdigest() if script.is_file() else "missing"
+    if not script.is_file():
+        return "missing"
+    digest = hashlib.sha256(script.read_bytes())
+    # Builders parse with helpers in figbench/corpora/*_io.py: a change there must also
+    # invalidate the prepared (cached) datasets.
+    for helper in sorted((project_root() / "figbench" / "corpora").glob("*_io.py")):
+        digest.update(helper.read_bytes())
+    return digest.hexdigest()
 
 
 def register_builders() -> None:
@@ -87,5 +94,13 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
         raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
     register_builders()
     import datasets
+    from datasets.exceptions import DatasetGenerationError
 
-    return datasets.load_dataset(name, config, split=split, data_dir=data_dir, **kwargs)
+    try:
+        return datasets.load_dataset(name, config, split=split, data_dir=data_dir, **kwargs)
+    except DatasetGenerationError as e:
+        # `datasets` wraps errors raised while generating examples; surface the builder's own
+        # message (it names the file and record) instead of the wrapper.
+        if isinstance(e.__cause__, ValueError):
+            raise e.__cause__ from None
+        raise

@@ -1,0 +1,185 @@
+"""The `epic` builder: every config from the real files, error cases on hand-written fixtures."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import datasets
+import pytest
+
+import figbench
+from figbench.paths import MissingDataError
+from tests.conftest import corpus_path
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "epic"
+
+
+def _epic():
+    from figbench_builders import epic
+
+    return epic
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    root = corpus_path("epic", "full_dataset.json").parent
+    for name in _epic().FILES:
+        corpus_path("epic", *name.split("/"))
+    cache = str(tmp_path_factory.mktemp("epic_cache"))
+    return {cfg: figbench.load_dataset("epic", cfg, data_dir=str(root), cache_dir=cache)
+            for cfg in ("seen", "unseen", "alignment", "proverbs")}
+
+
+def _proverbs(split):
+    return {pid for pid in split["proverb_id"]}
+
+
+def test_seen_split(real):
+    d = real["seen"]
+    assert {k: len(v) for k, v in d.items()} == {"train": 1_500, "test": 1_000}
+    assert len(_proverbs(d["train"])) == len(_proverbs(d["test"])) == 250
+    label = d["train"].features["label"]
+    assert label.num_classes == 250
+    for split in d.values():
+        for row in split.select(range(0, len(split), 37)):
+            assert label.int2str(row["label"]) == row["proverb"]
+        assert Counter(split["proverb_id"]).most_common(1)[0][1] == (6 if split is d["train"] else 4)
+    assert not set(d["train"]["id"]) & set(d["test"]["id"])
+
+
+def test_unseen_split(real):
+    d = real["unseen"]
+    assert {k: len(v) for k, v in d.items()} == {"train": 1_500, "test": 1_000}
+    train_p, test_p = _proverbs(d["train"]), _proverbs(d["test"])
+    assert (len(train_p), len(test_p)) == (150, 100) and not train_p & test_p
+    label = d["train"].features["label"]
+    assert label.num_classes == 150
+    assert all(label.int2str(r["label"]) == r["proverb"] for r in d["train"])
+    assert set(d["test"]["label"]) == {-1}
+
+
+def test_alignment(real):
+    d = real["alignment"]
+    assert {k: len(v) for k, v in d.items()} == {"train": 1_500, "test": 1_000}
+    assert d["test"]["id"] == real["seen"]["test"]["id"]
+    pairs = [(row, p) for split in d.values() for row in split for p in row["pairs"]]
+    assert len(pairs) == 5_438
+    matches = Counter(p["narrative_match"] for _, p in pairs)
+    assert matches == {"exact": 5_433, "case_insensitive": 5}
+    assert Counter(p["proverb_match"] for _, p in pairs) == {"exact": 5_425, "case_insensitive": 13}
+    for row, p in pairs:
+        found = row["narrative"][p["narrative_start"]:p["narrative_end"]]
+        assert found.lower() == p["narrative_span"].lower()
+        assert (found == p["narrative_span"]) == (p["narrative_match"] == "exact")
+        assert row["proverb"][p["proverb_start"]:p["proverb_end"]].lower() == p["proverb_span"].lower()
+        assert p["narrative_occurrences"] >= 1 and p["pair_id"].startswith(row["id"] + "-")
+    assert sum(p["narrative_occurrences"] > 1 for _, p in pairs) == 203
+    odd = {p["pair_id"] for _, p in pairs if p["narrative_match"] == "case_insensitive"}
+    assert odd == {"Q185N2-2", "Q188N7-5", "Q211N4-2", "Q39N9-1", "Q88N8-2"}
+
+
+def test_proverbs(real):
+    d = real["proverbs"]
+    assert list(d) == ["train"] and len(d["train"]) == 250
+    rows = d["train"]
+    assert set(rows["num_narratives"]) == {10}
+    assert sorted(rows["seen_label"]) == list(range(250))
+    assert Counter(rows["unseen_split"]) == {"train": 150, "test": 100}
+    assert sorted(x for x in rows["unseen_label"] if x >= 0) == list(range(150))
+    assert all((u >= 0) == (s == "train") for u, s in zip(rows["unseen_label"], rows["unseen_split"]))
+
+
+def test_checksums_match_the_real_files():
+    epic = _epic()
+    root = corpus_path("epic", "full_dataset.json").parent
+    assert set(epic.SHA256) == set(epic.FILES) == set(epic.URLS)
+    for name in epic.FILES:
+        epic.verify_sha256(corpus_path("epic", *name.split("/")), epic.SHA256[name], name)
+    with pytest.raises(ValueError, match="checksum mismatch for all_proverbs.json"):
+        epic.verify_sha256(root / "all_proverbs.json", epic.SHA256["full_dataset.json"], "all_proverbs.json")
+
+
+def test_locate():
+    locate = _epic().locate
+    assert locate("he", "He said he would") == (8, 10, "exact", 1)
+    assert locate("the cat", "The cat and the cat") == (12, 19, "exact", 1)
+    assert locate("THE DOG", "the dog and the dog") == (0, 7, "case_insensitive", 2)
+    assert locate("bird", "no such thing") == (-1, -1, "none", 0)
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+def test_fixture_corpus_loads(tmp_path):
+    d = datasets.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    assert {k: len(v) for k, v in d.items()} == {"train": 3, "test": 3}
+    q2n2 = d["test"].filter(lambda r: r["id"] == "Q2N2")[0]
+    first = q2n2["pairs"][0]
+    assert (first["narrative_match"], first["narrative_start"], first["narrative_end"]) == ("case_insensitive", 0, 23)
+    seen = datasets.load_dataset("epic", "seen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    assert seen["train"].features["label"].names == ["Haste makes waste", "Look before you leap", "Time is money"]
+    unseen = datasets.load_dataset("epic", "unseen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    assert unseen["test"]["label"] == [-1, -1] and unseen["train"]["label"] == [0, 0, 1, 1]
+
+
+def _corpus_with(tmp_path, replacement: str, target: str) -> Path:
+    root = tmp_path / "epic"
+    shutil.copytree(FIX / "good", root)
+    shutil.copy(FIX / "broken" / replacement, root / target)
+    return root
+
+
+SEEN_TRAIN = "data_splits/task_1_proverb_only_seen_train_data_indices.json"
+SEEN_MAP = "data_splits/task_1_proverb_only_seen_label_map.json"
+
+
+@pytest.mark.parametrize("replacement, target, message", [
+    ("full_dataset_unaligned.json", "full_dataset.json",
+     r"full_dataset\.json: record 'Q2N1': span_narrative_1 'read the lease twice' is not found in its narrative"),
+    ("full_dataset_duplicate_pk.json", "full_dataset.json", r"full_dataset\.json: duplicate pk 'Q1N1' \(record 6\)"),
+    ("full_dataset_missing_field.json", "full_dataset.json",
+     r"full_dataset\.json: record 'Q3N1': field 'span_quote_3' is missing"),
+    ("full_dataset_one_sided_pair.json", "full_dataset.json",
+     r"full_dataset\.json: record 'Q1N2': span pair 2 has only one side"),
+    ("full_dataset_truncated.json", "full_dataset.json", r"full_dataset\.json: not valid JSON"),
+    ("seen_train_unknown_id.json", SEEN_TRAIN, r"seen_train_data_indices\.json: record 'Q3N9' is not in full_dataset"),
+    ("seen_label_map_bad_indices.json", SEEN_MAP, r"seen_label_map\.json: label indices are not 0\.\.2"),
+])
+def test_bad_input_raises_naming_file_and_record(tmp_path, replacement, target, message):
+    root = _corpus_with(tmp_path, replacement, target)
+    for config in ("seen", "alignment"):
+        with pytest.raises(ValueError, match=message):
+            figbench.load_dataset("epic", config, data_dir=str(root), cache_dir=str(tmp_path / "cache"))
+
+
+def test_unaligned_span_can_be_flagged(tmp_path):
+    root = _corpus_with(tmp_path, "full_dataset_unaligned.json", "full_dataset.json")
+    d = figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"), on_unaligned="flag")
+    pair = d["train"].filter(lambda r: r["id"] == "Q2N1")[0]["pairs"][0]
+    assert (pair["narrative_start"], pair["narrative_end"], pair["narrative_match"]) == (-1, -1, "none")
+    assert pair["narrative_span"] == "read the lease twice"
+    with pytest.raises(ValueError, match="on_unaligned must be"):
+        figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"), on_unaligned="drop")
+
+
+def test_missing_files_are_listed(tmp_path):
+    root = tmp_path / "epic"
+    shutil.copytree(FIX / "good", root)
+    (root / "all_proverbs.json").unlink()
+    (root / SEEN_MAP).unlink()
+    with pytest.raises(MissingDataError, match=r"2 required file\(s\)") as info:
+        figbench.load_dataset("epic", "seen", data_dir=str(root), cache_dir=str(tmp_path / "c"))
+    assert "all_proverbs.json" in str(info.value) and "seen_label_map.json" in str(info.value)
+
+
+def test_export_round_trip_through_plain_datasets(tmp_path):
+    from figbench.export import export_dataset
+
+    report = export_dataset("epic", "alignment", to=tmp_path / "hub", data_dir=str(FIX / "good"),
+                            cache_dir=str(tmp_path / "c"))
+    assert report.configs == {"alignment": {"train": 3, "test": 3}}
+    plain = datasets.load_dataset(str(tmp_path / "hub"), "alignment", cache_dir=str(tmp_path / "c2"))
+    built = figbench.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path / "c"))
+    assert plain["test"].to_list() == built["test"].to_list()
