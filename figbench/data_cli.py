@@ -1,0 +1,167 @@
+"""``figbench data``: corpus statistics (``stats``) and Hub-ready export (``export``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("data", help="statistics and export of figbench corpora",
+                       description="Statistics of a figbench corpus, or export it as a Hub-ready Parquet folder.")
+    p.set_defaults(_parser=p)
+    dsub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
+
+    sp = dsub.add_parser("stats", help="mentions, clusters, ambiguity, diversity, MTLD (or counts) per split",
+                         description="Print per-split statistics of a corpus config, next to published values.")
+    _common(sp)
+    sp.add_argument("--split", action="append", default=None,
+                    help="only this split (repeatable); default: every split that can be built")
+    sp.add_argument("--no-mtld", action="store_true", help="skip the MTLD lexical diversity (faster)")
+    sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    sp.set_defaults(func=_stats)
+
+    ep = dsub.add_parser("export", help="write Parquet per config/split and the card, loadable without figbench",
+                         description="Write a folder that plain datasets.load_dataset(DIR, CONFIG) loads; "
+                                     "with --push-to-hub, upload it as a Hub dataset repo.")
+    _common(ep)
+    ep.add_argument("--to", required=True, metavar="DIR", help="target folder")
+    ep.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the folder to this Hub dataset repo")
+    ep.add_argument("--private", action="store_true", help="create the Hub repo as private")
+    ep.add_argument("--json", action="store_true", help="print the export report as JSON")
+    ep.set_defaults(func=_export)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from figbench.paths import CORPORA
+
+    p.add_argument("name", choices=CORPORA, metavar="NAME", help=f"corpus: {', '.join(CORPORA)}")
+    p.add_argument("config", nargs="?", default=None, metavar="CONFIG", help="builder config (default: see below)")
+    p.add_argument("--data-dir", default=None, help="the corpus folder (default: $FIGBENCH_DATA_DIR/NAME)")
+    p.add_argument("--cache-dir", default=None, help="datasets cache folder")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="builder config option, e.g. source=ucdcr (repeatable)")
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: NaN -> None, recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    import datasets
+
+    from figbench.export import builder_configs
+    from figbench.registry import load_dataset
+    from figbench.stats import dataset_stats, published
+
+    _, default = builder_configs(args.name)
+    config = args.config or default
+    dd = load_dataset(args.name, config, data_dir=args.data_dir, cache_dir=args.cache_dir, **_options(args.option))
+    if isinstance(dd, datasets.Dataset):
+        dd = datasets.DatasetDict({"all": dd})
+    if args.split:
+        unknown = [s for s in args.split if s not in dd]
+        if unknown:
+            raise ValueError(f"{args.name}/{config} has no split(s) {unknown}; built: {', '.join(dd)}")
+        dd = datasets.DatasetDict({s: dd[s] for s in args.split})
+    stats = dataset_stats(dd, mtld=not args.no_mtld)
+    pub = {s: published(args.name, config, s) for s in stats}
+    if args.json:
+        out = {"name": args.name, "config": config,
+               "splits": {s: {**_clean(v), "published": pub[s]} for s, v in stats.items()}}
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{args.name} / {config}")
+    print(render_table(stats, pub))
+    return 0
+
+
+def render_table(stats: dict[str, dict[str, Any]], pub: dict[str, dict[str, Any]] | None = None) -> str:
+    """A text table, statistics as rows and splits as columns (with published values when known)."""
+    pub = pub or {}
+    splits = list(stats)
+    keys: list[str] = []
+    for s in splits:
+        keys += [k for k in stats[s] if k not in keys and k not in ("labels", "label_summary")]
+    header = ["statistic"]
+    for s in splits:
+        header.append(s)
+        if pub.get(s):
+            header.append(f"{s} (published)")
+    rows = [header]
+    for k in keys:
+        row = [k]
+        for s in splits:
+            row.append(_fmt(stats[s].get(k)))
+            if pub.get(s):
+                row.append(_fmt(pub[s].get(k)))
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    for s in splits:
+        for column, counts in (stats[s].get("labels") or {}).items():
+            lines.append(f"\n[{s}] {column}: " + ", ".join(f"{lab or repr(lab)} {_fmt(n)}" for lab, n in counts.items()))
+        for column, summ in (stats[s].get("label_summary") or {}).items():
+            lines.append(f"\n[{s}] {column}: {summ['distinct']:,} distinct values, "
+                         f"{summ['min']:,}-{summ['max']:,} examples each")
+    return "\n".join(lines)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from figbench.export import export_dataset, push_to_hub, validate_repo_id
+
+    if args.push_to_hub:
+        validate_repo_id(args.push_to_hub)  # fail before the (long) export
+    report = export_dataset(args.name, args.config, args.to, data_dir=args.data_dir, cache_dir=args.cache_dir,
+                            **_options(args.option))
+    if args.push_to_hub:
+        try:
+            report.pushed_to = push_to_hub(report.folder, args.push_to_hub, private=args.private)
+        except ConnectionError as e:
+            _print_report(report, args.json)
+            print(f"figbench: error: {e}", file=sys.stderr)
+            return 1
+    _print_report(report, args.json)
+    return 0
+
+
+def _print_report(report, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    print(f"exported to {report.folder}")
+    for config, splits in report.configs.items():
+        print(f"  {config}: " + ", ".join(f"{s} {n:,}" for s, n in splits.items()))
+    for config, why in report.skipped.items():
+        print(f"  skipped {config}: {why}")
+    if report.pushed_to:
+        print(f"pushed to {report.pushed_to}")

@@ -1,0 +1,194 @@
+"""``figbench data export``: a Hub-ready folder (Parquet per config and split + dataset card).
+
+The folder loads with plain ``datasets.load_dataset(DIR, CONFIG)``, without figbench: the card's
+YAML ``configs:`` entries point at ``<config>/<split>-00000-of-00001.parquet`` through
+``data_files``, and its ``dataset_info`` lists exactly the exported configs and splits.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from figbench.paths import CORPORA, builder_dir
+
+logger = logging.getLogger(__name__)
+
+PARQUET_NAME = "{split}-00000-of-00001.parquet"
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote and what it left out."""
+
+    folder: Path
+    configs: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> split -> rows
+    skipped: dict[str, str] = field(default_factory=dict)  # config -> reason
+    files: list[Path] = field(default_factory=list)
+    pushed_to: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"folder": str(self.folder), "configs": self.configs, "skipped": self.skipped,
+                "files": [str(p) for p in self.files], "pushed_to": self.pushed_to}
+
+
+def load_dataset_builder(name: str, config: str | None, *, data_dir: str | None = None, **kwargs: Any):
+    """The ``datasets`` builder of a figbench corpus config (not yet prepared)."""
+    import datasets
+
+    from figbench.registry import register_builders
+
+    register_builders()
+    return datasets.load_dataset_builder(name, config, data_dir=data_dir, **kwargs)
+
+
+def builder_configs(name: str) -> tuple[list[str], str | None]:
+    """The config names of a figbench builder and its default config."""
+    if name not in CORPORA:
+        raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
+    import figbench  # noqa: F401  (registers the builders)
+    import datasets
+
+    from importlib import import_module
+
+    mod = import_module(f"figbench_builders.{name}")
+    builder_cls = next(
+        obj for obj in vars(mod).values()
+        if isinstance(obj, type) and issubclass(obj, datasets.DatasetBuilder) and obj.__module__ == mod.__name__
+    )
+    names = [c.name for c in builder_cls.BUILDER_CONFIGS]
+    return names, builder_cls.DEFAULT_CONFIG_NAME or (names[0] if names else None)
+
+
+def validate_repo_id(repo_id: str) -> str:
+    """``owner/name`` (or ``name``) as the Hub accepts it; ValueError otherwise."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id as _validate
+
+    try:
+        _validate(repo_id)
+    except HFValidationError as e:
+        raise ValueError(f"invalid --push-to-hub repository id {repo_id!r}: {e}") from e
+    return repo_id
+
+
+def _load_card(name: str):
+    from huggingface_hub import DatasetCard
+
+    path = builder_dir(name) / "README.md"
+    if path.is_file():
+        return DatasetCard.load(path)
+    logger.warning("%s has no dataset card at %s; writing a minimal one", name, path)
+    return DatasetCard(f"---\npretty_name: {name}\n---\n# {name}\n\nExported by figbench; no card was written yet.\n")
+
+
+def _write_card(name: str, folder: Path, report: ExportReport, infos: dict, default: str | None) -> Path:
+    from datasets.info import DatasetInfosDict
+
+    card = _load_card(name)
+    data = card.data
+    configs = []
+    for config, splits in report.configs.items():
+        entry: dict[str, Any] = {
+            "config_name": config,
+            "data_files": [{"split": s, "path": f"{config}/{PARQUET_NAME.format(split=s)}"} for s in splits],
+        }
+        if config == default:
+            entry["default"] = True
+        configs.append(entry)
+    data["configs"] = configs
+    data.pop("dataset_info", None)  # replaced by the exported configs/splits only
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    note = ["", "## Exported files", "",
+            f"Written by `figbench data export {name}`: one Parquet file per config and split.", ""]
+    note += [f"- `{c}`: " + ", ".join(f"{s} ({n:,} rows)" for s, n in sp.items()) for c, sp in report.configs.items()]
+    if report.skipped:
+        note += ["", "Not exported:", ""] + [f"- `{c}`: {why}" for c, why in report.skipped.items()]
+    card.text = card.text.rstrip() + "\n" + "\n".join(note) + "\n"
+    out = folder / "README.md"
+    card.save(out)
+    return out
+
+
+def export_dataset(name: str, config: str | None = None, to: str | Path = "", *, data_dir: str | None = None,
+                   cache_dir: str | None = None, overwrite: bool = True, **config_kwargs: Any) -> ExportReport:
+    """Export one config (or every buildable config when ``config`` is None) of a figbench corpus.
+
+    With ``config=None`` a config whose files are missing is skipped and reported; a named config
+    that cannot be built raises.
+    """
+    if not to:
+        raise ValueError("export needs a target folder (--to DIR)")
+    import datasets
+
+    from figbench.registry import register_builders
+
+    register_builders()
+    names, default = builder_configs(name)
+    if config is not None and config not in names:
+        raise ValueError(f"{name} has no config {config!r}; configs: {', '.join(names)}")
+    folder = Path(to).expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    report = ExportReport(folder)
+    infos: dict[str, datasets.DatasetInfo] = {}
+    for cfg in [config] if config else names:
+        try:
+            builder = load_dataset_builder(name, cfg, data_dir=data_dir, cache_dir=cache_dir, **config_kwargs)
+            builder.download_and_prepare()
+            dd = builder.as_dataset()
+        except (FileNotFoundError, ValueError) as e:
+            if config is not None:
+                raise
+            report.skipped[cfg] = " ".join(str(e).split())
+            logger.warning("%s/%s skipped: %s", name, cfg, e)
+            continue
+        # builders that build the splits they can name the others (figbench convention)
+        for split, why in (getattr(builder, "missing_splits", dict)() or {}).items():
+            report.skipped[f"{cfg}/{split}"] = why
+        target = folder / cfg
+        if target.exists() and overwrite:
+            shutil.rmtree(target)
+        target.mkdir(parents=True, exist_ok=True)
+        splits = datasets.SplitDict()
+        report.configs[cfg] = {}
+        for split, ds in dd.items():
+            path = target / PARQUET_NAME.format(split=split)
+            ds.to_parquet(str(path))
+            report.files.append(path)
+            report.configs[cfg][str(split)] = len(ds)
+            splits.add(datasets.SplitInfo(name=str(split), num_examples=len(ds), num_bytes=ds.data.nbytes))
+        first = next(iter(dd.values()))
+        infos[cfg] = datasets.DatasetInfo(features=first.features, splits=splits,
+                                          dataset_size=sum(s.num_bytes for s in splits.values()))
+    if not report.configs:
+        raise FileNotFoundError(f"{name}: no config could be built; " +
+                                "; ".join(f"{c}: {why}" for c, why in report.skipped.items()))
+    if default not in report.configs:
+        default = next(iter(report.configs))
+    report.files.append(_write_card(name, folder, report, infos, default))
+    return report
+
+
+def push_to_hub(folder: str | Path, repo_id: str, *, private: bool = False, token: str | None = None) -> str:
+    """Upload an exported folder as a Hub dataset repo; a clear error when offline or unauthorised."""
+    validate_repo_id(repo_id)
+    folder = Path(folder)
+    if not (folder / "README.md").is_file():
+        raise FileNotFoundError(f"{folder} is not an exported dataset folder (no README.md)")
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    api = HfApi(token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        info = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
+                                 commit_message="Upload figbench export")
+    except OfflineModeIsEnabled as e:
+        raise ConnectionError(f"cannot push {folder} to the Hub repo {repo_id!r}: offline mode is on "
+                              f"(HF_HUB_OFFLINE=1); unset it and log in (huggingface-cli login). {e}") from e
+    except Exception as e:  # network, auth, permission: report what failed and keep the folder
+        raise ConnectionError(f"cannot push {folder} to the Hub repo {repo_id!r}: {type(e).__name__}: {e}. "
+                              "The exported folder is complete; retry with network access and a Hub token.") from e
+    return str(getattr(info, "commit_url", None) or f"https://huggingface.co/datasets/{repo_id}")
