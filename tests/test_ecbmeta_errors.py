@@ -133,7 +133,8 @@ def test_bad_sheet(tmp_path):
         _load("meta_1", root, tmp_path)
 
 
-def test_missing_files(tmp_path):
+def test_missing_files(tmp_path, monkeypatch):
+    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)  # no ECB+ to be found there either
     root = _write_corpus(tmp_path / "ecbmeta")
     (root / "ucdcr" / "output_data" / "all_mentions.parquet").unlink()
     (root / "ucdcr" / "output_data" / "all_documents.parquet").unlink()
