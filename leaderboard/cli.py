@@ -1,0 +1,132 @@
+"""``figbench submit`` and ``figbench leaderboard list|serve|export|work`` (light imports only)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    sp = sub.add_parser("submit", help="submit a result record or predictions file to a leaderboard",
+                        description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL.")
+    sp.add_argument("path", metavar="RESULTS_OR_PREDICTIONS", help="a JSON file, or a folder: every *.json in it")
+    sp.add_argument("--to", required=True, metavar="STORE_OR_URL", help="store folder, or http(s):// Space URL")
+    sp.add_argument("--submitter", default=None, help="your name (rate limits apply per submitter)")
+    sp.add_argument("--no-score", action="store_true", help="local store: leave it PENDING for the queue worker")
+    sp.add_argument("--gold-json", default=None, help="local store: gold labels from this JSON file instead of the builders")
+    sp.add_argument("--data-dir", default=None, help="local store: folder of corpora (default $FIGBENCH_DATA_DIR)")
+    sp.set_defaults(func=_submit)
+
+    lp = sub.add_parser("leaderboard", help="list, serve or export a leaderboard store",
+                        description="Work with a leaderboard store (a folder holding leaderboard.sqlite, or hf://datasets/ORG/NAME).")
+    lp.set_defaults(_parser=lp)
+    lsub = lp.add_subparsers(dest="leaderboard_command", metavar="SUBCOMMAND")
+
+    ls = lsub.add_parser("list", help="stored submissions with status and scores")
+    ls.add_argument("--store", required=True)
+    ls.add_argument("--status", choices=("PENDING", "RUNNING", "FINISHED", "FAILED"))
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=_list)
+
+    sv = lsub.add_parser("serve", help="serve the Gradio leaderboard (and its queue worker)")
+    sv.add_argument("--store", required=True)
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=7860)
+    sv.add_argument("--gold-json", default=None, help="gold labels from this JSON file instead of the builders")
+    sv.add_argument("--data-dir", default=None, help="folder of corpora (default $FIGBENCH_DATA_DIR)")
+    sv.add_argument("--max-upload-mb", type=float, default=10.0)
+    sv.add_argument("--rate-limit", type=int, default=20, help="submissions per submitter (and client address) per hour")
+    sv.set_defaults(func=_serve)
+
+    ex = lsub.add_parser("export", help="write the whole board as a Parquet/JSON dataset")
+    ex.add_argument("--store", required=True)
+    ex.add_argument("--to", required=True, metavar="DIR")
+    ex.add_argument("--format", choices=("parquet", "json", "both"), default="both")
+    ex.set_defaults(func=_export)
+
+    wk = lsub.add_parser("work", help="score PENDING submissions (the queue worker, in the foreground)")
+    wk.add_argument("--store", required=True)
+    wk.add_argument("--gold-json", default=None)
+    wk.add_argument("--data-dir", default=None)
+    wk.set_defaults(func=_work)
+
+
+def _open_store(spec: str):
+    from figbench_leaderboard.hub_store import open_store
+
+    return open_store(spec)
+
+
+def _gold(args):
+    from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
+
+    return JsonGoldProvider(args.gold_json) if args.gold_json else BuilderGoldProvider(args.data_dir)
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from figbench_leaderboard.client import submit, submit_many
+
+    kwargs = dict(submitter=args.submitter, process=not args.no_score, gold_json=args.gold_json,
+                  data_dir=args.data_dir)
+    if Path(args.path).is_dir():
+        files = sorted(Path(args.path).glob("*.json"))
+        if not files:
+            raise FileNotFoundError(f"{args.path}: no *.json files to submit")
+        outs = submit_many(files, args.to, **kwargs)
+        print(json.dumps(outs, indent=2, ensure_ascii=False))
+        for o in outs:
+            if o["status"] in ("REFUSED", "FAILED"):
+                print(f"figbench: {o['path']}: {o['status']}: {o.get('error') or o.get('reason')}", file=sys.stderr)
+        return 0 if all(o["status"] not in ("REFUSED", "FAILED") for o in outs) else 1
+    out = submit(args.path, args.to, **kwargs)
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0 if out.get("status") != "FAILED" else 1
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = _open_store(args.store)
+    rows = store.list(status=args.status)
+    if args.json:
+        keep = ("id", "status", "reason", "task", "dataset", "config", "split", "model_name", "model_revision",
+                "model_type", "model_parameters", "submitter", "verified", "scores", "confidence_intervals",
+                "mismatches", "created_at", "updated_at")
+        print(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2, ensure_ascii=False))
+        return 0
+    from figbench.tasks import TASKS
+
+    for r in rows:
+        head = TASKS[r["task"]].headline
+        val = (r.get("scores") or {}).get(head)
+        val_s = f"{head}={100 * val:.2f}" if val is not None else ""
+        print(f"{r['id'][:12]}  {r['status']:8s}  {r['task']}/{r['dataset']}/{r['config']}/{r['split']}  "
+              f"{r['model_name']}@{r['model_revision'] or '-'}  {val_s}  {r['reason'] or ''}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.app import serve
+
+    serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
+          rate_limit=args.rate_limit)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.export import export_board
+
+    written = export_board(_open_store(args.store), args.to, fmt=args.format)
+    for p in written:
+        print(p)
+    return 0
+
+
+def _work(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.board import Leaderboard
+
+    board = Leaderboard(_open_store(args.store), _gold(args))
+    n = board.run_pending()
+    print(f"processed {n} submission(s)", file=sys.stderr)
+    return 0
