@@ -1,0 +1,121 @@
+"""``figbench baseline cdec``: cross-document event coreference baselines (light module: no heavy imports)."""
+
+from __future__ import annotations
+
+import argparse
+
+DATASETS = ("ecbplus", "ecbmeta", "wec_eng")
+DEFAULT_CONFIG = {"ecbplus": "events", "ecbmeta": "meta_m", "wec_eng": "events"}
+#: ECB+/META pairs stay within a subtopic: the stand-in for the predicted topics (document clustering)
+#: that Barhom et al. 2019 and Ahmed et al. 2023 use on ECB+ test (see baselines/README.md).
+DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from figbench_baselines.cdec.pipeline_defaults import METHODS, DEFAULT_LH_THRESHOLD
+    from figbench_baselines.common.runs import add_common_args
+
+    d = p.add_argument_group("data")
+    d.add_argument("--dataset", required=True, choices=DATASETS)
+    d.add_argument("--config", default=None,
+                   help="builder config (default: events; meta_m for ecbmeta)")
+    d.add_argument("--split", default="test")
+    d.add_argument("--train-data-dir", default=None,
+                   help="corpus folder of the training split (default: ECB+ beside --data-dir for ecbmeta)")
+    d.add_argument("--mention-class", default="event", choices=("event", "entity", "all"))
+    d.add_argument("--max-mentions", type=int, default=None, help="use only the first N mentions (quick runs)")
+
+    m = p.add_argument_group("method")
+    m.add_argument("--method", default="lh", choices=METHODS)
+    m.add_argument("--within", default="auto", choices=("auto", "topic", "subtopic", "none"),
+                   help="restrict pairs to one topic/subtopic (auto: subtopic for ECB+/META, none for WEC-Eng)")
+    m.add_argument("--lh-threshold", type=float, default=DEFAULT_LH_THRESHOLD,
+                   help=f"LH sentence Jaccard threshold (default {DEFAULT_LH_THRESHOLD}; ECB+META paper 0.005, its code 0.1)")
+    m.add_argument("--lh-lemma-pairs", default="train", choices=("train", "none"),
+                   help="where LH's synonymous lemma pairs come from")
+    m.add_argument("--lh-fallback", action="store_true",
+                   help="if no training split exists (WEC-Eng offline), run LH with same-lemma matching only")
+    m.add_argument("--keep-same-sentence", action="store_true",
+                   help="keep candidate pairs of two mentions in one sentence (dropped by default, as in the ECB+META code)")
+    m.add_argument("--clustering", default=None, choices=("cc", "greedy", "average"),
+                   help="clustering of scored pairs (default: cc; average for wec_pairwise)")
+    m.add_argument("--threshold", type=float, default=0.5, help="pair score threshold for clustering")
+    m.add_argument("--remove-singletons", action="store_true", help="score without singletons")
+    m.add_argument("--per-topic", action="store_true", help="also store scores per topic (options.per_topic_scores)")
+
+    k = p.add_argument_group("KNN / encoders")
+    k.add_argument("--k", type=int, default=5, help="KNN neighbours per mention (default 5)")
+    k.add_argument("--faiss-index", default="flat", choices=("flat", "hnsw", "ivf"))
+    k.add_argument("--knn-within", default="auto", choices=("auto", "topic", "subtopic", "none"),
+                   help="search neighbours within a group (auto: as --within)")
+    k.add_argument("--no-train-biencoder", action="store_true",
+                   help="KNN on the frozen encoder (no triplet-loss fine-tuning)")
+    k.add_argument("--biencoder-steps", type=int, default=None, help="triplet-loss optimiser steps (default: 1 epoch)")
+    k.add_argument("--margin", type=float, default=10.0, help="triplet margin (Held et al.: 10)")
+    k.add_argument("--max-length", type=int, default=128, help="encoder max tokens per input")
+    k.add_argument("--context-words", type=int, default=30, help="context words each side of a mention")
+    k.add_argument("--max-train-mentions", type=int, default=None,
+                   help="use only the first N training mentions (default with --quick: 400)")
+    k.add_argument("--max-train-pairs", type=int, default=None, help="cap on training pairs (quick runs)")
+    k.add_argument("--encode-batch-size", type=int, default=64)
+    k.add_argument("--tune-split", default="validation",
+                   help="split on which wec_pairwise tunes its clustering threshold (default validation)")
+    k.add_argument("--save-model", default=None, help="save the trained pairwise model here")
+    k.add_argument("--load-model", default=None, help="load a trained pairwise model instead of training")
+
+    llm = p.add_argument_group("LLM scorer")
+    llm.add_argument("--llm-model", default=None, help="transformers causal LM id/path for llm_* methods")
+    llm.add_argument("--llm-endpoint", default=None,
+                     help="OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); uses --llm-model as model name")
+    llm.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", help="env variable holding the endpoint's key")
+    llm.add_argument("--llm-cache", default=".figbench_cache/cdec_llm.jsonl", help="answer cache (JSON lines)")
+    add_common_args(p, trained=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="figbench baseline cdec")
+    add_arguments(p)
+    return p
+
+
+def register(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser(
+        "cdec", help="cross-document event coreference (ECB+, ECB+META, WEC-Eng)",
+        description="Filter candidate pairs, score them, cluster, score the split as one cross-document "
+                    "document with figbench's CoNLL metric, and write a result record.",
+    )
+    add_arguments(p)
+    p.set_defaults(func=main, _parser=p)
+
+
+def normalise(args: argparse.Namespace) -> argparse.Namespace:
+    """Fill dataset-dependent defaults (config, within)."""
+    if args.config is None:
+        args.config = DEFAULT_CONFIG[args.dataset]
+    if args.within == "auto":
+        args.within = DEFAULT_WITHIN[args.dataset]
+    elif args.within == "none":
+        args.within = None
+    if args.knn_within == "auto":
+        args.knn_within = args.within
+    elif args.knn_within == "none":
+        args.knn_within = None
+    return args
+
+
+def main(args: argparse.Namespace) -> int:
+    from figbench_baselines.cdec.pipeline import run
+    from figbench_baselines.common.encoder import ModelLoadError
+    from figbench_baselines.common.runs import finish_run
+
+    try:
+        record = run(normalise(args))
+    except ModelLoadError as e:  # reported as a clean CLI error, no results file
+        raise ValueError(str(e)) from e
+    from accelerate import PartialState
+
+    if not PartialState().is_main_process:  # under `accelerate launch`: one record, one submission
+        return 0
+    summary = {k: v for k, v in record.get("counts", {}).items() if k in ("mentions", "candidate_pairs")}
+    finish_run(record, args, summary)
+    return 0

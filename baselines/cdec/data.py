@@ -1,0 +1,80 @@
+"""Loading coreference mention rows for the cdec baselines, with the checks training needs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from figbench.paths import DATA_DIR_ENV
+
+#: Where each dataset's training mentions come from (the ECB+META paper trains META on ECB+ train).
+TRAIN_SOURCE = {
+    "ecbplus": ("ecbplus", "events", "train"),
+    "ecbmeta": ("ecbplus", "events", "train"),
+    "wec_eng": ("wec_eng", "events", "train"),
+}
+
+REQUIRED = ("mention_id", "doc_id", "topic", "sentence_id", "head_lemma", "cluster_id")
+
+
+class NoGoldError(ValueError):
+    """A split has no gold clusters where they are needed (training, oracle, evaluation)."""
+
+
+def check_rows(rows: Sequence[Mapping], where: str, *, need_gold: bool = True) -> None:
+    """Raise ValueError naming ``where`` and the record when rows are empty or lack fields/gold labels."""
+    if not rows:
+        raise ValueError(f"{where}: no mentions (empty split or everything filtered out)")
+    seen: set[str] = set()
+    for i, r in enumerate(rows):
+        missing = [k for k in REQUIRED if k not in r]
+        if missing:
+            raise ValueError(f"{where}: mention #{i} ({r.get('mention_id', '?')!r}) lacks fields {missing}")
+        mid = str(r["mention_id"])
+        if mid in seen:
+            raise ValueError(f"{where}: duplicate mention_id {mid!r}")
+        seen.add(mid)
+        if need_gold and r["cluster_id"] in (None, ""):
+            raise NoGoldError(f"{where}: mention {mid!r} has no gold cluster_id (field 'cluster_id'); "
+                              "this split has no gold clusters, which this step needs")
+
+
+def filter_class(rows: list[dict], mention_class: str | None) -> list[dict]:
+    """Keep the rows of one mention class ("event"/"entity"); None or "all" keeps everything."""
+    if mention_class in (None, "all"):
+        return rows
+    return [r for r in rows if r.get("mention_class", mention_class) == mention_class]
+
+
+def sibling_data_dir(data_dir: str | None, corpus: str) -> str | None:
+    """``<parent of data_dir>/<corpus>`` when it exists (ecbmeta's data dir -> ecbplus's), else None."""
+    if os.environ.get(DATA_DIR_ENV) or not data_dir:
+        return None
+    cand = Path(data_dir).expanduser().resolve().parent / corpus
+    return str(cand) if cand.is_dir() else None
+
+
+def load_mentions(dataset: str, config: str | None, split: str, data_dir: str | None = None,
+                  mention_class: str | None = "event") -> list[dict]:
+    """Rows of one split of a coreference corpus through the figbench ``datasets`` builders."""
+    import figbench
+
+    try:
+        ds = figbench.load_dataset(dataset, config, split=split, data_dir=data_dir)
+    except ValueError as e:
+        raise ValueError(f"cannot load {dataset}/{config}/{split}: {e}") from e
+    return filter_class(ds.to_list(), mention_class)
+
+
+def load_train_mentions(dataset: str, data_dir: str | None, train_data_dir: str | None = None,
+                        mention_class: str | None = "event") -> tuple[list[dict], str]:
+    """Training mentions for ``dataset`` (ECB+ train for ecbplus/ecbmeta) and a label naming them."""
+    corpus, config, split = TRAIN_SOURCE.get(dataset, (dataset, None, "train"))
+    tdir = train_data_dir
+    if tdir is None:
+        tdir = data_dir if corpus == dataset else sibling_data_dir(data_dir, corpus)
+    rows = load_mentions(corpus, config, split, tdir, mention_class)
+    where = f"{corpus}/{config}/{split}"
+    check_rows(rows, where, need_gold=True)
+    return rows, where

@@ -1,0 +1,162 @@
+"""Candidate-pair filters: same-head-lemma, the Lemma Heuristic (LH) and KNN over mention embeddings.
+
+Mentions are rows of :data:`figbench.schema.COREF_MENTION_FEATURES`. A filter returns candidate
+pairs as an int array of shape (P, 2) of row indices with ``i < j``.
+
+Pairs are restricted to mentions of the same ``within`` key (``"topic"`` by default, as the papers
+do for ECB+; ``None`` = the whole split) and, as in the ECB+META code's pipeline, pairs of two
+mentions in the same sentence of the same document can be dropped (``skip_same_sentence``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD
+
+
+def _lemma(row: Mapping) -> str:
+    return (row.get("head_lemma") or row.get("head") or row.get("text") or "").strip().lower()
+
+
+def group_index(rows: Sequence[Mapping], within: str | None) -> dict[str, list[int]]:
+    """Row indices per ``within`` key (one group holding every row when ``within`` is None)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        if within is None:
+            groups[""].append(i)
+        else:
+            if within not in r:
+                raise ValueError(f"mention {r.get('mention_id', i)!r} has no field {within!r} to group pairs by")
+            groups[str(r[within])].append(i)
+    return groups
+
+
+def _as_pairs(pairs: Iterable[tuple[int, int]]) -> np.ndarray:
+    arr = np.array(sorted({(min(a, b), max(a, b)) for a, b in pairs if a != b}), dtype=np.int64)
+    return arr.reshape(-1, 2)
+
+
+def _sentence_key(row: Mapping) -> tuple[str, int]:
+    return (str(row["doc_id"]), int(row["sentence_id"]))
+
+
+def _drop_same_sentence(rows: Sequence[Mapping], pairs: np.ndarray) -> np.ndarray:
+    if not len(pairs):
+        return pairs
+    keys = [_sentence_key(r) for r in rows]
+    keep = np.array([keys[a] != keys[b] for a, b in pairs.tolist()], dtype=bool)
+    return pairs[keep]
+
+
+def same_lemma_pairs(rows: Sequence[Mapping], within: str | None = "topic",
+                     skip_same_sentence: bool = False) -> np.ndarray:
+    """All pairs of mentions (in the same ``within`` group) whose head lemmas are equal."""
+    buckets: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for g, idx in group_index(rows, within).items():
+        for i in idx:
+            buckets[(g, _lemma(rows[i]))].append(i)
+    pairs = [(a, b) for members in buckets.values() for k, a in enumerate(members) for b in members[k + 1:]]
+    out = _as_pairs(pairs)
+    return _drop_same_sentence(rows, out) if skip_same_sentence else out
+
+
+def same_lemma_labels(rows: Sequence[Mapping], within: str | None = "topic") -> np.ndarray:
+    """Cluster label per mention: one cluster per (group, head lemma) (the WEC paper's lemma baseline)."""
+    keys: dict[tuple[str, str], int] = {}
+    labels = np.empty(len(rows), dtype=np.int64)
+    for g, idx in group_index(rows, within).items():
+        for i in idx:
+            labels[i] = keys.setdefault((g, _lemma(rows[i])), len(keys))
+    return labels
+
+
+def synonymous_lemma_pairs(train_rows: Iterable[Mapping]) -> set[tuple[str, str]]:
+    """Sorted pairs of distinct head lemmas that occur in one gold cluster of the training rows."""
+    lemmas: dict[str, set[str]] = defaultdict(set)
+    for r in train_rows:
+        cid = r.get("cluster_id")
+        if cid in (None, ""):
+            raise ValueError(f"training mention {r.get('mention_id')!r} has no gold cluster_id; "
+                             "LH needs a training split with gold clusters")
+        lemmas[str(cid)].add(_lemma(r))
+    out: set[tuple[str, str]] = set()
+    for ls in lemmas.values():
+        ordered = sorted(ls)
+        for k, a in enumerate(ordered):
+            for b in ordered[k + 1:]:
+                out.add((a, b))
+    return out
+
+
+def jaccard(a: set, b: set) -> float:
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+def lh_pairs(rows: Sequence[Mapping], syn_pairs: set[tuple[str, str]], threshold: float = DEFAULT_LH_THRESHOLD,
+             within: str | None = "topic", skip_same_sentence: bool = True) -> np.ndarray:
+    """Lemma Heuristic (Ahmed et al. 2023) candidate pairs.
+
+    A pair passes when (a) one head lemma occurs in the other mention's text, or one lemma contains
+    the other, or the sorted lemma pair is in ``syn_pairs`` (lemmas seen coreferent in training), and
+    (b) the Jaccard overlap of the two sentences' lower-cased token sets is above ``threshold``.
+    """
+    lemmas = [_lemma(r) for r in rows]
+    texts = [str(r.get("text", "")).lower() for r in rows]
+    sents = [frozenset(t.lower() for t in (r.get("sentence") or ())) for r in rows]
+    sent_keys = [_sentence_key(r) for r in rows] if skip_same_sentence else None
+    pairs: list[tuple[int, int]] = []
+    for idx in group_index(rows, within).values():
+        for k, i in enumerate(idx):
+            li, ti, si = lemmas[i], texts[i], sents[i]
+            for j in idx[k + 1:]:
+                lj = lemmas[j]
+                lemma_ok = (bool(li and lj) and (li in texts[j] or lj in ti or li in lj or lj in li)
+                            or ((li, lj) if li < lj else (lj, li)) in syn_pairs)
+                if not lemma_ok:
+                    continue
+                if sent_keys is not None and sent_keys[i] == sent_keys[j]:
+                    continue
+                if jaccard(si, sents[j]) > threshold:
+                    pairs.append((i, j))
+    return _as_pairs(pairs)
+
+
+def knn_pairs(embeddings: np.ndarray, k: int = 5, rows: Sequence[Mapping] | None = None,
+              within: str | None = None, index: str = "flat", nprobe: int = 16,
+              hnsw_m: int = 32, normalize: bool = False) -> np.ndarray:
+    """Top-``k`` nearest neighbours of every mention (FAISS, L2) as candidate pairs.
+
+    ``index``: ``"flat"`` (exact), ``"hnsw"`` or ``"ivf"`` (approximate). With ``within`` (and
+    ``rows``) neighbours are searched inside each group only.
+    """
+    from figbench_baselines.cdec.faiss_index import search
+
+    x = np.ascontiguousarray(np.asarray(embeddings, dtype=np.float32))
+    if x.ndim != 2 or len(x) == 0:
+        raise ValueError("knn_pairs needs a non-empty 2-D embedding matrix")
+    if normalize:
+        x = x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
+    groups = group_index(rows, within) if (within and rows is not None) else {"": list(range(len(x)))}
+    out: list[tuple[int, int]] = []
+    for idx in groups.values():
+        idx_arr = np.asarray(idx)
+        kk = min(k + 1, len(idx_arr))
+        if kk < 2:
+            continue
+        _, nbrs = search(x[idx_arr], x[idx_arr], kk, index=index, nprobe=nprobe, hnsw_m=hnsw_m)
+        for a, row in enumerate(nbrs):
+            for b in row:
+                if b >= 0 and b != a:
+                    out.append((int(idx_arr[a]), int(idx_arr[b])))
+    return _as_pairs(out)
+
+
+def gold_pair_labels(rows: Sequence[Mapping], pairs: np.ndarray) -> np.ndarray:
+    """1.0 where both mentions of a pair share a gold cluster, else 0.0."""
+    cids = [r.get("cluster_id") for r in rows]
+    return np.array([float(cids[a] not in (None, "") and cids[a] == cids[b]) for a, b in pairs.tolist()])

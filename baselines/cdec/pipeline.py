@@ -1,0 +1,277 @@
+"""The cdec pipeline: candidate pairs (filter) -> pair scores -> clustering -> metric -> result record.
+
+Methods (``--method``):
+
+==============  ======================  ==========================  ==========
+method          candidates              pair scores                 clustering
+==============  ======================  ==========================  ==========
+lemma           same head lemma         1                           by key
+lh              Lemma Heuristic         1                           cc
+lh_oracle       Lemma Heuristic         gold labels                 cc
+knn_oracle      KNN (bi-encoder)        gold labels                 cc
+ce_lh / ce_knn  LH / KNN                cross-encoder               cc (0.5)
+wec_pairwise    all pairs in the group  WEC pairwise MLP            average
+llm_lh/llm_knn  LH / KNN                LLM yes/no                  cc (0.5)
+==============  ======================  ==========================  ==========
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from figbench_baselines.cdec import clustering
+from figbench_baselines.cdec.data import check_rows, load_mentions, load_train_mentions
+from figbench_baselines.cdec.filters import (
+    DEFAULT_LH_THRESHOLD,
+    gold_pair_labels,
+    knn_pairs,
+    lh_pairs,
+    same_lemma_labels,
+    same_lemma_pairs,
+    synonymous_lemma_pairs,
+)
+
+from figbench_baselines.cdec.pipeline_defaults import METHODS
+
+HEURISTIC = {"name": "figbench-cdec-heuristic", "revision": None, "type": "heuristic", "parameters": None}
+
+
+@dataclass
+class Stage:
+    """What one pipeline run produced besides the labels (for the record and the summary)."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, float] = field(default_factory=dict)
+    throughput: dict[str, float] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=lambda: dict(HEURISTIC))
+    extra_scores: dict[str, float] = field(default_factory=dict)
+
+
+def _groups(rows, within):
+    if within is None:
+        return np.zeros(len(rows), dtype=np.int64)
+    keys: dict[str, int] = {}
+    return np.array([keys.setdefault(str(r[within]), len(keys)) for r in rows])
+
+
+def training_rows(args, *, cap: bool = True) -> tuple[list[dict], str]:
+    """Training mentions: ``args.train_rows`` when given programmatically, else the training split.
+
+    With ``cap`` the quick configuration's ``--max-train-mentions`` applies (model training only; LH's
+    lemma pairs always come from the whole training split)."""
+    given = getattr(args, "train_rows", None)
+    if given is not None:
+        check_rows(given, "given training rows", need_gold=True)
+        rows, where = given, "given training rows"
+    else:
+        rows, where = load_train_mentions(args.dataset, args.data_dir, args.train_data_dir)
+    n = getattr(args, "max_train_mentions", None) or (400 if getattr(args, "quick", False) else None)
+    if cap and n and len(rows) > n:
+        rows, where = rows[:n], f"{where} (first {n} mentions)"
+    return rows, where
+
+
+def lh_candidates(rows, args, stage: Stage) -> np.ndarray:
+    """LH pairs of ``rows`` with synonymous lemma pairs from the training split (see data.TRAIN_SOURCE)."""
+    syn: set[tuple[str, str]] = set()
+    if args.lh_lemma_pairs == "train":
+        try:
+            train_rows, where = training_rows(args, cap=False)
+        except FileNotFoundError as e:
+            if not args.lh_fallback:
+                raise FileNotFoundError(
+                    f"LH needs lemma pairs from a training split with gold clusters, which is missing: {e}\n"
+                    "Pass --lh-fallback to use same-lemma matching only (recorded in the options).") from e
+            where, train_rows = "none (fallback: same-lemma matching only)", []
+            stage.options["lh_fallback"] = True
+        syn = synonymous_lemma_pairs(train_rows)
+        stage.options["lh_lemma_pairs_from"] = where
+        stage.counts["train_mentions"] = len(train_rows)
+    else:
+        stage.options["lh_lemma_pairs_from"] = "none"
+    stage.counts["synonymous_lemma_pairs"] = len(syn)
+    t0 = time.perf_counter()
+    pairs = lh_pairs(rows, syn, threshold=args.lh_threshold, within=args.within,
+                     skip_same_sentence=not args.keep_same_sentence)
+    stage.throughput["filter_seconds"] = time.perf_counter() - t0
+    stage.options.update(lh_threshold=args.lh_threshold)
+    return pairs
+
+
+def knn_candidates(rows, args, stage: Stage) -> np.ndarray:
+    """KNN pairs from bi-encoder embeddings (trained with a triplet loss unless --no-train-biencoder)."""
+    from figbench_baselines.cdec.biencoder import get_embeddings
+
+    emb, info = get_embeddings(rows, args)
+    stage.throughput.update(info.pop("throughput", {}))
+    stage.options.update(info)
+    pairs = knn_pairs(emb, k=args.k, rows=rows, within=args.knn_within, index=args.faiss_index)
+    stage.options.update(k=args.k, faiss_index=args.faiss_index, knn_within=args.knn_within)
+    return pairs
+
+
+def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, Stage]:
+    """Cluster labels of ``rows`` by ``args.method``; fills a :class:`Stage` with what was done."""
+    stage = Stage()
+    method = args.method
+    within = args.within
+    stage.options.update(method=method, within=within or "split", skip_same_sentence=not args.keep_same_sentence)
+    if method == "lemma":
+        labels = same_lemma_labels(rows, within)
+        stage.counts["candidate_pairs"] = len(same_lemma_pairs(rows, within))
+        return labels, stage
+
+    if method in ("lh", "lh_oracle", "ce_lh", "llm_lh"):
+        pairs = lh_candidates(rows, args, stage)
+    elif method in ("knn_oracle", "ce_knn", "llm_knn"):
+        pairs = knn_candidates(rows, args, stage)
+    elif method == "wec_pairwise":
+        pairs = None
+    else:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+
+    if pairs is not None:
+        stage.counts["candidate_pairs"] = len(pairs)
+        if len(pairs) == 0:
+            raise ValueError(f"{args.dataset}/{args.config}/{args.split}: the {method} filter produced no "
+                             "candidate pairs; nothing to score (check the threshold, k or the split)")
+        if args.has_gold:
+            from figbench_baselines.cdec.oracle import gold_pair_recall
+
+            stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
+
+    groups = _groups(rows, within)
+    if method in ("lh",):
+        scores = np.ones(len(pairs))
+        model_threshold = 0.5
+    elif method.endswith("_oracle"):
+        if not args.has_gold:
+            raise ValueError(f"{args.split}: oracle scoring needs gold clusters")
+        scores = gold_pair_labels(rows, pairs)
+        model_threshold = 0.5
+        stage.model = {"name": "oracle (gold pair labels)", "revision": None, "type": "other", "parameters": None}
+    elif method.startswith("ce_"):
+        from figbench_baselines.cdec.crossencoder import run_crossencoder
+
+        scores, info = run_crossencoder(rows, pairs, args, candidate_fn=lambda r: _train_candidates(r, args))
+        stage.model = info.pop("model")
+        stage.throughput.update(info.pop("throughput", {}))
+        stage.options.update(info)
+        model_threshold = args.threshold
+    elif method.startswith("llm_"):
+        from figbench_baselines.cdec.llm import run_llm
+
+        scores, info = run_llm(rows, pairs, args)
+        stage.model = info.pop("model")
+        stage.throughput.update(info.pop("throughput", {}))
+        stage.options.update(info)
+        model_threshold = args.threshold
+    else:  # wec_pairwise
+        from figbench_baselines.cdec.wec_pairwise import run_wec_pairwise
+
+        pairs, scores, info = run_wec_pairwise(rows, args)
+        stage.counts["candidate_pairs"] = len(pairs)
+        stage.options["skip_same_sentence"] = False  # all pairs inside each group
+        stage.model = info.pop("model")
+        stage.throughput.update(info.pop("throughput", {}))
+        model_threshold = info.pop("threshold")
+        stage.options.update(info)
+
+    clusterer = args.clustering or ("average" if method == "wec_pairwise" else "cc")
+    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups)
+    stage.options.update(clustering=clusterer, cluster_threshold=model_threshold)
+    return labels, stage
+
+
+def _train_candidates(train_rows: list[dict], args) -> np.ndarray:
+    """Candidate pairs of the training split for the cross-encoder (same filter as at test time)."""
+    st = Stage()
+    if args.method.endswith("_lh"):
+        syn = synonymous_lemma_pairs(train_rows)
+        return lh_pairs(train_rows, syn, threshold=args.lh_threshold, within=args.within,
+                        skip_same_sentence=not args.keep_same_sentence)
+    # training pairs for CE_KNN: KNN on the frozen encoder (the trained bi-encoder serves the test split)
+    frozen = argparse.Namespace(**{**vars(args), "no_train_biencoder": True})
+    return knn_candidates(train_rows, frozen, st)
+
+
+def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
+    """Run the pipeline for CLI ``args`` and return a validated result record (not yet written).
+
+    ``rows`` (mention rows of the split) replaces loading through the builder; training rows can be
+    given as ``args.train_rows`` likewise.
+    """
+    from figbench.results import RunClock, make_result, provenance
+    from figbench_baselines.cdec.evaluation import (
+        confidence_intervals,
+        evaluate,
+        per_group_scores,
+        predicted_document,
+        split_scores,
+    )
+
+    clock = RunClock()
+    np.random.seed(args.seed)
+    if rows is None:
+        rows = load_mentions(args.dataset, args.config, args.split, args.data_dir, args.mention_class)
+    where = f"{args.dataset}/{args.config}/{args.split}"
+    check_rows(rows, where, need_gold=True)
+    args.has_gold = True
+    if args.max_mentions:
+        rows = rows[: args.max_mentions]
+    t0 = time.perf_counter()
+    labels, stage = run_method(rows, args)
+    pipe_s = time.perf_counter() - t0
+    stage.throughput.setdefault("pipeline_seconds", pipe_s)
+    stage.throughput["mentions_per_s"] = len(rows) / pipe_s if pipe_s > 0 else 0.0
+
+    flat = evaluate(rows, labels, remove_singletons=args.remove_singletons)
+    scores, metric_counts = split_scores(flat)
+    cis = confidence_intervals(rows, labels, n_resamples=args.n_resamples, seed=args.seed,
+                               remove_singletons=args.remove_singletons) if args.n_resamples > 0 else {}
+    cis = {k: v for k, v in cis.items() if k in scores}
+    scores.update(stage.extra_scores)
+    counts = {"mentions": len(rows), "gold_clusters": len({str(r["cluster_id"]) for r in rows}),
+              "predicted_clusters": len(set(labels.tolist())), **stage.counts, **metric_counts}
+    options = dict(stage.options)
+    options.update(mention_class=args.mention_class, remove_singletons=args.remove_singletons)
+    if args.per_topic:
+        options["per_topic_scores"] = per_group_scores(rows, labels, "topic", remove_singletons=args.remove_singletons)
+    doc = predicted_document(rows, labels)
+    predictions = {"format": "clusters", "clusters": doc}
+    prov = provenance(clock, seed=args.seed, throughput=stage.throughput)
+    if args.predictions_file:
+        import json
+        from pathlib import Path
+
+        Path(args.predictions_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.predictions_file).write_text(json.dumps(predictions), encoding="utf-8")
+    return make_result(
+        task="cdec", dataset=args.dataset, config=args.config or "default", split=args.split,
+        model=stage.model, scores=scores, confidence_intervals=cis,
+        predictions=None if args.predictions_file else predictions,
+        predictions_path=args.predictions_file, provenance=prov, method=args.method,
+        counts=counts, options=options,
+    )
+
+
+def default_args(**overrides: Any) -> argparse.Namespace:
+    """The CLI defaults as a Namespace (for programmatic use and tests)."""
+    from figbench_baselines.cdec.cli import build_parser, normalise
+
+    parser = build_parser()
+    base = ["--out", overrides.pop("out", "unused.json"), "--dataset", overrides.pop("dataset", "ecbplus")]
+    ns = parser.parse_args(base)
+    for k, v in overrides.items():
+        if not hasattr(ns, k):
+            raise ValueError(f"unknown cdec option {k!r}")
+        setattr(ns, k, v)
+    return normalise(ns)
+
+
+__all__ = ["METHODS", "DEFAULT_LH_THRESHOLD", "run", "run_method", "default_args"]

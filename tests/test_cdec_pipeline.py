@@ -1,0 +1,157 @@
+"""The cdec pipeline end to end on hand-written mentions: records, metric, errors, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from figbench.results import validate_result
+from figbench_baselines.cdec.evaluation import evaluate, find_key, predicted_document
+from figbench_baselines.cdec.oracle import gold_pair_recall, oracle_bcubed_recall, oracle_labels
+from figbench_baselines.cdec.pipeline import default_args, run
+
+
+@pytest.fixture()
+def rows(fixtures_dir):
+    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
+
+
+@pytest.fixture()
+def train_rows(fixtures_dir):
+    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
+
+
+def _args(train_rows, **kw):
+    kw.setdefault("n_resamples", 50)
+    kw.setdefault("within", "topic")
+    args = default_args(**kw)
+    args.train_rows = train_rows
+    return args
+
+
+def test_lh_record_validates_and_matches_expected_clusters(rows, train_rows):
+    rec = run(_args(train_rows, method="lh"), rows=rows)
+    validate_result(rec)
+    assert rec["task"] == "cdec" and rec["method"] == "lh" and rec["model"]["type"] == "heuristic"
+    clusters = {frozenset(c) for c in rec["predictions"]["inline"]["clusters"]}
+    assert frozenset({"t1_d1_m1", "t1_d2_m1"}) in clusters          # fire/sack seen in training
+    assert frozenset({"t2_d1_m1", "t2_d2_m1"}) in clusters          # earthquake/quake substring
+    assert frozenset({"t1_d3_m1"}) in clusters                       # dismissal stays alone
+    assert rec["counts"]["mentions"] == len(rows)
+    assert rec["options"]["lh_threshold"] == 0.05
+    # every metric value has a bootstrap interval around it
+    for key in ("muc_f1", "bcub_f1", "ceafe_f1", "conll_f1", "lea_f1"):
+        ci = rec["confidence_intervals"][key]
+        assert ci["low"] <= rec["scores"][key] + 1e-9 and ci["high"] >= rec["scores"][key] - 1e-9
+    assert set(rec["confidence_intervals"]) <= set(rec["scores"])
+    assert "conll_f1" in rec["scores"] and 0 < rec["scores"]["conll_f1"] <= 1
+
+
+def test_scores_equal_direct_metric_call(rows, train_rows):
+    from figbench.scoring.coref import evaluate_coref
+    from figbench.schema import gold_clusters
+
+    rec = run(_args(train_rows, method="lemma", n_resamples=0), rows=rows)
+    pred = rec["predictions"]["inline"]["clusters"]
+    direct = evaluate_coref([pred], gold_clusters(rows))
+    assert rec["scores"]["conll_f1"] == pytest.approx(direct["conll_f1"])
+    assert rec["confidence_intervals"] == {}
+
+
+def test_lemma_within_none_merges_across_topics(rows, train_rows):
+    rec = run(_args(train_rows, method="lemma", within=None, n_resamples=0), rows=rows)
+    clusters = {frozenset(c) for c in rec["predictions"]["inline"]["clusters"]}
+    assert frozenset({"t1_d3_m2", "t2_d3_m1"}) in clusters
+
+
+def test_oracle_matches_independent_bcubed(rows, train_rows):
+    from figbench_baselines.cdec.filters import lh_pairs, synonymous_lemma_pairs
+
+    pairs = lh_pairs(rows, synonymous_lemma_pairs(train_rows), 0.05, within="topic")
+    labels = oracle_labels(rows, pairs)
+    # independent B-cubed recall: mean over mentions of |key ∩ response| / |key|
+    gold = {}
+    for r in rows:
+        gold.setdefault(r["cluster_id"], set()).add(r["mention_id"])
+    resp = {}
+    for r, l in zip(rows, labels):
+        resp.setdefault(l, set()).add(r["mention_id"])
+    pred_of = {m: c for c in resp.values() for m in c}
+    expected = np.mean([len(gold[r["cluster_id"]] & pred_of[r["mention_id"]]) / len(gold[r["cluster_id"]]) for r in rows])
+    assert oracle_bcubed_recall(rows, pairs) == pytest.approx(expected)
+    assert 0 < gold_pair_recall(rows, pairs) <= 1
+    # an oracle never merges two gold clusters: B-cubed precision is 1
+    s = evaluate(rows, labels)
+    assert s[find_key(s, "bcubed", "precision")] == pytest.approx(1.0)
+    rec = run(_args(train_rows, method="lh_oracle", n_resamples=0), rows=rows)
+    assert rec["scores"]["bcub_recall"] == pytest.approx(expected)
+    assert rec["model"]["type"] == "other"
+
+
+def test_scorch_agrees_on_conll(rows, train_rows):
+    scorch = pytest.importorskip("scorch.scores")
+    rec = run(_args(train_rows, method="lh", n_resamples=0), rows=rows)
+    pred = [set(c) for c in rec["predictions"]["inline"]["clusters"]]
+    gold = {}
+    for r in rows:
+        gold.setdefault(r["cluster_id"], set()).add(r["mention_id"])
+    conll = scorch.conll2012(list(gold.values()), pred)
+    assert rec["scores"]["conll_f1"] == pytest.approx(conll, abs=1e-6)
+
+
+def test_empty_candidates_is_an_error(rows, train_rows):
+    with pytest.raises(ValueError, match="no candidate pairs"):
+        run(_args(train_rows, method="lh", lh_threshold=0.999), rows=rows)
+
+
+def test_split_without_gold_is_an_error(rows, train_rows):
+    bad = [dict(r, cluster_id="") for r in rows]
+    with pytest.raises(ValueError, match="gold cluster"):
+        run(_args(train_rows, method="lh"), rows=bad)
+    bad_train = [dict(r, cluster_id="") for r in train_rows]
+    with pytest.raises(ValueError, match="gold cluster"):
+        run(_args(bad_train, method="lh"), rows=rows)
+    with pytest.raises(ValueError, match="no mentions"):
+        run(_args(train_rows, method="lh"), rows=[])
+
+
+def test_missing_field_names_the_mention(rows, train_rows):
+    broken = [dict(rows[0])] + rows[1:]
+    del broken[0]["head_lemma"]
+    with pytest.raises(ValueError, match="t1_d1_m1"):
+        run(_args(train_rows, method="lh"), rows=broken)
+
+
+def test_per_topic_scores(rows, train_rows):
+    rec = run(_args(train_rows, method="lh", n_resamples=0, per_topic=True), rows=rows)
+    per = rec["options"]["per_topic_scores"]
+    assert set(per) == {"1", "2"}
+    assert all(0 <= v["conll_f1"] <= 1 for v in per.values())
+
+
+def test_predicted_document_roundtrip(rows):
+    doc = predicted_document(rows, np.array([0, 0, 1] + [2] * (len(rows) - 3)))
+    assert sorted(map(len, doc)) == [1, 2, len(rows) - 3]
+
+
+def test_predictions_file_and_remove_singletons(rows, train_rows, tmp_path):
+    pf = tmp_path / "pred.json"
+    rec = run(_args(train_rows, method="lh", n_resamples=0, predictions_file=str(pf)), rows=rows)
+    assert rec["predictions"] == {"path": str(pf)}
+    clusters = json.loads(pf.read_text())["clusters"]
+    assert sorted(m for c in clusters for m in c) == sorted(r["mention_id"] for r in rows)
+    rec2 = run(_args(train_rows, method="lh", n_resamples=0, remove_singletons=True), rows=rows)
+    assert rec2["options"]["remove_singletons"] is True
+    assert rec2["scores"]["conll_f1"] != pytest.approx(rec["scores"]["conll_f1"])
+
+
+def test_greedy_and_average_clustering_options(rows, train_rows):
+    for method in ("greedy", "average"):
+        rec = run(_args(train_rows, method="lh", n_resamples=0, clustering=method), rows=rows)
+        assert rec["options"]["clustering"] == method
+        # all LH scores are 1 and the fixture has no chains of pairs: every clustering gives the components
+        base = run(_args(train_rows, method="lh", n_resamples=0), rows=rows)
+        assert sorted(map(sorted, rec["predictions"]["inline"]["clusters"])) == \
+            sorted(map(sorted, base["predictions"]["inline"]["clusters"]))
