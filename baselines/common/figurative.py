@@ -1,0 +1,328 @@
+"""Helpers shared by the figurative-language baselines (Meta4XNLI, WiMCor, ePiC).
+
+Sentence/word embeddings from any HF encoder (mean pooling), classification scores with bootstrap
+intervals, label-set checks, fine-tuning and prediction loops for sequence and token
+classification built on :mod:`figbench_baselines.common.training`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+IGNORE_INDEX = -100
+
+
+# ------------------------------------------------------------------ small utilities
+
+def set_threads() -> None:
+    """Use at most 2 CPU threads for torch on CPU (the machines are shared)."""
+    import os
+
+    import torch
+
+    if not torch.cuda.is_available():
+        torch.set_num_threads(max(1, min(2, int(os.environ.get("OMP_NUM_THREADS", "2")))))
+
+
+def subsample(rows: Sequence, n: int | None, seed: int) -> list:
+    """A seeded random subset of ``n`` rows in their original order (all rows when ``n`` is None)."""
+    rows = list(rows)
+    if n is None or n >= len(rows):
+        return rows
+    keep = sorted(random.Random(seed).sample(range(len(rows)), n))
+    return [rows[i] for i in keep]
+
+
+def require_rows(rows: Sequence, what: str) -> None:
+    """Raise a clear error for an empty split."""
+    if len(rows) == 0:
+        raise ValueError(f"{what}: the split is empty; nothing to train on or score")
+
+
+def check_label_sets(train_labels: Sequence[str], test_labels: Sequence[str], *, where: str) -> list[str]:
+    """The sorted label set of training; raise if the test split has labels training never saw."""
+    train_set, test_set = set(train_labels), set(test_labels)
+    unseen = sorted(test_set - train_set)
+    if unseen:
+        raise ValueError(f"{where}: mismatched label sets: test labels {unseen} never occur in training "
+                         f"(training labels: {sorted(train_set)})")
+    return sorted(train_set)
+
+
+def rate(n: float, seconds: float) -> float:
+    return float(n) / seconds if seconds > 0 else 0.0
+
+
+def model_record(name: str, *, type: str, parameters: int | None = None, revision: str | None = None,
+                 **extra: Any) -> dict[str, Any]:
+    """The ``model`` block of a result record."""
+    out = {"name": name, "revision": revision, "type": type, "parameters": parameters}
+    out.update(extra)
+    return out
+
+
+def n_parameters(model) -> int:
+    return int(sum(p.numel() for p in model.parameters()))
+
+
+# ------------------------------------------------------------------ classification scores
+
+def classification_scores(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> dict[str, float]:
+    """Accuracy and micro/macro precision, recall, F1 over ``labels`` (scikit-learn, zero_division=0)."""
+    from sklearn.metrics import accuracy_score, precision_recall_fscore_support
+
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
+    if not gold:
+        raise ValueError("no examples to score")
+    out = {"accuracy": float(accuracy_score(gold, pred))}
+    for avg in ("micro", "macro"):
+        p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=list(labels), average=avg, zero_division=0)
+        out.update({f"{avg}_precision": float(p), f"{avg}_recall": float(r), f"{avg}_f1": float(f)})
+    return out
+
+
+def bootstrap_scores(n_units: int, statistic: Callable[[np.ndarray], Mapping[str, float]], *,
+                     n_resamples: int, seed: int, unit: str = "examples") -> dict:
+    """:func:`figbench.bootstrap.bootstrap_ci`, clipping to [0, 1] for the result schema."""
+    from figbench.bootstrap import bootstrap_ci
+
+    cis = bootstrap_ci(n_units, statistic, n_resamples=n_resamples, seed=seed, unit=unit)
+    for ci in cis.values():
+        ci["low"], ci["high"] = max(0.0, ci["low"]), min(1.0, ci["high"])
+    return cis
+
+
+def bootstrap_classification(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str], *,
+                             n_resamples: int, seed: int) -> dict:
+    g, p = np.asarray(gold, dtype=object), np.asarray(pred, dtype=object)
+    return bootstrap_scores(len(g), lambda idx: classification_scores(list(g[idx]), list(p[idx]), labels),
+                            n_resamples=n_resamples, seed=seed)
+
+
+# ------------------------------------------------------------------ embeddings
+
+def _device():
+    import torch
+
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def load_encoder(name: str | None):
+    """(tokenizer, model) of an encoder in eval mode, on GPU when there is one."""
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+
+    set_threads()
+    tok, model = load_tokenizer_and_model(name)
+    model.eval().to(_device())
+    return tok, model
+
+
+def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32, max_length: int = 256,
+                normalize: bool = True, desc: str = "embed", cache: bool = True) -> tuple[np.ndarray, dict[str, float]]:
+    """Mean-pooled (optionally L2-normalised) embeddings; returns (array, throughput stats).
+
+    Frozen-encoder outputs are cached on disk (see :func:`embedding_cache_path`); a cache hit reports
+    the throughput measured when the entry was computed.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    cache = embedding_cache_path(model, texts, max_length=max_length, normalize=normalize) if cache else None
+    if cache is not None and cache.is_file():
+        with np.load(cache) as z:
+            return z["emb"], {"embed_examples_per_s": float(z["rate"]), "embed_seconds": float(z["seconds"]),
+                              "embed_cached": 1.0}
+    out, t0 = [], time.perf_counter()
+    order = np.argsort([-len(t) for t in texts], kind="stable")  # length-sorted batches
+    with torch.inference_mode():
+        for i in tqdm(range(0, len(texts), batch_size), desc=desc, leave=False):
+            idx = order[i:i + batch_size]
+            enc = tokenizer([texts[j] for j in idx], padding=True, truncation=True, max_length=max_length,
+                            return_tensors="pt").to(model.device)
+            hidden = model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            emb = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            if normalize:
+                emb = torch.nn.functional.normalize(emb, dim=-1)
+            out.append((idx, emb.float().cpu().numpy()))
+    dim = model.config.hidden_size
+    arr = np.zeros((len(texts), dim), dtype=np.float32)
+    for idx, emb in out:
+        arr[idx] = emb
+    seconds = time.perf_counter() - t0
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez(tmp, emb=arr, rate=rate(len(texts), seconds), seconds=seconds)
+        tmp.replace(cache)
+    return arr, {"embed_examples_per_s": rate(len(texts), seconds), "embed_seconds": seconds}
+
+
+def embedding_cache_path(model, texts: Sequence[str], *, max_length: int, normalize: bool):
+    """Cache file for frozen embeddings of ``texts``: ``$FIGBENCH_CACHE`` (default
+    ``~/.cache/figbench``)/embeddings/<sha256 of model path, settings, texts>.npz; None when disabled
+    (``FIGBENCH_CACHE=off``) or for a model in training mode."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    root = os.environ.get("FIGBENCH_CACHE", str(Path.home() / ".cache" / "figbench"))
+    name = getattr(model, "name_or_path", "") or ""
+    if (root.lower() == "off" or model.training or getattr(model, "_figbench_finetuned", False)
+            or not name or not os.path.isdir(name)):
+        return None  # only local, unmodified checkpoints: a fine-tuned in-memory model is never cached
+    h = hashlib.sha256()
+    for part in (os.path.abspath(name), str(max_length), str(normalize), str(len(texts))):
+        h.update(part.encode() + b"\0")
+    for t in texts:
+        h.update(t.encode("utf-8") + b"\0")
+    return Path(root) / "embeddings" / f"{h.hexdigest()}.npz"
+
+
+# ------------------------------------------------------------------ fine-tuning loops
+
+def make_loader(features: list[dict], batch_size: int, collate, shuffle: bool, seed: int):
+    """A DataLoader over in-memory features with a seeded shuffle."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return DataLoader(features, batch_size=batch_size, shuffle=shuffle, collate_fn=collate, generator=g)
+
+
+def _loss_from_outputs(model, batch):
+    return model(**batch).loss
+
+
+def finetune(model, features: list[dict], collate, cfg, *, desc: str) -> tuple[Any, dict[str, float]]:
+    """Train ``model`` (an HF model returning ``.loss``) on pre-tokenised ``features`` with Accelerate."""
+    from figbench_baselines.common.training import make_accelerator, train
+
+    set_threads()
+    accelerator = make_accelerator(cfg)
+    loader = make_loader(features, cfg.batch_size, collate, True, cfg.seed)
+    stats = train(model, loader, _loss_from_outputs, cfg, accelerator,
+                  batch_size_of=lambda b: int(b["input_ids"].shape[0]), desc=desc)
+    model = accelerator.unwrap_model(model)
+    model._figbench_finetuned = True  # never served from the frozen-embedding cache
+    return model, stats
+
+
+def predict_logits(model, features: list[dict], collate, *, batch_size: int = 64, desc: str = "predict",
+                   keys: Sequence[str] = ("logits",)) -> tuple[list[np.ndarray], dict[str, float]]:
+    """Run ``model`` over ``features`` in order; returns one array per key per example and throughput."""
+    import torch
+    from tqdm.auto import tqdm
+
+    model.eval()
+    device = next(model.parameters()).device
+    outs: list = []
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        for i in tqdm(range(0, len(features), batch_size), desc=desc, leave=False):
+            batch = collate(features[i:i + batch_size])
+            batch.pop("labels", None)
+            batch = {k: v.to(device) for k, v in batch.items() if hasattr(v, "to")}
+            res = model(**batch)
+            arrays = [getattr(res, k).float().cpu().numpy() for k in keys]
+            for j in range(arrays[0].shape[0]):
+                outs.append(tuple(a[j] for a in arrays) if len(keys) > 1 else arrays[0][j])
+    seconds = time.perf_counter() - t0
+    return outs, {"inference_examples_per_s": rate(len(features), seconds), "inference_seconds": seconds}
+
+
+def pad_collate(tokenizer, label_pad: int = IGNORE_INDEX):
+    """Collate dicts of token-id lists into padded tensors; ``labels`` of lists are padded with -100."""
+    import torch
+
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    def collate(items: list[dict]) -> dict:
+        width = max(len(it["input_ids"]) for it in items)
+        batch: dict[str, Any] = {}
+        for key in items[0]:
+            vals = [it[key] for it in items]
+            if isinstance(vals[0], (list, tuple)):
+                fill = pad_id if key == "input_ids" else (label_pad if key == "labels" else 0)
+                batch[key] = torch.tensor([list(v) + [fill] * (width - len(v)) for v in vals])
+            else:
+                batch[key] = torch.tensor(vals)
+        return batch
+
+    return collate
+
+
+# ------------------------------------------------------------------ token classification
+
+def word_label_features(tokenizer, words: Sequence[Sequence[str]], labels: Sequence[Sequence[int]] | None, *,
+                        max_length: int = 128) -> tuple[list[dict], list[list[int]]]:
+    """Tokenise pre-split words; label only the first sub-token of each word (others -100).
+
+    Returns features and, per example, the word index of every labelled position (to map predictions
+    back; words cut off by ``max_length`` have no position and are predicted as the ``O`` label).
+    """
+    enc = tokenizer([list(w) for w in words], is_split_into_words=True, truncation=True, max_length=max_length)
+    feats, word_pos = [], []
+    for i in range(len(words)):
+        wids = enc.word_ids(i)
+        lab, positions, prev = [], [], None
+        for k, w in enumerate(wids):
+            if w is None or w == prev:
+                lab.append(IGNORE_INDEX)
+            else:
+                lab.append(labels[i][w] if labels is not None else 0)
+                positions.append(w)
+            prev = w
+        item = {"input_ids": enc["input_ids"][i], "attention_mask": enc["attention_mask"][i]}
+        if "token_type_ids" in enc:
+            item["token_type_ids"] = enc["token_type_ids"][i]
+        item["labels"] = lab
+        feats.append(item)
+        word_pos.append(positions)
+    return feats, word_pos
+
+
+def word_predictions(logits: list[np.ndarray], feats: list[dict], word_pos: list[list[int]],
+                     n_words: Sequence[int], id2label: Mapping[int, str], outside: str = "O") -> list[list[str]]:
+    """Map first-sub-token logits back to one label per word (truncated words get ``outside``)."""
+    out = []
+    for lg, ft, pos, n in zip(logits, feats, word_pos, n_words):
+        tags = [outside] * n
+        first = [k for k, lab in enumerate(ft["labels"]) if lab != IGNORE_INDEX]
+        for k, w in zip(first, pos):
+            tags[w] = id2label[int(np.argmax(lg[k]))]
+        out.append(tags)
+    return out
+
+
+def write_predictions(path: str | None, predictions: Any) -> str | None:
+    """Write predictions as JSON to ``path`` (for ``--predictions-file``); returns the path or None."""
+    if not path:
+        return None
+    import json
+    from pathlib import Path
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(predictions, ensure_ascii=False, indent=1), encoding="utf-8")
+    return str(path)
+
+
+def skip_summary(skipped: Sequence[str], limit: int = 3) -> dict[str, str] | None:
+    """A run-summary line reporting skipped records (count and the first reasons)."""
+    if not skipped:
+        return None
+    return {f"skipped {len(skipped)} record(s)": "; ".join(skipped[:limit])}
+
+
+def is_main_process() -> bool:
+    """False on the non-main ranks of ``accelerate launch`` (they evaluate too but write nothing)."""
+    import os
+
+    return int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")) or 0) == 0

@@ -1,0 +1,100 @@
+"""ePiC rows for the baselines, read through the ``epic`` builder.
+
+Prediction (``seen``/``unseen``): narratives with their gold ``proverb_id`` and the candidate
+proverbs a test narrative is ranked against (seen: all 250; unseen test: the 100 proverbs of the
+unseen test part, whose narratives never occur in training). Alignment: narratives with their
+proverb/narrative span pairs (character offsets); pairs whose spans are not found in their text
+are counted skips (the builder's ``on_unaligned="flag"``), never silently dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class PredictionData:
+    train: list[dict[str, Any]]
+    test: list[dict[str, Any]]
+    proverbs: dict[str, str]  # proverb id -> text
+    candidates: list[str]  # proverb ids a test narrative is ranked against
+    train_candidates: list[str]
+
+
+@dataclass
+class AlignmentData:
+    train: list[dict[str, Any]]
+    test: list[dict[str, Any]]
+    proverbs: dict[str, str]
+    skipped: list[str] = field(default_factory=list)
+
+
+def load_proverbs(data_dir: str | None) -> list[dict[str, Any]]:
+    from figbench import load_dataset
+
+    return list(load_dataset("epic", "proverbs", split="train", data_dir=data_dir))
+
+
+def load_prediction(config: str, data_dir: str | None) -> PredictionData:
+    """Train/test narratives and candidate proverbs of ``config`` (seen | unseen)."""
+    from figbench import load_dataset
+
+    if config not in ("seen", "unseen"):
+        raise ValueError(f"epic proverb prediction config must be 'seen' or 'unseen', not {config!r}")
+    ds = load_dataset("epic", config, data_dir=data_dir)
+    provs = load_proverbs(data_dir)
+    text = {p["id"]: p["proverb"] for p in provs}
+    train = [dict(r) for r in ds["train"]]
+    test = [dict(r) for r in ds["test"]]
+    for split, rows in (("train", train), ("test", test)):
+        if not rows:
+            raise ValueError(f"epic/{config}/{split}: the split is empty")
+        unknown = sorted({r["proverb_id"] for r in rows} - set(text))
+        if unknown:
+            raise ValueError(f"epic/{config}/{split}: proverb ids {unknown[:5]} are not in the proverbs list")
+    train_ids = sorted({r["proverb_id"] for r in train})
+    if config == "seen":
+        candidates = sorted(text)
+    else:
+        candidates = sorted(p["id"] for p in provs if p["unseen_split"] == "test")
+        overlap = set(candidates) & set(train_ids)
+        if overlap:
+            raise ValueError(f"epic/unseen: test proverbs {sorted(overlap)[:5]} also occur in training")
+    missing = sorted({r["proverb_id"] for r in test} - set(candidates))
+    if missing:
+        raise ValueError(f"epic/{config}/test: gold proverbs {missing[:5]} are not among the candidates")
+    return PredictionData(train, test, text, candidates, train_ids)
+
+
+def load_alignment(data_dir: str | None) -> AlignmentData:
+    """Alignment rows (seen split); unaligned span pairs are removed from ``pairs`` and reported."""
+    from figbench import load_dataset
+
+    ds = load_dataset("epic", "alignment", data_dir=data_dir, on_unaligned="flag")
+    text = {p["id"]: p["proverb"] for p in load_proverbs(data_dir)}
+    out = AlignmentData([], [], text)
+    for split in ("train", "test"):
+        rows, skipped = keep_aligned([dict(r) for r in ds[split]], split)
+        out.skipped += skipped
+        setattr(out, split, rows)
+    return out
+
+
+def keep_aligned(rows: list[dict[str, Any]], split: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Remove span pairs not found in their text (builder flag ``*_match == "none"`` or offsets outside
+    the narrative), returning the rows and one reason per removed pair; error if no pair is left."""
+    skipped: list[str] = []
+    for r in rows:
+        keep = []
+        for pair in r["pairs"]:
+            n_s, n_e = pair["narrative_start"], pair["narrative_end"]
+            if pair["narrative_match"] == "none" or pair["proverb_match"] == "none" or not (
+                    0 <= n_s < n_e <= len(r["narrative"])):
+                skipped.append(f"{split} {pair['pair_id']}: span not found in its text")
+                continue
+            keep.append(pair)
+        r["pairs"] = keep
+    if not any(r["pairs"] for r in rows):
+        raise ValueError(f"epic/alignment/{split}: no aligned span pairs")
+    return rows, skipped

@@ -1,0 +1,247 @@
+"""ePiC baselines: ranking, similar narratives, span scoring, keywords, generation scores, CLI runs."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from figbench.cli import main
+from figbench.results import read_result
+from figbench_baselines.epic import alignment as A
+from figbench_baselines.epic import generation as G
+from figbench_baselines.epic import prediction as P
+from figbench_baselines.epic import similar as S
+from tests.conftest import corpus_path
+
+FIX = Path(__file__).parent / "fixtures" / "fig"
+
+
+def _tiny():
+    spec = importlib.util.spec_from_file_location("fig_tiny_models", FIX / "tiny_models.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ranking_scores_by_hand():
+    scores = np.array([[0.9, 0.1, 0.0], [0.2, 0.5, 0.7], [0.3, 0.3, 0.1]])
+    gold = [0, 1, 1]  # ranks 1, 2, 2 (tie counted pessimistically)
+    s = P.ranking_scores(scores, gold)
+    assert s["accuracy"] == pytest.approx(1 / 3)
+    assert s["mrr"] == pytest.approx((1 + 0.5 + 0.5) / 3)
+    assert P.top_k(scores, ["a", "b", "c"], 2)[1] == ["c", "b"]
+
+
+def test_bm25_prefers_lexical_overlap():
+    scores, stats = P.bm25_scores(["the early bird catches the worm every day"],
+                                  ["Ignorance is bliss", "The early bird catches the worm",
+                                   "Home is where the heart is"])
+    assert scores.shape == (1, 3) and scores[0, 1] > max(scores[0, 0], scores[0, 2])
+    assert stats["inference_examples_per_s"] > 0
+
+
+def test_similar_by_distribution_matches_brute_force():
+    rng = np.random.default_rng(1)
+    d = S.softmax(rng.normal(size=(7, 4)))
+    assert np.allclose(d.sum(1), 1)
+    from scipy.spatial.distance import jensenshannon
+
+    nn = S.by_distribution(d, "js")
+    for i in range(7):
+        dist = [jensenshannon(d[i], d[j]) if j != i else np.inf for j in range(7)]
+        assert nn[i] == int(np.argmin(dist))
+    for i, j in enumerate(S.by_distribution(d, "l1")):
+        assert j == int(np.argmin([np.abs(d[i] - d[k]).sum() if k != i else np.inf for k in range(7)]))
+    emb = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]])
+    assert list(S.by_embedding(emb)) == [1, 0, 3, 2]
+    assert list(S.hits(np.array([1, 0, 3, 2]), ["p", "p", "q", "r"])) == [1, 1, 0, 0]
+    with pytest.raises(ValueError, match="at least two"):
+        S.nearest_other(np.zeros((1, 1)))
+
+
+def test_best_span_respects_context_and_order():
+    offsets = [None, None, (0, 3), (4, 8), (9, 12), None]
+    start = np.array([9, 9, 0.1, 2.0, 0.5, 9])
+    end = np.array([9, 9, 3.0, 0.1, 1.0, 9])
+    # best valid start<=end inside the narrative: start 3 (2.0) + end 4 (1.0) = 3.0 vs start 2 + end 2 = 3.1
+    assert A.best_span(start, end, offsets) == (0, 3)
+    assert A.best_span(start, end, [None] * 6) == (0, 0)
+
+
+def test_qa_features_gold_positions_map_back_to_gold_text():
+    from transformers import AutoTokenizer
+
+    from figbench_baselines.common.encoder import default_model_path
+
+    tok = AutoTokenizer.from_pretrained(default_model_path())
+    narrative = "Tom saved coins for years. Finally he bought a small boat and sailed away."
+    start = narrative.index("he bought")
+    ex = {"question": "a penny saved | A penny saved is a penny earned", "narrative": narrative,
+          "start": start, "end": start + len("he bought a small boat")}
+    feats, offsets, truncated = A.qa_features(tok, [ex])
+    f, o = feats[0], offsets[0]
+    assert truncated == 0
+    assert narrative[o[f["start_positions"]][0]:o[f["end_positions"]][1]] == "he bought a small boat"
+
+
+def test_lexical_spans_pick_the_overlapping_sentence():
+    ex = {"question": "birds of a feather", "narrative": "The sky was grey. Birds of one feather flew together! End."}
+    s, e = A.lexical_spans([ex])[0]
+    assert ex["narrative"][s:e] == "Birds of one feather flew together!"
+
+
+def test_heuristic_keywords_and_recall():
+    kws = G.heuristic_keywords("Yesterday Anna Smith walked to Paris. She bought bread and was thinking of times past.")
+    assert "Anna Smith" in kws and "Paris" in kws
+    assert "walked" in kws and "bought" in kws and "thinking" in kws
+    assert "Yesterday" not in kws and "times" not in kws and "She" not in kws
+    assert G.keyword_recall("anna smith went to paris", ["Anna Smith", "Paris", "walked"]) == pytest.approx(2 / 3)
+    assert G.keyword_recall("anything", []) == 1.0
+
+
+def test_generation_scores_equal_sacrebleu_and_rouge():
+    import sacrebleu
+    from rouge_score import rouge_scorer
+
+    hyps = ["the cat sat on the mat", "a dog ran far away", "hello there"]
+    refs = ["the cat sat on a mat", "the dog ran away", "general kenobi"]
+    kws = [["cat"], ["dog", "far"], ["hi"]]
+    bleu, stats, rouge, recall = G.generation_unit_stats(hyps, refs, kws)
+    s = G.generation_scores(bleu, stats, rouge, recall)
+    assert s["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score / 100)
+    sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    assert s["rougeL"] == pytest.approx(np.mean([sc.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps, refs)]))
+    assert s["keyword_recall"] == pytest.approx((1 + 1 + 0) / 3)
+    sub = G.generation_scores(bleu, stats, rouge, recall, np.array([0, 0]))
+    assert sub["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps[:1] * 2, [refs[:1] * 2]).score / 100)
+
+
+# ------------------------------------------------------------------ CLI on the real corpus
+
+@pytest.fixture(scope="module")
+def epic_dir():
+    return str(corpus_path("epic", "full_dataset.json").parent)
+
+
+def _run(args, out):
+    assert main(["baseline", "epic", *args, "--out", str(out), "--n-resamples", "30"]) == 0
+    return read_result(out)
+
+
+def test_cli_bm25_seen_and_unseen(epic_dir, tmp_path):
+    rec = _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], tmp_path / "s.json")
+    assert rec["counts"]["n_candidates"] == 250 and rec["counts"]["n_test"] == 1000
+    assert all(len(v) == 10 for v in rec["predictions"]["inline"].values())
+    assert 0 <= rec["scores"]["accuracy"] <= rec["scores"]["mrr"] <= 1
+    rec_u = _run(["--task", "prediction", "--method", "bm25", "--config", "unseen", "--data-dir", epic_dir],
+                 tmp_path / "u.json")
+    assert rec_u["counts"]["n_candidates"] == 100
+
+
+def test_cli_finetuned_prediction_and_similar_with_tiny_model(epic_dir, tmp_path):
+    model = _tiny().tiny_bert(tmp_path / "tiny")
+    rec = _run(["--task", "prediction", "--method", "finetune", "--model", model, "--max-train", "16",
+                "--max-test", "20", "--max-steps", "2", "--batch-size", "8", "--data-dir", epic_dir], tmp_path / "f.json")
+    assert rec["model"]["type"] == "fine-tuned encoder" and rec["model"]["train_steps"] == 2
+    assert rec["provenance"]["throughput"]["train_examples_per_s"] > 0
+    rec = _run(["--task", "similar", "--method", "distribution", "--scorer", "embedding", "--model", model,
+                "--max-test", "30", "--data-dir", epic_dir], tmp_path / "d.json")
+    assert {"accuracy_cosine", "accuracy_js", "accuracy_l2", "accuracy_l1"} <= set(rec["scores"])
+    assert rec["scores"]["accuracy"] == rec["scores"]["accuracy_js"]
+    ids = set(rec["predictions"]["inline"])
+    assert all(v in ids and v != k for k, v in rec["predictions"]["inline"].items())
+
+
+def test_cli_alignment_lexical_and_pipelined(epic_dir, tmp_path):
+    rec = _run(["--task", "alignment", "--method", "lexical", "--data-dir", epic_dir], tmp_path / "a.json")
+    assert rec["counts"]["n_test_pairs"] > 1000 and 0 < rec["scores"]["token_f1"] < 1
+    # pipelined with a prediction record: a wrong proverb zeroes that narrative's spans
+    pred = _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], tmp_path / "p.json")
+    rec_p = _run(["--task", "alignment", "--method", "lexical", "--pipeline", str(tmp_path / "p.json"),
+                  "--data-dir", epic_dir], tmp_path / "ap.json")
+    top1 = pred["predictions"]["inline"]
+    wrong = {k for k, v in top1.items() if v[0] != k.split("N")[0]}  # narrative Q12N3 illustrates proverb Q12
+    assert rec_p["counts"]["n_wrong_proverb_narratives"] == len(wrong) > 900
+    assert rec_p["scores"]["token_f1"] < rec["scores"]["token_f1"]
+    for pair_id, span in rec_p["predictions"]["inline"].items():
+        if pair_id.rsplit("-", 1)[0] in wrong:
+            assert span == [0, 0]
+
+
+def test_cli_alignment_finetune_tiny(epic_dir, tmp_path):
+    model = _tiny().tiny_bert(tmp_path / "tiny")
+    rec = _run(["--task", "alignment", "--method", "finetune", "--model", model, "--max-train", "6", "--max-test", "5",
+                "--max-steps", "2", "--batch-size", "4", "--data-dir", epic_dir], tmp_path / "af.json")
+    assert rec["task"] == "proverb_alignment" and rec["options"]["train_steps"] == 2
+    assert rec["provenance"]["throughput"]["inference_examples_per_s"] > 0
+
+
+def test_cli_generation_keywords_and_tiny_t5(epic_dir, tmp_path):
+    rec = _run(["--task", "generation", "--method", "keywords", "--max-test", "50", "--data-dir", epic_dir],
+               tmp_path / "g.json")
+    assert rec["scores"]["keyword_recall"] == 1.0 and rec["task"] == "narrative_generation"
+    t5 = _tiny().tiny_t5(tmp_path / "t5")
+    rec = _run(["--task", "generation", "--method", "seq2seq", "--model", t5, "--max-train", "8", "--max-test", "4",
+                "--max-steps", "2", "--batch-size", "4", "--data-dir", epic_dir], tmp_path / "g2.json")
+    assert len(rec["predictions"]["inline"]) == 4 and rec["options"]["train_steps"] == 2
+
+
+def test_cli_generation_seq2seq_needs_model(epic_dir, tmp_path, capsys):
+    out = tmp_path / "x.json"
+    assert main(["baseline", "epic", "--task", "generation", "--method", "seq2seq", "--data-dir", epic_dir,
+                 "--out", str(out)]) == 1
+    assert "needs --model" in capsys.readouterr().err and not out.exists()
+
+
+def test_cli_unknown_method_for_task(epic_dir, tmp_path, capsys):
+    out = tmp_path / "x.json"
+    assert main(["baseline", "epic", "--task", "alignment", "--method", "bm25", "--data-dir", epic_dir,
+                 "--out", str(out)]) == 1
+    assert "unknown method" in capsys.readouterr().err
+
+
+def test_frozen_embedding_cache(tmp_path, monkeypatch):
+    from figbench_baselines.common.figurative import embed_texts, embedding_cache_path, load_encoder
+
+    monkeypatch.setenv("FIGBENCH_CACHE", str(tmp_path / "cache"))
+    tok, model = load_encoder(_tiny().tiny_bert(tmp_path / "tiny"))
+    texts = ["a penny saved", "is a penny earned", "birds of a feather"]
+    first, s1 = embed_texts(texts, tok, model)
+    assert "embed_cached" not in s1 and embedding_cache_path(model, texts, max_length=256, normalize=True).is_file()
+    again, s2 = embed_texts(texts, tok, model)
+    assert s2["embed_cached"] == 1.0 and np.array_equal(first, again)
+    other, s3 = embed_texts(texts[:2], tok, model)  # different texts: a different entry
+    assert "embed_cached" not in s3 and np.allclose(other, first[:2], atol=1e-5)
+    model._figbench_finetuned = True  # a fine-tuned model is never served from the cache
+    assert embedding_cache_path(model, texts, max_length=256, normalize=True) is None
+    monkeypatch.setenv("FIGBENCH_CACHE", "off")
+    model._figbench_finetuned = False
+    assert embedding_cache_path(model, texts, max_length=256, normalize=True) is None
+
+
+def test_unaligned_span_pairs_are_counted_skips():
+    from figbench_baselines.epic.data import keep_aligned
+
+    def pair(pid, s, e, match="exact"):
+        return {"pair_id": pid, "narrative_start": s, "narrative_end": e, "narrative_match": match,
+                "proverb_match": "exact"}
+
+    rows = [{"id": "Q1N1", "narrative": "abcdefghij",
+             "pairs": [pair("Q1N1-1", 0, 4), pair("Q1N1-2", -1, -1, "none"), pair("Q1N1-3", 5, 40)]}]
+    kept, skipped = keep_aligned(rows, "test")
+    assert [p["pair_id"] for p in kept[0]["pairs"]] == ["Q1N1-1"]
+    assert len(skipped) == 2 and "Q1N1-2" in skipped[0] and "Q1N1-3" in skipped[1]
+    with pytest.raises(ValueError, match="no aligned span pairs"):
+        keep_aligned([{"id": "x", "narrative": "ab", "pairs": [pair("x-1", -1, -1, "none")]}], "train")
+
+
+@pytest.mark.slow
+def test_cli_quick_finetuned_prediction_with_minilm(epic_dir, tmp_path):
+    """The documented --quick path with the offline MiniLM encoder (steps capped to stay short)."""
+    rec = _run(["--task", "prediction", "--method", "finetune", "--quick", "--max-steps", "2", "--max-train", "32",
+                "--max-test", "60", "--data-dir", epic_dir], tmp_path / "q.json")
+    assert rec["model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["model"]["train_steps"] == 2
+    assert rec["options"]["quick"] and rec["counts"]["n_test"] == 60
