@@ -28,11 +28,17 @@ def _tiny():
 
 def test_ranking_scores_by_hand():
     scores = np.array([[0.9, 0.1, 0.0], [0.2, 0.5, 0.7], [0.3, 0.3, 0.1]])
-    gold = [0, 1, 1]  # ranks 1, 2, 2 (tie counted pessimistically)
+    gold = [0, 1, 1]  # ranks 1, 2, 2 (the tie in row 3 goes to the lower candidate index)
     s = P.ranking_scores(scores, gold)
     assert s["accuracy"] == pytest.approx(1 / 3)
     assert s["mrr"] == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert P.top_k(scores, ["a", "b", "c"], 2)[1] == ["c", "b"]
+    # ranks equal the gold's position in the submitted ranking, ties included
+    ids = ["a", "b", "c"]
+    for gold in ([0, 1, 1], [0, 2, 0], [1, 0, 2]):
+        ranking = P.top_k(scores, ids, 3)
+        expected = [ranking[i].index(ids[g]) + 1 for i, g in enumerate(gold)]
+        assert P.per_item_rank(scores, gold).tolist() == expected
 
 
 def test_bm25_prefers_lexical_overlap():
@@ -134,8 +140,15 @@ def _run(args, out):
 def test_cli_bm25_seen_and_unseen(epic_dir, tmp_path):
     rec = _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], tmp_path / "s.json")
     assert rec["counts"]["n_candidates"] == 250 and rec["counts"]["n_test"] == 1000
-    assert all(len(v) == 10 for v in rec["predictions"]["inline"].values())
+    preds = rec["predictions"]["inline"]
+    assert all(len(v) == 250 and len(set(v)) == 250 for v in preds.values())  # the full ranking
     assert 0 <= rec["scores"]["accuracy"] <= rec["scores"]["mrr"] <= 1
+    # the reported scores are those of the submitted ranking
+    from figbench.registry import load_dataset
+
+    gold = {r["id"]: r["proverb_id"] for r in load_dataset("epic", "seen", split="test", data_dir=epic_dir)}
+    rr = [1 / (preds[i].index(g) + 1) for i, g in gold.items()]
+    assert rec["scores"]["mrr"] == pytest.approx(sum(rr) / len(rr), abs=1e-12)
     rec_u = _run(["--task", "prediction", "--method", "bm25", "--config", "unseen", "--data-dir", epic_dir],
                  tmp_path / "u.json")
     assert rec_u["counts"]["n_candidates"] == 100
@@ -243,5 +256,5 @@ def test_cli_quick_finetuned_prediction_with_minilm(epic_dir, tmp_path):
     """The documented --quick path with the offline MiniLM encoder (steps capped to stay short)."""
     rec = _run(["--task", "prediction", "--method", "finetune", "--quick", "--max-steps", "2", "--max-train", "32",
                 "--max-test", "60", "--data-dir", epic_dir], tmp_path / "q.json")
-    assert rec["model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["model"]["train_steps"] == 2
+    assert rec["model"]["encoder"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["model"]["train_steps"] == 2
     assert rec["options"]["quick"] and rec["counts"]["n_test"] == 60

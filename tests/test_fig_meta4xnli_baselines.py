@@ -154,6 +154,33 @@ def test_cli_quick_detection_with_minilm(m4_dir, tmp_path):
     """The documented --quick path with the offline MiniLM encoder (steps capped to stay short)."""
     rec = _run(["--train", "es", "--quick", "--max-steps", "3", "--max-train", "24", "--max-test", "20",
                 "--data-dir", m4_dir], tmp_path / "q.json")
-    assert rec["model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["options"]["quick"]
+    assert rec["model"]["encoder"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["options"]["quick"]
     assert rec["options"]["weight_decay"] == 0.1 and rec["options"]["warmup_ratio"] == 0.06
     assert rec["model"]["train_steps"] == 3
+
+
+def test_most_frequent_tag_lexicon():
+    from figbench_baselines.meta4xnli.methods import lexicon_predict, most_frequent_tags
+
+    train = [{"tokens": ["He", "attacked", "the", "idea"], "tags": ["O", "B-METAPHOR", "O", "O"]},
+             {"tokens": ["They", "attacked", "me"], "tags": ["O", "O", "O"]},
+             {"tokens": ["a", "dark", "time", "ahead"], "tags": ["O", "B-METAPHOR", "I-METAPHOR", "O"]},
+             {"tokens": ["dark", "time"], "tags": ["B-METAPHOR", "I-METAPHOR"]}]
+    lex = most_frequent_tags(train)
+    assert lex == {"dark": "B-METAPHOR", "time": "I-METAPHOR"}  # 'attacked' ties 1:1 -> O
+    pred = lexicon_predict(lex, [{"tokens": ["Dark", "time", "now"]}, {"tokens": ["time", "flies"]}])
+    assert pred == [["B-METAPHOR", "I-METAPHOR", "O"], ["B-METAPHOR", "O"]]
+
+
+def test_lexicon_run_on_real_data(tmp_path):
+    from figbench.cli import main
+    from figbench.results import read_result
+
+    m4x = corpus_path("meta4xnli")
+    out = tmp_path / "lex.json"
+    assert main(["baseline", "meta4xnli", "--task", "detection", "--method", "lexicon", "--train", "en",
+                 "--data-dir", str(m4x), "--n-resamples", "20", "--out", str(out)]) == 0
+    rec = read_result(out)
+    assert rec["model"]["name"] == "figbench-lexicon_en_to_en" and rec["model"]["type"] == "heuristic"
+    assert rec["config"] == "detection_en" and len(rec["predictions"]["inline"]) == 3630
+    assert 0.05 < rec["scores"]["f1"] < 0.9 and rec["scores"]["in_vocab_recall"] > rec["scores"]["out_vocab_recall"]

@@ -182,5 +182,5 @@ def test_cli_quick_imm_with_minilm(wimcor_dir, tmp_path):
     assert main(["baseline", "wimcor", "--method", "imm", "--window", "5", "--quick", "--max-train", "150",
                  "--max-test", "100", "--data-dir", wimcor_dir, "--out", str(out), "--n-resamples", "50"]) == 0
     rec = read_result(out)
-    assert rec["model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["options"]["quick"]
+    assert rec["model"]["encoder"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["options"]["quick"]
     assert rec["counts"]["n_train"] == 150 and rec["scores"]["micro_f1"] > 0.35  # far above 5-way chance

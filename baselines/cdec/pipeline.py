@@ -38,7 +38,7 @@ from figbench_baselines.cdec.filters import (
 
 from figbench_baselines.cdec.pipeline_defaults import METHODS
 
-HEURISTIC = {"name": "figbench-cdec-heuristic", "revision": None, "type": "heuristic", "parameters": None}
+HEURISTIC = {"name": "heuristic", "revision": None, "type": "heuristic", "parameters": None}
 
 
 @dataclass

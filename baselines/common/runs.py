@@ -63,6 +63,7 @@ def train_config_from_args(args: argparse.Namespace, **defaults: Any):
 def finish_run(record: Mapping[str, Any], args: argparse.Namespace,
                summary: Mapping[str, Any] | None = None) -> Path:
     """Write the record atomically to ``--out`` (never a partial file), print a summary, and submit."""
+    record = with_system_name(record)
     out = write_result(record, args.out)
     print_summary(record, summary)
     print(f"result record: {out}")
@@ -72,6 +73,26 @@ def finish_run(record: Mapping[str, Any], args: argparse.Namespace,
         reply = submit(str(out), args.submit)
         print(f"submitted to {args.submit}: {json.dumps(reply, default=str)}")
     return out
+
+
+def with_system_name(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Name a baseline run after its method, so each baseline is its own leaderboard row.
+
+    ``model.name`` becomes ``figbench-<method>``, followed by the encoder for trained or embedding
+    methods (``figbench-ce_knn (sentence-transformers/all-MiniLM-L6-v2)``); the encoder's own id
+    stays in ``model.encoder``. Records without a ``method`` are returned unchanged.
+    """
+    method = record.get("method")
+    if not method or record["model"]["name"].startswith("figbench-"):
+        return dict(record)
+    model = dict(record["model"])
+    encoder = model["name"]
+    if model.get("parameters"):
+        model["encoder"] = encoder
+        model["name"] = f"figbench-{method} ({encoder})"
+    else:
+        model["name"] = f"figbench-{method}"
+    return {**record, "model": model}
 
 
 def print_summary(record: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> None:

@@ -45,17 +45,21 @@ def embedding_scores(narratives: Sequence[str], proverbs: Sequence[str], tokeniz
 
 
 def ranking_scores(scores: np.ndarray, gold: Sequence[int]) -> dict[str, float]:
-    """Accuracy (gold ranked first; ties count against) and MRR (rank = 1 + strictly higher + ties)."""
-    gold = np.asarray(gold)
-    g = scores[np.arange(len(gold)), gold][:, None]
-    rank = 1 + (scores > g).sum(1) + ((scores == g).sum(1) - 1)  # pessimistic tie handling
+    """Accuracy (gold ranked first) and MRR, with ranks as in the submitted ranking (:func:`top_k`)."""
+    rank = per_item_rank(scores, gold)
     return {"accuracy": float(np.mean(rank == 1)), "mrr": float(np.mean(1.0 / rank))}
 
 
 def per_item_rank(scores: np.ndarray, gold: Sequence[int]) -> np.ndarray:
+    """1-based rank of each gold candidate in the stable descending order of :func:`top_k`.
+
+    Ties are broken by candidate index, exactly as the ranking a run submits, so the leaderboard's
+    re-scoring of the predictions gives the same accuracy and MRR.
+    """
     gold = np.asarray(gold)
     g = scores[np.arange(len(gold)), gold][:, None]
-    return 1 + (scores > g).sum(1) + ((scores == g).sum(1) - 1)
+    earlier = np.arange(scores.shape[1])[None, :] < gold[:, None]
+    return 1 + (scores > g).sum(1) + ((scores == g) & earlier).sum(1)
 
 
 def top_k(scores: np.ndarray, ids: Sequence[str], k: int = 10) -> list[list[str]]:

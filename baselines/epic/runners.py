@@ -77,7 +77,8 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
     result = P.ranking_scores(scores, gold)
     cis = bootstrap_scores(len(gold), lambda idx: {"accuracy": acc[idx].mean(), "mrr": rr[idx].mean()},
                            n_resamples=args.n_resamples, seed=args.seed, unit="narratives")
-    top = P.top_k(scores, data.candidates, 10)
+    # the full ranking: the leaderboard recomputes MRR from it (a truncated list scores missing golds 0)
+    top = P.top_k(scores, data.candidates, len(data.candidates))
     preds = {r["id"]: t for r, t in zip(data.test, top)}
     return _finish(args, clock, task="proverb_prediction", config=args.config, split="test", model=model,
                    scores=result, cis=cis, predictions=preds, throughput=throughput, method=args.method,

@@ -25,6 +25,9 @@ def register(bsub: argparse._SubParsersAction) -> None:
                         description="Meta4XNLI baselines (Sanchez-Bayona & Agerri); one result record per run. "
                                     "Paper settings are the defaults; --quick is a small CPU configuration.")
     p.add_argument("--task", choices=("detection", "nli"), default="detection")
+    p.add_argument("--method", choices=("token_clf", "lexicon"), default="token_clf",
+                   help="detection: fine-tuned token classifier, or the most-frequent-tag lexicon of the "
+                        "training split (no training; seconds on CPU)")
     p.add_argument("--train", default="en",
                    help="detection training corpora, '+'-joined from en, es, vua, cometa (default en)")
     p.add_argument("--test", default=None, choices=("en", "es", "vua", "cometa"),
@@ -103,6 +106,8 @@ def _run_detection(args, clock) -> int:
     if not any(t != "O" for r in train for t in r["tags"]):
         raise ValueError("meta4xnli detection: the training sentences hold no metaphor tag")
 
+    if args.method == "lexicon":
+        return _run_lexicon(args, clock, corpora, test_corpus, train, test)
     cfg = train_config_from_args(args, **PAPER)
     tok, model, tstats = M.train_token_classifier(train, cfg, model_name=args.model, max_length=args.max_length)
     pred, istats = M.predict_tags(tok, model, test, max_length=args.max_length)
@@ -127,6 +132,34 @@ def _run_detection(args, clock) -> int:
                  "epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr, "weight_decay": cfg.weight_decay,
                  "warmup_ratio": cfg.warmup_ratio, "max_steps": cfg.max_steps, "max_length": args.max_length,
                  "quick": bool(args.quick)})
+
+
+def _run_lexicon(args, clock, corpora, test_corpus, train, test) -> int:
+    import time
+
+    from figbench_baselines.common.figurative import bootstrap_scores, model_record, rate
+    from figbench_baselines.meta4xnli import methods as M
+    from figbench_baselines.meta4xnli.data import CORPUS_CONFIG
+
+    t0 = time.perf_counter()
+    lexicon = M.most_frequent_tags(train)
+    t1 = time.perf_counter()
+    pred = M.lexicon_predict(lexicon, test)
+    t2 = time.perf_counter()
+    scores = M.detection_scores(train, test, pred)
+    vocab_rows = M.metaphor_vocabulary_rows(train)
+    cis = bootstrap_scores(len(test), lambda idx: M.detection_scores(vocab_rows, test, pred, idx=idx),
+                           n_resamples=args.n_resamples, seed=args.seed, unit="sentences")
+    suffix = f"_{args.part}" if args.part else ""
+    return _finish(
+        args, clock, task="metaphor_detection", config=CORPUS_CONFIG[test_corpus],
+        model=model_record("most-frequent-tag lexicon", type="heuristic", parameters=0),
+        scores=scores, cis=cis, predictions={r["id"]: t for r, t in zip(test, pred)},
+        throughput={"train_examples_per_s": rate(len(train), t1 - t0),
+                    "inference_examples_per_s": rate(len(test), t2 - t1)},
+        method=f"lexicon_{'+'.join(corpora)}_to_{test_corpus}{suffix}",
+        counts={"n_train_sentences": len(train), "n_test_sentences": len(test), "lexicon_size": len(lexicon)},
+        options={"train": corpora, "test": test_corpus, "part": args.part})
 
 
 def _run_nli(args, clock) -> int:

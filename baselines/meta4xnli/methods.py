@@ -80,6 +80,39 @@ def metaphor_vocabulary_rows(train: Sequence[dict]) -> list[dict]:
     return [{"tokens": toks or ["<none>"], "tags": ["B-METAPHOR"] * len(toks) if toks else ["O"]}]
 
 
+def most_frequent_tags(train: Sequence[dict]) -> dict[str, str]:
+    """The most frequent tag of each lowercased word form in ``train`` (ties go to ``O``).
+
+    The classic most-frequent-tag baseline: only forms whose majority tag is a metaphor tag are kept.
+    """
+    from collections import Counter, defaultdict
+
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for r in train:
+        for tok, tag in zip(r["tokens"], r["tags"]):
+            counts[tok.lower()][tag] += 1
+    lexicon = {}
+    for form, c in counts.items():
+        tag, n = max(c.items(), key=lambda kv: (kv[1], kv[0] == "O"))
+        if tag != "O":
+            lexicon[form] = tag
+    return lexicon
+
+
+def lexicon_predict(lexicon: dict[str, str], rows: Sequence[dict]) -> list[list[str]]:
+    """Tag each token with its form's most frequent tag; an ``I-`` that follows ``O`` becomes ``B-``."""
+    out = []
+    for r in rows:
+        tags: list[str] = []
+        for tok in r["tokens"]:
+            tag = lexicon.get(tok.lower(), "O")
+            if tag.startswith("I-") and (not tags or tags[-1] == "O"):
+                tag = "B-" + tag[2:]
+            tags.append(tag)
+        out.append(tags)
+    return out
+
+
 # ------------------------------------------------------------------ NLI
 
 def select_training(rows: Sequence[dict], train_on: str) -> list[dict]:
