@@ -180,7 +180,7 @@ def test_verify_checksum(tmp_path):
 def test_recorded_checksums_match_local_copies():
     for split, folder in (("validation", "val"), ("test", "test")):
         path = corpus_path("wec_eng", "ucdcr", folder, "event_mentions.json")
-        assert wec.sha256_of(path) == wec._URLS["ucdcr"][split][1]
+        assert wec.sha256_file(path) == wec._URLS["ucdcr"][split][1]
 
 
 def test_plain_datasets_load_dataset_call(original_dir, tmp_path):

@@ -20,7 +20,6 @@ they get offsets with ``*_match == "case_insensitive"``. A span absent even igno
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path
 
 import datasets
 
+from figbench import checksums
 from figbench.paths import corpus_dir, require_files
 
 _CITATION = """\
@@ -85,21 +85,9 @@ class EpicFormatError(ValueError):
     """An ePiC file is malformed; the message names the file and the record."""
 
 
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
-    """Raise ``ValueError`` naming ``what`` when the file's sha256 is not ``expected`` (None: skip)."""
-    if expected is None:
-        return
-    actual = sha256_file(path)
-    if actual != expected:
-        raise ValueError(f"epic: checksum mismatch for {what} ({path}): expected sha256 {expected}, got {actual}")
+    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
+    checksums.verify_sha256(path, expected, corpus="epic", label=what)
 
 
 # ------------------------------------------------------------------------------------ parsing

@@ -13,7 +13,6 @@ GitHub and their sha256 checked.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import defaultdict
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import datasets
 
+from figbench.checksums import sha256_file, verify_sha256  # noqa: F401 (sha256_file: public helper)
 from figbench.paths import corpus_dir, require_files
 
 logger = datasets.logging.get_logger(__name__)
@@ -150,25 +150,12 @@ def _required(config: Meta4XNLIConfig) -> list[str]:
     return list(dict.fromkeys(rels))
 
 
-def sha256_file(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def verify_checksum(path: str | os.PathLike, relative: str) -> None:
     """Raise ``ValueError`` naming the file when ``path`` does not have the recorded sha256."""
     expected = _SHA256.get(relative)
     if expected is None:
         raise ValueError(f"{CORPUS}: no recorded checksum for {relative}")
-    actual = sha256_file(path)
-    if actual != expected:
-        raise ValueError(
-            f"{CORPUS}: checksum mismatch for {relative} (downloaded to {path}): "
-            f"expected sha256 {expected}, got {actual}; the file is corrupt or the upstream file changed"
-        )
+    verify_sha256(path, expected, corpus=CORPUS, label=relative)
 
 
 # ---------------------------------------------------------------------------------------- parsing

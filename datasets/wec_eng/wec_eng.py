@@ -37,6 +37,7 @@ from typing import Any
 
 import datasets
 
+from figbench.checksums import sha256_file, verify_sha256  # noqa: F401 (sha256_file: public helper)
 from figbench.paths import MissingDataError, corpus_dir
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 
@@ -111,22 +112,11 @@ REQUIRED_KEYS = {
 # --------------------------------------------------------------------------- sources
 
 
-def sha256_of(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def verify_checksum(path: str | Path, expected: str | None, *, name: str = "") -> str:
     """Return the file's sha256; raise ValueError naming the file when it differs from ``expected``."""
-    actual = sha256_of(path)
-    label = name or str(path)
+    actual = verify_sha256(path, expected, corpus="wec_eng", label=name)
     if expected is None:
-        logger.warning("wec_eng: no published checksum for %s; downloaded file has sha256 %s", label, actual)
-    elif actual != expected:
-        raise ValueError(f"wec_eng: checksum mismatch for {label} ({path}): expected sha256 {expected}, got {actual}")
+        logger.warning("wec_eng: no published checksum for %s; downloaded file has sha256 %s", name or path, actual)
     return actual
 
 

@@ -17,7 +17,6 @@ Every example: ``id``, ``text`` (paragraph without markup), ``pmw`` with charact
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import datasets
 from datasets.utils import logging as ds_logging
 
+from figbench import checksums
 from figbench.corpora import wimcor_io as wio
 from figbench.paths import corpus_dir, require_files
 
@@ -69,21 +69,9 @@ SAMPLE_SHA256 = {
 logger = ds_logging.get_logger(__name__)
 
 
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
-    """Raise ``ValueError`` naming ``what`` when the file's sha256 is not ``expected`` (None: skip)."""
-    if expected is None:
-        return
-    actual = sha256_file(path)
-    if actual != expected:
-        raise ValueError(f"wimcor: checksum mismatch for {what} ({path}): expected sha256 {expected}, got {actual}")
+    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
+    checksums.verify_sha256(path, expected, corpus="wimcor", label=what)
 
 
 @dataclass

@@ -35,6 +35,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from figbench import checksums
+from figbench.checksums import ChecksumError, sha256_file  # noqa: F401 (re-exported for the builders)
+
 #: Topic folders of ECB+ (15 and 17 do not exist).
 ALL_TOPICS: tuple[int, ...] = tuple(t for t in range(1, 46) if t not in (15, 17))
 #: Standard split of Cybulska & Vossen (2015), used by Barhom et al. 2019, Held et al. 2021, Ahmed et al. 2023.
@@ -472,19 +475,6 @@ def corpus_stats(rows: Iterable[Mapping]) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------
 # Sources: local folders or the canonical downloads, with checksums.
 
-def sha256_file(path: str | Path) -> str:
-    """Hex sha256 of a file."""
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-class ChecksumError(ValueError):
-    """A downloaded file does not have the recorded sha256."""
 
 
 def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") -> None:
@@ -492,14 +482,7 @@ def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") ->
 
     ``expected=None`` means the checksum is unknown (recorded as such in the dataset card): no check.
     """
-    if expected is None:
-        return
-    actual = sha256_file(path)
-    if actual != expected:
-        raise ChecksumError(
-            f"{path}{f' ({label})' if label else ''}: sha256 {actual} does not match the recorded {expected}; "
-            "the download is corrupt or the original file changed"
-        )
+    checksums.verify_sha256(path, expected, corpus="ecbplus", label=label)
 
 
 def require_ecb_release(root: str | Path, *, strict: bool = True) -> list[Path]:
