@@ -173,3 +173,30 @@ def test_generic_stats_summarises_many_labels():
     assert "label" not in out.get("labels", {})
     assert out["label_summary"]["label"] == {"distinct": 40, "min": 2, "max": 2}
     assert out["tokens"] == 160
+
+
+def test_mtld_min_factor_by_hand():
+    from figbench.stats import mtld_min_factor, trigger_mtld_paper
+
+    # one full factor of 10 tokens closes (TTR 0.2), then a 2-token tail with TTR 1 adds 0 factors
+    assert mtld_min_factor(list("ab" * 6)) == pytest.approx(12.0)
+    # no factor reaches 10 tokens: only the partial factor (1 - 0.25) / 0.28 of 4 tokens
+    assert mtld_min_factor(["x"] * 4) == pytest.approx(4 * 0.28 / 0.75)
+    assert mtld_min_factor(["a", "b", "c"]) == 0.0  # all different: no factor at all
+    # clusters weighted by token count; singletons left out; tokens lower-cased
+    value = trigger_mtld_paper(["X", "x x", "x", "solo"], ["c1", "c1", "c1", "c2"])
+    assert value == pytest.approx(4 * 0.28 / 0.75)
+
+
+@pytest.mark.slow
+def test_mtld_paper_reproduces_the_ecbmeta_paper(data_root):
+    """The reference values were measured with the `lexical_diversity` package (lex_div.mtld, the
+    ECB+META paper's code) on the same clusters: ECB+ test 7.289 (published 7.33), META_m test
+    26.672 (published 26.48)."""
+    import figbench
+    from figbench.stats import trigger_mtld_paper
+
+    ecb = figbench.load_dataset("ecbplus", "events", split="test", data_dir=str(data_root / "ecbplus"))
+    meta = figbench.load_dataset("ecbmeta", "meta_m", split="test", data_dir=str(data_root / "ecbmeta"))
+    assert trigger_mtld_paper(ecb["text"], ecb["cluster_id"]) == pytest.approx(7.289, abs=5e-4)
+    assert trigger_mtld_paper(meta["text"], meta["cluster_id"]) == pytest.approx(26.672, abs=5e-4)
