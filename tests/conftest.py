@@ -49,3 +49,13 @@ def corpus_path(name: str, *relative: str) -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+def tiny_models():
+    """The module ``tests/fixtures/fig/tiny_models.py`` (tiny BERT/T5 built from a config, for code-path tests)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fig_tiny_models", FIXTURES / "fig" / "tiny_models.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,16 +13,13 @@ from figbench_baselines.epic import alignment as A
 from figbench_baselines.epic import generation as G
 from figbench_baselines.epic import prediction as P
 from figbench_baselines.epic import similar as S
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
 
 
 def _tiny():
-    spec = importlib.util.spec_from_file_location("fig_tiny_models", FIX / "tiny_models.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return tiny_models()
 
 
 def test_ranking_scores_by_hand():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,16 +11,13 @@ from figbench.cli import main
 from figbench.results import read_result
 from figbench_baselines.common.figurative import IGNORE_INDEX, word_label_features, word_predictions
 from figbench_baselines.meta4xnli import methods as M
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
 
 
 def _tiny():
-    spec = importlib.util.spec_from_file_location("fig_tiny_models", FIX / "tiny_models.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return tiny_models()
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, tiny_models
 from figbench.cli import main
 from figbench.results import read_result
 from figbench_baselines.common.figurative import check_label_sets, classification_scores
@@ -19,10 +18,7 @@ FIX = Path(__file__).parent / "fixtures" / "fig"
 
 
 def _tiny():
-    spec = importlib.util.spec_from_file_location("fig_tiny_models", FIX / "tiny_models.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return tiny_models()
 
 
 EX = {"id": "x", "tokens": "a b c d Paris e f g".split(), "pmw_start": 4, "pmw_end": 5, "label": "LOCATION",
