@@ -1,6 +1,6 @@
 """Benchmark: ECB+ preparation speed (target: all 982 XML files in under 30 s), side by side in one run.
 
-Rows: (1) parsing the 982 XML files with ``figbench.corpora.ecb_io`` (stdlib ElementTree), (2) the
+Rows: (1) parsing the 982 XML files with ``figbench.corpora.ecbplus`` (stdlib ElementTree), (2) the
 same files read with ``xml.dom.minidom`` (a DOM baseline, parse only, no annotation handling), (3) a
 cold ``ecbplus``/``events`` build into an empty ``datasets`` cache (parse + rows + Arrow), (4) the
 cached reload of that build, (5) a cold ``ecbmeta``/``meta_m`` build (uCDCR tables + ECB+ alignment).
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     from xml.dom import minidom
 
     import figbench
-    from figbench.corpora import ecb_io
+    from figbench.corpora import ecbplus as ecb_io
 
     files = ecb_io.ecb_files(ecb_root / "ECB+")
     datasets.disable_progress_bars()

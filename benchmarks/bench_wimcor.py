@@ -2,7 +2,7 @@
 
 Generates WiMCor-style XML files (one ``<sample>`` per line, with the defects of the real release:
 bare ``&``, stray ``<``, apostrophes inside single-quoted ``fine`` attributes) in a temporary
-folder, then parses each with ``figbench.corpora.wimcor_io.iter_xml_samples`` in a fresh
+folder, then parses each with ``figbench.corpora.wimcor.iter_xml_samples`` in a fresh
 subprocess and prints samples/s, peak RSS of that process and the peak of Python allocations
 (tracemalloc, separate pass). Target: > 20,000 samples/s, memory flat as the file grows.
 

@@ -55,9 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(func(args) or 0)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, PermissionError, ConnectionError, ImportError) as e:
+        # bad input, missing data, no network: a message naming the file/field, never a traceback
         print(f"figbench: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("figbench: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""``figbench data``: corpus statistics (``stats``) and Hub-ready export (``export``)."""
+"""``figbench data``: where corpora live (``where``), get them (``fetch``), prepare them for bare-name
+loading (``prepare``), statistics (``stats``) and Hub-ready export (``export``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Statistics of a figbench corpus, or export it as a Hub-ready Parquet folder.")
     p.set_defaults(_parser=p)
     dsub = p.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
+
+    wp = dsub.add_parser("where", help="the data root and each corpus folder, with what is present",
+                         description="Print the data root ($FIGBENCH_DATA_DIR, else the default) and, per corpus, "
+                                     "its folder and whether its files are there.")
+    wp.add_argument("--json", action="store_true", help="print JSON")
+    wp.set_defaults(func=_where)
+
+    fp = dsub.add_parser("fetch", help="download a corpus's public files into its folder (sha256 checked)",
+                         description="Download the public original files of a corpus into its folder "
+                                     "(<data root>/NAME or --data-dir), checking each against its recorded sha256.")
+    fp.add_argument("names", nargs="+", metavar="NAME", help="corpus name(s)")
+    fp.add_argument("--data-dir", default=None, help="the corpus folder (one NAME only; default <data root>/NAME)")
+    fp.add_argument("--force", action="store_true", help="download again even when the files are there")
+    fp.set_defaults(func=_fetch)
+
+    pp = dsub.add_parser("prepare", help="build a corpus into the datasets cache for datasets.load_dataset(NAME)",
+                         description="Build configs of a corpus into the datasets cache, after which plain "
+                                     "datasets.load_dataset(NAME, CONFIG) loads them offline without figbench.")
+    _common(pp)
+    pp.add_argument("--all-configs", action="store_true", help="prepare every config that can be built")
+    pp.add_argument("--force", action="store_true", help="rebuild even when prepared (e.g. after corpus files changed)")
+    pp.set_defaults(func=_prepare)
 
     sp = dsub.add_parser("stats", help="mentions, clusters, ambiguity, diversity, MTLD (or counts) per split",
                          description="Print per-split statistics of a corpus config, next to published values.")
@@ -78,8 +101,7 @@ def _fmt(value: Any) -> str:
 def _stats(args: argparse.Namespace) -> int:
     import datasets
 
-    from figbench.export import builder_configs
-    from figbench.registry import load_dataset
+    from figbench.loading import builder_configs, load_dataset
     from figbench.stats import dataset_stats, published
 
     _, default = builder_configs(args.name)
@@ -165,3 +187,82 @@ def _print_report(report, as_json: bool) -> None:
         print(f"  skipped {config}: {why}")
     if report.pushed_to:
         print(f"pushed to {report.pushed_to}")
+
+
+def _corpus_files(name: str):
+    """The :class:`~figbench.corpora.files.RemoteFile` list of a corpus (``figbench.corpora.<name>.FILES``)."""
+    from importlib import import_module
+
+    return tuple(getattr(import_module(f"figbench.corpora.{name}"), "FILES", ()))
+
+
+def _where(args: argparse.Namespace) -> int:
+    import os
+
+    from figbench.corpora.files import missing
+    from figbench.paths import CORPORA, DATA_DIR_ENV, corpus_dir, data_root, default_data_dir
+
+    root = data_root()
+    out = {"data_root": str(root), "from": DATA_DIR_ENV if os.environ.get(DATA_DIR_ENV) else "default",
+           "default": str(default_data_dir()), "corpora": {}}
+    for name in CORPORA:
+        folder = corpus_dir(name)
+        files = _corpus_files(name)
+        absent = missing(folder, files)
+        out["corpora"][name] = {"folder": str(folder), "exists": folder.is_dir(), "files": len(files),
+                                "missing": [f.path for f in absent]}
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"data root: {root}  ({'$' + DATA_DIR_ENV if out['from'] != 'default' else 'default; set $' + DATA_DIR_ENV + ' to change it'})")
+    for name, info in out["corpora"].items():
+        state = ("complete" if not info["missing"] else
+                 f"{len(info['missing'])} of {info['files']} downloadable files missing") if info["exists"] else "absent"
+        print(f"  {name:10s} {info['folder']}  [{state}]")
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from figbench.corpora.files import fetch
+    from figbench.paths import CORPORA, corpus_dir
+
+    if args.data_dir and len(args.names) > 1:
+        raise ValueError("--data-dir names one corpus folder: give one NAME with it")
+    for name in args.names:
+        if name not in CORPORA:
+            raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
+        folder = corpus_dir(name, args.data_dir)
+        got = fetch(name, folder, _corpus_files(name), force=args.force, data_dir=args.data_dir)
+        print(f"{name}: {len(got)} file(s) downloaded into {folder}" if got else f"{name}: complete in {folder}")
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from figbench.loading import builder_configs, prepare
+
+    names, default = builder_configs(args.name)
+    if args.all_configs:
+        configs, skipped = [], {}
+        for config in names:
+            try:
+                done = prepare(args.name, [config], data_dir=args.data_dir, cache_dir=args.cache_dir,
+                               force=args.force, **_options(args.option))
+            except (FileNotFoundError, ValueError) as e:
+                skipped[config] = str(e).splitlines()[0]
+                continue
+            configs.append(done)
+        for done in configs:
+            _print_prepared(args.name, done)
+        for config, why in skipped.items():
+            print(f"  skipped {args.name}/{config}: {why}")
+        return 0 if configs else 1
+    done = prepare(args.name, [args.config or default], data_dir=args.data_dir, cache_dir=args.cache_dir,
+                   force=args.force, **_options(args.option))
+    _print_prepared(args.name, done)
+    return 0
+
+
+def _print_prepared(name: str, done: dict) -> None:
+    for config, splits in done.items():
+        print(f"prepared {name}/{config}: " + ", ".join(f"{s} {n:,}" for s, n in splits.items())
+              + f"  -> datasets.load_dataset({name!r}, {config!r})")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from figbench.paths import CORPORA, builder_dir
+from figbench.loading import builder_configs, load_dataset_builder
+from figbench.paths import builder_dir
 
 logger = logging.getLogger(__name__)
 
@@ -33,34 +34,6 @@ class ExportReport:
     def to_dict(self) -> dict[str, Any]:
         return {"folder": str(self.folder), "configs": self.configs, "skipped": self.skipped,
                 "files": [str(p) for p in self.files], "pushed_to": self.pushed_to}
-
-
-def load_dataset_builder(name: str, config: str | None, *, data_dir: str | None = None, **kwargs: Any):
-    """The ``datasets`` builder of a figbench corpus config (not yet prepared)."""
-    import datasets
-
-    from figbench.registry import register_builders
-
-    register_builders()
-    return datasets.load_dataset_builder(name, config, data_dir=data_dir, **kwargs)
-
-
-def builder_configs(name: str) -> tuple[list[str], str | None]:
-    """The config names of a figbench builder and its default config."""
-    if name not in CORPORA:
-        raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
-    import figbench  # noqa: F401  (registers the builders)
-    import datasets
-
-    from importlib import import_module
-
-    mod = import_module(f"figbench_builders.{name}")
-    builder_cls = next(
-        obj for obj in vars(mod).values()
-        if isinstance(obj, type) and issubclass(obj, datasets.DatasetBuilder) and obj.__module__ == mod.__name__
-    )
-    names = [c.name for c in builder_cls.BUILDER_CONFIGS]
-    return names, builder_cls.DEFAULT_CONFIG_NAME or (names[0] if names else None)
 
 
 def validate_repo_id(repo_id: str) -> str:
@@ -123,9 +96,6 @@ def export_dataset(name: str, config: str | None = None, to: str | Path = "", *,
         raise ValueError("export needs a target folder (--to DIR)")
     import datasets
 
-    from figbench.registry import register_builders
-
-    register_builders()
     names, default = builder_configs(name)
     if config is not None and config not in names:
         raise ValueError(f"{name} has no config {config!r}; configs: {', '.join(names)}")

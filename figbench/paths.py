@@ -1,65 +1,103 @@
-"""Where things are: the builders' and metrics' folders, and the corpora on disk."""
+"""Where things are: the builders' and metrics' folders, and the corpora on disk.
+
+Corpora live in one folder per corpus under a data root: ``$FIGBENCH_DATA_DIR`` when set, else
+:func:`default_data_dir` (``$XDG_CACHE_HOME/figbench/data``, i.e. ``~/.cache/figbench/data``).
+``figbench data where`` prints it; ``figbench data fetch CORPUS`` downloads a corpus there.
+
+Corpus and metric names are discovered from the installed ``figbench_datasets`` and
+``figbench_metrics`` folders (``datasets/<name>/<name>.py`` and ``metrics/<name>/<name>.py`` in a
+checkout), so adding one never edits a list here. This module imports nothing heavy.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
-#: Corpus folder names, as under ``FIGBENCH_DATA_DIR`` (and ``../shared/data``).
-CORPORA = ("ecbplus", "ecbmeta", "wec_eng", "meta4xnli", "wimcor", "epic")
-METRICS = ("conll_coref", "span_f1", "vocab_f1")
 DATA_DIR_ENV = "FIGBENCH_DATA_DIR"
+_BUILDERS_PACKAGE = "figbench_datasets"
+_METRICS_PACKAGE = "figbench_metrics"
 
 
-def project_root() -> Path:
-    """The folder holding ``datasets/``, ``metrics/``, ``baselines/`` and ``leaderboard/``."""
-    return Path(__file__).resolve().parent.parent
+def _package_dirs(package: str) -> list[Path]:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(p) for p in spec.submodule_search_locations if Path(p).is_dir()]
 
 
-def builders_root() -> Path:
-    return project_root() / "datasets"
+def _scan(package: str) -> tuple[str, ...]:
+    """Names ``n`` with a ``<folder>/n/n.py`` in the package's folders, sorted."""
+    names = {d.name for root in _package_dirs(package) for d in root.iterdir()
+             if d.is_dir() and (d / f"{d.name}.py").is_file()}
+    return tuple(sorted(names))
+
+
+#: Corpus names (the ``datasets`` builder names), as under the data root.
+CORPORA: tuple[str, ...] = _scan(_BUILDERS_PACKAGE)
+#: figbench's `evaluate` metrics.
+METRICS: tuple[str, ...] = _scan(_METRICS_PACKAGE)
+
+
+def _find(package: str, name: str, known: tuple[str, ...], what: str) -> Path:
+    if name not in known:
+        raise ValueError(f"unknown figbench {what} {name!r}; known: {', '.join(known)}")
+    for root in _package_dirs(package):
+        if (root / name / f"{name}.py").is_file():
+            return root / name
+    raise FileNotFoundError(f"{what} {name} is missing from this installation")  # pragma: no cover
 
 
 def builder_dir(name: str) -> Path:
-    if name not in CORPORA:
-        raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
-    return builders_root() / name
+    """The folder of a corpus's builder and dataset card (``datasets/<name>/``)."""
+    return _find(_BUILDERS_PACKAGE, name, CORPORA, "dataset")
 
 
 def metric_path(name: str) -> str:
-    """Installed path of a figbench metric, for ``evaluate.load(figbench.metric_path("conll_coref"))``."""
-    if name not in METRICS:
-        raise ValueError(f"unknown figbench metric {name!r}; known: {', '.join(METRICS)}")
-    path = project_root() / "metrics" / name
-    if not (path / f"{name}.py").is_file():
-        raise FileNotFoundError(f"metric script {path / (name + '.py')} is missing from this installation")
-    return str(path)
+    """Installed folder of a figbench metric, for ``evaluate.load(figbench.metric_path("conll_coref"))``."""
+    return str(_find(_METRICS_PACKAGE, name, METRICS, "metric"))
 
 
-def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path | None:
-    """The local folder of a corpus: ``data_dir`` itself, else ``$FIGBENCH_DATA_DIR/<name>``, else None."""
+def default_data_dir() -> Path:
+    """The data root when ``$FIGBENCH_DATA_DIR`` is not set: ``$XDG_CACHE_HOME/figbench/data``."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache).expanduser() / "figbench" / "data"
+
+
+def data_root() -> Path:
+    """The folder holding one sub-folder per corpus: ``$FIGBENCH_DATA_DIR``, else :func:`default_data_dir`."""
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env).expanduser().resolve() if env else default_data_dir()
+
+
+def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
+    """The local folder of a corpus: ``data_dir`` itself when given, else ``<data root>/<name>``."""
     if data_dir:
         return Path(data_dir).expanduser().resolve()
-    parent = os.environ.get(DATA_DIR_ENV)
-    if parent:
-        return (Path(parent).expanduser() / name).resolve()
-    return None
+    return data_root() / name
 
 
-class MissingDataError(FileNotFoundError):
-    """Some files of a corpus are missing; the message lists each with where it was looked for."""
+def data_dir_source(data_dir: str | os.PathLike | None = None) -> str:
+    """How the corpus folder was chosen, for messages: the option, the variable, or the default."""
+    if data_dir:
+        return "data_dir= / --data-dir"
+    if os.environ.get(DATA_DIR_ENV):
+        return f"${DATA_DIR_ENV}"
+    return f"the default data root (set ${DATA_DIR_ENV} to change it)"
 
 
-def require_files(corpus: str, root: Path, relative: Iterable[str], *, hint: str = "") -> list[Path]:
-    """Return the paths of ``relative`` under ``root``, or raise one error listing every missing one."""
-    paths = [root / r for r in relative]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        lines = "\n".join(f"  - {p}" for p in missing)
-        raise MissingDataError(
-            f"{corpus}: {len(missing)} required file(s) not found under {root}:\n{lines}\n"
-            f"Pass data_dir=<the {corpus} folder> or set {DATA_DIR_ENV} to a folder with a '{corpus}' sub-folder."
-            + (f"\n{hint}" if hint else "")
-        )
-    return paths
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """sha256 of every figbench and builder source file: part of every prepared-data cache key."""
+    import hashlib
+
+    from figbench import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    roots = [Path(__file__).resolve().parent, *_package_dirs(_BUILDERS_PACKAGE)]
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

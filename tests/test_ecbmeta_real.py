@@ -6,7 +6,7 @@ import datasets
 import pytest
 
 import figbench
-from figbench.corpora import ecb_io
+from figbench.corpora import ecbplus as ecb_io
 from figbench.schema import COREF_MENTION_FEATURES
 from tests.conftest import corpus_path
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import figbench
-from figbench.corpora import ecb_io
+from figbench.corpora import ecbplus as ecb_io
 from figbench.paths import MissingDataError
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ecbplus"

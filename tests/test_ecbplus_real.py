@@ -8,7 +8,7 @@ import datasets
 import pytest
 
 import figbench
-from figbench.corpora import ecb_io
+from figbench.corpora import ecbplus as ecb_io
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES, gold_clusters
 
 from tests.conftest import corpus_path

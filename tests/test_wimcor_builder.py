@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import corpus_path
 
 import figbench
-from figbench.corpora import wimcor_io as wio
+from figbench.corpora import wimcor as wio
 from figbench.paths import MissingDataError
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "wimcor"

@@ -1,4 +1,4 @@
-"""The WiMCor stream parser (figbench.corpora.wimcor_io) on hand-written XML and sample fixtures."""
+"""The WiMCor stream parser (figbench.corpora.wimcor) on hand-written XML and sample fixtures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from figbench.corpora import wimcor_io as wio
+from figbench.corpora import wimcor as wio
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "wimcor"
 XML = FIX / "full" / "wimcor-v1.1" / "dataset" / "xml"

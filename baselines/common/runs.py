@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from figbench.results import write_result
+
 
 
 def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False) -> None:
@@ -63,6 +63,8 @@ def train_config_from_args(args: argparse.Namespace, **defaults: Any):
 def finish_run(record: Mapping[str, Any], args: argparse.Namespace,
                summary: Mapping[str, Any] | None = None) -> Path:
     """Write the record atomically to ``--out`` (never a partial file), print a summary, and submit."""
+    from figbench.results import write_result
+
     record = with_system_name(record)
     out = write_result(record, args.out)
     print_summary(record, summary)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import datasets
 
-from figbench.corpora import ecb_io
+from figbench.corpora import ecbplus as ecb_io
 from figbench.paths import MissingDataError, corpus_dir, require_files
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 

@@ -6,7 +6,7 @@ standard setup of Cybulska & Vossen 2015), ``entities`` (same sentences, entity 
 documents). Splits: ``train`` / ``validation`` / ``test`` (topic split of Cybulska & Vossen 2015)
 and ``dev_small`` / ``dev_rest`` (the 40 validation documents of the ECB+META paper and the rest).
 
-Parsing and conventions live in :mod:`figbench.corpora.ecb_io`.
+Parsing and conventions live in :mod:`figbench.corpora.ecbplus`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import datasets
 
-from figbench.corpora import ecb_io
-from figbench.paths import corpus_dir
+from figbench.corpora import ecbplus as ecb_io
+from figbench.corpora.builder import FigbenchBuilder
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 
 _CITATION = """\
@@ -48,8 +48,6 @@ event and entity mentions and their within- and cross-document coreference. One 
 
 _HOMEPAGE = "https://github.com/cltl/ecbPlus"
 _LICENSE = "CC BY 3.0"
-#: Canonical downloads (URL, sha256 or None when unknown); see figbench.corpora.ecb_io.URLS.
-_URLS = ecb_io.URLS
 
 
 @dataclass
@@ -63,8 +61,10 @@ class EcbPlusConfig(datasets.BuilderConfig):
     strict_release: bool = True
 
 
-class EcbPlus(datasets.GeneratorBasedBuilder):
+class Ecbplus(FigbenchBuilder):
     """ECB+ mentions (events or entities) or documents."""
+
+    CORPUS = "ecbplus"
 
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIG_CLASS = EcbPlusConfig
@@ -88,16 +88,11 @@ class EcbPlus(datasets.GeneratorBasedBuilder):
             description=_DESCRIPTION, features=features, homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION
         )
 
-    def _sources(self, dl_manager) -> ecb_io.EcbSources:
-        root = corpus_dir("ecbplus", self.config.data_dir)
-        if root is not None:
-            return ecb_io.EcbSources.local(root, strict=self.config.strict_release)
-        return ecb_io.EcbSources.download(dl_manager)
-
     def _split_generators(self, dl_manager):
         # Everything is parsed and validated here, so a malformed file raises its own ValueError
         # (naming file and record) rather than a wrapped DatasetGenerationError.
-        sources = self._sources(dl_manager)
+        sources = ecb_io.EcbSources.local(self.corpus_root(), strict=self.config.strict_release,
+                                          data_dir=self.explicit_dir(), download=None)
         docs = ecb_io.parse_ecb_corpus(sources.xml_dir, sources.topics_present(), progress=True)
         sentences = ecb_io.read_coref_sentences(sources.sentences_csv) if self.config.validated_only else None
         per_split = ecb_io.split_documents(docs, ecb_io.read_dev_small(sources.dev_small))

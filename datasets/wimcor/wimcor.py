@@ -2,7 +2,7 @@
 
 Configs
 - ``full`` (default): the v1.1 release, train/validation/test partitions (123,600 / 41,200 / 41,200
-  samples), stream-parsed from the XML (``figbench.corpora.wimcor_io``). Local layouts accepted
+  samples), stream-parsed from the XML (``figbench.corpora.wimcor``). Local layouts accepted
   under the corpus folder: ``wimcor-v1.1/dataset/xml/*-partition.xml`` (the extracted release),
   ``dataset/xml/*-partition.xml``, the partition files themselves, or the ``wimcor-v1.1.tar.gz``
   release archive (read in place). Without a local folder the archive is downloaded.
@@ -25,7 +25,7 @@ import datasets
 from datasets.utils import logging as ds_logging
 
 from figbench import checksums
-from figbench.corpora import wimcor_io as wio
+from figbench.corpora import wimcor as wio
 from figbench.paths import corpus_dir, require_files
 
 _CITATION = """\

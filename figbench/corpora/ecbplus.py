@@ -2,7 +2,7 @@
 
 Shared by the ``ecbplus`` and ``ecbmeta`` builders and reusable by baselines::
 
-    from figbench.corpora import ecb_io
+    from figbench.corpora import ecbplus as ecb_io
     doc = ecb_io.parse_ecb_document("ECB+/1/1_10ecb.xml")
     docs = ecb_io.parse_ecb_corpus(root / "ECB+")              # all 982 documents
     validated = ecb_io.read_coref_sentences(root / ecb_io.SENTENCES_CSV)
@@ -35,8 +35,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figbench import checksums
-from figbench.checksums import ChecksumError, sha256_file  # noqa: F401 (re-exported for the builders)
+from figbench.corpora import files
+from figbench.corpora.files import ChecksumError, MissingDataError, RemoteFile, sha256_file  # noqa: F401
 
 #: Topic folders of ECB+ (15 and 17 do not exist).
 ALL_TOPICS: tuple[int, ...] = tuple(t for t in range(1, 46) if t not in (15, 17))
@@ -473,8 +473,23 @@ def corpus_stats(rows: Iterable[Mapping]) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------------------------
-# Sources: local folders or the canonical downloads, with checksums.
+# Sources: the release files in the corpus folder (downloaded there when missing and allowed).
 
+_ECB_RAW = "https://github.com/cltl/ecbPlus/raw/master/ECB%2B_LREC2014"
+#: The release files. The sha256 values were computed from the copies in ``shared/data/ecbplus``;
+#: the original ``ECB+.zip`` was not available offline, so its checksum is unknown (see the card).
+FILES: tuple[RemoteFile, ...] = (
+    RemoteFile(f"{XML_DIR}/1/1_1ecb.xml", f"{_ECB_RAW}/ECB%2B.zip", None, extract=True,
+               description="the 982 XML documents in 43 topic folders (ECB+.zip, unpacked)"),
+    RemoteFile(SENTENCES_CSV, f"{_ECB_RAW}/ECBplus_coreference_sentences.csv",
+               "afee49e0f5fe5084eec690e934aaade842d5eeff7a5704a36f59e7a49505f434",
+               description="the 1,840 manually validated sentences"),
+    RemoteFile(DEV_SMALL_DOCS,
+               "https://raw.githubusercontent.com/ahmeshaf/llms_coref/3836fc0f78f90721794d184df170b236fd9d9f20/"
+               "project/assets/ecb/dev_small_docs.txt",
+               "ba4d50b0c819bfd92377f48ff5c5ed686995907a62ec2915e5a614d542e0851f",
+               description="the 40 Dev_small documents of the ECB+META paper"),
+)
 
 
 def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") -> None:
@@ -482,51 +497,39 @@ def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") ->
 
     ``expected=None`` means the checksum is unknown (recorded as such in the dataset card): no check.
     """
-    checksums.verify_sha256(path, expected, corpus="ecbplus", label=label)
+    files.verify_sha256(path, expected, corpus="ecbplus", label=label)
 
 
-def require_ecb_release(root: str | Path, *, strict: bool = True) -> list[Path]:
+def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
+                        download: bool | None = False) -> list[Path]:
     """Check that ``root`` holds the ECB+ release (``ECB+/<topic>/`` for all 43 topics, the CSV, ``dev_small_docs.txt``).
 
-    Raises :class:`figbench.paths.MissingDataError` listing every missing file or folder. With
-    ``strict`` the number of XML documents must be the release's 982; without it (small fixtures)
-    only the topic folders present are read. Returns the XML files.
+    Missing release files are downloaded when ``download`` (None: when allowed, see
+    :func:`figbench.corpora.files.resolve`). Raises :class:`MissingDataError` listing every missing
+    file or folder. With ``strict`` the number of XML documents must be the release's 982; without it
+    (small fixtures) only the topic folders present are read. Returns the XML files.
     """
-    from figbench.paths import MissingDataError, require_files
-
     root = Path(root)
-    wanted = [SENTENCES_CSV, DEV_SMALL_DOCS]
+    wanted = list(FILES[1:])
     if strict:
-        wanted += [f"{XML_DIR}/{t}" for t in ALL_TOPICS]
+        wanted += [RemoteFile(f"{XML_DIR}/{t}", FILES[0].url, None, extract=True) for t in ALL_TOPICS]
     else:
-        wanted.append(XML_DIR)
-    require_files("ecbplus", root, wanted)
-    files = ecb_files(root / XML_DIR)
-    if strict and len(files) != N_DOCUMENTS:
+        wanted.append(RemoteFile(XML_DIR, FILES[0].url, None, extract=True))
+    absent = files.missing(root, wanted)
+    if absent and (download or (download is None and files.downloads_allowed())):
+        files.fetch("ecbplus", root, [f for f in FILES if f in absent or f.extract], data_dir=data_dir)
+        absent = files.missing(root, wanted)
+    if absent:
+        raise MissingDataError(files.missing_message("ecbplus", root, absent, data_dir=data_dir))
+    found = ecb_files(root / XML_DIR)
+    if strict and len(found) != N_DOCUMENTS:
         raise MissingDataError(
-            f"ecbplus: {root / XML_DIR} holds {len(files)} XML documents, the ECB+ release has {N_DOCUMENTS}; "
+            f"ecbplus: {root / XML_DIR} holds {len(found)} XML documents, the ECB+ release has {N_DOCUMENTS}; "
             "some files are missing or extra (pass strict_release=False only for test fixtures)"
         )
-    if not files:
+    if not found:
         raise MissingDataError(f"ecbplus: no <topic>/*.xml documents under {root / XML_DIR}")
-    return files
-
-
-#: Canonical downloads of the release: name -> (URL, sha256 or None when unknown).
-#: The sha256 values were computed from the copies in ``shared/data/ecbplus``; the original
-#: ``ECB+.zip`` is not available offline, so its checksum is unknown (see the ecbplus card).
-URLS: dict[str, tuple[str, str | None]] = {
-    "xml_zip": ("https://github.com/cltl/ecbPlus/raw/master/ECB%2B_LREC2014/ECB%2B.zip", None),
-    "sentences_csv": (
-        "https://github.com/cltl/ecbPlus/raw/master/ECB%2B_LREC2014/ECBplus_coreference_sentences.csv",
-        "afee49e0f5fe5084eec690e934aaade842d5eeff7a5704a36f59e7a49505f434",
-    ),
-    "dev_small": (
-        "https://raw.githubusercontent.com/ahmeshaf/llms_coref/3836fc0f78f90721794d184df170b236fd9d9f20/"
-        "project/assets/ecb/dev_small_docs.txt",
-        "ba4d50b0c819bfd92377f48ff5c5ed686995907a62ec2915e5a614d542e0851f",
-    ),
-}
+    return found
 
 
 @dataclass(frozen=True)
@@ -538,28 +541,12 @@ class EcbSources:
     dev_small: Path
 
     @classmethod
-    def local(cls, root: str | Path, *, strict: bool = True) -> EcbSources:
+    def local(cls, root: str | Path, *, strict: bool = True, data_dir: str | None = None,
+              download: bool | None = False) -> EcbSources:
         """The release in its original layout under ``root`` (checked with :func:`require_ecb_release`)."""
         root = Path(root)
-        require_ecb_release(root, strict=strict)
+        require_ecb_release(root, strict=strict, data_dir=data_dir, download=download)
         return cls(root / XML_DIR, root / SENTENCES_CSV, root / DEV_SMALL_DOCS)
-
-    @classmethod
-    def download(cls, dl_manager) -> EcbSources:
-        """Download the canonical files with a ``datasets`` download manager and verify their checksums."""
-        paths = {}
-        for name, (url, sha) in URLS.items():
-            path = dl_manager.download_and_extract(url) if name == "xml_zip" else dl_manager.download(url)
-            if name != "xml_zip":
-                verify_sha256(path, sha, label=url)
-            paths[name] = Path(path)
-        xml_dir = paths["xml_zip"]
-        if (xml_dir / XML_DIR).is_dir():
-            xml_dir = xml_dir / XML_DIR
-        files = ecb_files(xml_dir)
-        if len(files) != N_DOCUMENTS:
-            raise ValueError(f"{URLS['xml_zip'][0]}: extracted to {xml_dir} with {len(files)} XML documents, expected {N_DOCUMENTS}")
-        return cls(xml_dir, paths["sentences_csv"], paths["dev_small"])
 
     def topics_present(self) -> list[int]:
         return [t for t in ALL_TOPICS if (self.xml_dir / str(t)).is_dir()]

@@ -1,0 +1,175 @@
+"""Corpus files: where each comes from (:class:`RemoteFile`), and one way to get them (:func:`resolve`).
+
+A builder (or ``figbench data fetch``) names the files it needs as :class:`RemoteFile` s. :func:`resolve`
+returns their paths under the corpus folder; a missing file is downloaded there and its sha256
+checked when downloads are allowed (not offline), and otherwise one :class:`MissingDataError` lists
+every missing file with where it was looked for, the variable or option to set, and its URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from figbench.paths import DATA_DIR_ENV, data_dir_source
+
+#: Seconds before a download without progress is given up.
+DOWNLOAD_TIMEOUT_S = float(os.environ.get("FIGBENCH_DOWNLOAD_TIMEOUT", "60"))
+_OFFLINE_VARS = ("FIGBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+
+
+class MissingDataError(FileNotFoundError):
+    """Files of a corpus are missing; the message lists each with where it was looked for and its URL."""
+
+
+class ChecksumError(ValueError):
+    """A file does not have the recorded sha256; the message names the corpus, file and source."""
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file or folder of a corpus.
+
+    ``path`` is relative to the corpus folder. ``url`` is its public source; ``sha256`` that of the
+    downloaded bytes (None where no copy was available to compute it: the card says so). With
+    ``extract`` the download is a zip or tar archive that, unpacked into the corpus folder, creates
+    ``path``.
+    """
+
+    path: str
+    url: str
+    sha256: str | None = None
+    extract: bool = False
+    description: str = ""
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_sha256(path: str | os.PathLike, expected: str | None, *, corpus: str, label: str = "") -> str:
+    """Return the file's sha256; raise :class:`ChecksumError` when it is not ``expected`` (None: no check)."""
+    actual = sha256_file(path)
+    if expected is not None and actual != expected:
+        raise ChecksumError(
+            f"{corpus}: checksum mismatch for {label or Path(path).name} ({path}): expected sha256 {expected}, "
+            f"got {actual}; the download is corrupt or the original file changed")
+    return actual
+
+
+def downloads_allowed() -> bool:
+    """False when ``FIGBENCH_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` is set to a true value."""
+    return not any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on") for v in _OFFLINE_VARS)
+
+
+def missing(root: Path, files: Iterable[RemoteFile]) -> list[RemoteFile]:
+    return [f for f in files if not (root / f.path).exists()]
+
+
+def missing_message(corpus: str, root: Path, files: Sequence[RemoteFile], *, data_dir: str | None = None,
+                    reason: str = "", hint: str = "") -> str:
+    """The text of a :class:`MissingDataError`: corpus, folder, files with URLs, what to set."""
+    lines = "\n".join(f"  - {root / f.path}" + (f"   (from {f.url})" if f.url else "") for f in files)
+    text = (f"{corpus}: {len(files)} required file(s) not found in the {corpus} folder {root} "
+            f"(chosen by {data_dir_source(data_dir)}):\n{lines}\n")
+    if reason:
+        text += f"{reason}\n"
+    text += (f"To fix it: run `figbench data fetch {corpus}` where the network allows (it downloads these files "
+             f"there and checks their sha256), or download them by hand into that folder; or point "
+             f"{DATA_DIR_ENV} at a folder with a '{corpus}' sub-folder, or pass data_dir= (--data-dir) the "
+             f"{corpus} folder itself.")
+    return text + (f"\n{hint}" if hint else "")
+
+
+def _download(url: str, target: Path) -> None:
+    """Stream ``url`` to ``target`` (through a temporary file, renamed when complete)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
+            shutil.copyfileobj(resp, out, 1 << 20)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _extract(archive: Path, root: Path) -> None:
+    """Unpack a zip or tar archive into ``root``, refusing members that would land outside it."""
+    root = root.resolve()
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as z:
+            for name in z.namelist():
+                if not (root / name).resolve().is_relative_to(root):
+                    raise ValueError(f"{archive}: member {name!r} would be written outside {root}")
+            z.extractall(root)
+        return
+    with tarfile.open(archive) as t:
+        t.extractall(root, filter="data")
+
+
+def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool = False,
+          data_dir: str | None = None) -> list[Path]:
+    """Download ``files`` into ``root`` (each checked against its sha256); returns the paths fetched.
+
+    Files already present are kept unless ``force``. A failed download raises :class:`MissingDataError`
+    naming the file, its URL and the network error; nothing partial is left behind.
+    """
+    root = Path(root)
+    wanted = list(files) if force else missing(root, files)
+    done: list[Path] = []
+    for f in wanted:
+        name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
+        target = root / (f".download-{name}" if f.extract else f.path)
+        try:
+            _download(f.url, target)
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            why = getattr(e, "reason", None) or e
+            raise MissingDataError(missing_message(
+                corpus, root, [f], data_dir=data_dir,
+                reason=f"Downloading {f.url} failed: {type(e).__name__}: {why}.")) from None
+        try:
+            verify_sha256(target, f.sha256, corpus=corpus, label=f.url)
+            if f.extract:
+                _extract(target, root)
+                if not (root / f.path).exists():
+                    raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
+        finally:
+            if f.extract:
+                target.unlink(missing_ok=True)
+        done.append(root / f.path)
+    return done
+
+
+def resolve(corpus: str, root: Path, files: Sequence[RemoteFile], *, data_dir: str | None = None,
+            download: bool | None = None, hint: str = "") -> dict[str, Path]:
+    """Paths of ``files`` under ``root`` (keyed by ``RemoteFile.path``), downloading missing ones when allowed.
+
+    ``download=None`` downloads when :func:`downloads_allowed`. Raises one :class:`MissingDataError`
+    listing every file that is still missing.
+    """
+    root = Path(root)
+    absent = missing(root, files)
+    if absent:
+        allowed = downloads_allowed() if download is None else download
+        if not allowed:
+            offline = [v for v in _OFFLINE_VARS if os.environ.get(v)]
+            reason = (f"Not downloaded: offline mode ({', '.join(offline)} is set)." if offline and download is None
+                      else "Not downloaded (downloads are off for this call).")
+            raise MissingDataError(missing_message(corpus, root, absent, data_dir=data_dir, reason=reason, hint=hint))
+        fetch(corpus, root, absent, data_dir=data_dir)
+    return {f.path: root / f.path for f in files}
