@@ -69,13 +69,20 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="builder config option, e.g. source=ucdcr (repeatable)")
 
 
-def _options(pairs: list[str]) -> dict[str, str]:
-    out = {}
+def _options(pairs: list[str]) -> dict[str, object]:
+    """``KEY=VALUE`` builder options; values are read as YAML scalars (``False``, ``0.1``, ``ucdcr``)."""
+    import yaml
+
+    out: dict[str, object] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value.strip()
+        try:
+            parsed = yaml.safe_load(value.strip())
+        except yaml.YAMLError:
+            parsed = value.strip()
+        out[key.strip()] = parsed if isinstance(parsed, (str, int, float, bool)) or parsed is None else value.strip()
     return out
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from figbench.bootstrap import bootstrap_ci
-from figbench.paths import MissingDataError, corpus_dir, require_files
+from figbench.corpora.files import MissingDataError, RemoteFile, resolve
+from figbench.paths import corpus_dir
 from figbench.schema import (
     COREF_MENTION_FEATURES, Mention, assignments_from_clusters, clusters_from_assignments, gold_clusters,
 )
@@ -61,7 +62,8 @@ def test_corpus_dir_and_missing_files(tmp_path, monkeypatch):
     assert corpus_dir("epic", tmp_path / "x") == tmp_path / "x"
     (tmp_path / "a.txt").write_text("a")
     with pytest.raises(MissingDataError) as e:
-        require_files("epic", tmp_path, ["a.txt", "b.txt", "c/d.json"])
+        resolve("epic", tmp_path, [RemoteFile(p, f"https://example.org/{p}") for p in ("a.txt", "b.txt", "c/d.json")],
+                download=False)
     assert "b.txt" in str(e.value) and "d.json" in str(e.value) and "a.txt" not in str(e.value)
 
 
@@ -72,13 +74,24 @@ def test_datasets_folder_does_not_shadow_library():
     assert not (ROOT / "datasets" / "__init__.py").exists()
 
 
-def test_builders_registered_as_packaged_modules():
-    import figbench
-    from datasets import packaged_modules
-
-    for name in figbench.CORPORA:
-        if (ROOT / "datasets" / name / f"{name}.py").is_file():
-            assert packaged_modules._PACKAGED_DATASETS_MODULES[name][0] == f"figbench_builders.{name}"
+def test_import_figbench_changes_nothing_in_datasets(tmp_path):
+    """No hook: importing figbench (and loading through it) leaves how `datasets` resolves names alone."""
+    code = """
+import json, datasets
+from datasets import packaged_modules
+before = dict(packaged_modules._PACKAGED_DATASETS_MODULES)
+import figbench, figbench.loading
+figbench.loading.builder_class("ecbplus")
+assert dict(packaged_modules._PACKAGED_DATASETS_MODULES) == before
+ds = datasets.load_dataset("epic", split="train")   # the local folder named epic, not figbench's corpus
+print(json.dumps(ds[0]))
+"""
+    (tmp_path / "epic").mkdir()
+    (tmp_path / "epic" / "rows.json").write_text('{"x": 1}\n', encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == '{"x": 1}'
 
 
 def test_cli_help_everywhere():

@@ -20,6 +20,8 @@ from itertools import chain
 
 import numpy as np
 
+from figbench.scoring import Scored
+
 OUTSIDE = "O"
 _PREFIX_O, _PREFIX_B, _PREFIX_I = 0, 1, 2
 
@@ -275,3 +277,78 @@ def span_overlap_scores(
         "micro_f1": _f1(mp, mr),
         "n_examples": n,
     }
+
+
+# --------------------------------------------------------------------------------------------
+# Scored versions with bootstrap intervals (the tasks' and baselines' scoring path)
+
+def _prf_counts(correct: np.ndarray, predicted: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
+    c, p, g = float(correct.sum()), float(predicted.sum()), float(gold.sum())
+    prec, rec = _ratio(c, p), _ratio(c, g)
+    return prec, rec, _f1(prec, rec)
+
+
+_BIO_COUNTS = ("n_correct_spans", "n_pred_spans", "n_gold_spans", "n_correct_tokens", "n_pred_tokens",
+               "n_gold_tokens", "n_tokens")
+
+
+def score_bio(references: Sequence[Sequence[str]], predictions: Sequence[Sequence[str]], *,
+              n_resamples: int = 1000, seed: int = 0) -> Scored:
+    """:func:`bio_span_scores` (span and token P/R/F1, tag accuracy) with intervals over resampled sentences."""
+    from figbench.bootstrap import bootstrap_ci
+
+    raw = bio_span_scores(references, predictions)
+    scores = {k: float(v) for k, v in raw.items() if k in ("precision", "recall", "f1", "token_precision",
+                                                              "token_recall", "token_f1", "accuracy")}
+    counts = {k: float(v) for k, v in raw.items() if k.startswith("n_")}
+    cis: dict = {}
+    if n_resamples:
+        per = np.zeros((len(references), len(_BIO_COUNTS) + 1))
+        for j, (r, p) in enumerate(zip(references, predictions)):
+            one = bio_span_scores([r], [p])
+            per[j, :-1] = [one[n] for n in _BIO_COUNTS]
+            per[j, -1] = one["accuracy"] * one["n_tokens"]
+
+        def stat(idx: np.ndarray) -> dict[str, float]:
+            s = per[idx]
+            p, r, f = _prf_counts(s[:, 0], s[:, 1], s[:, 2])
+            tp_, tr, tf = _prf_counts(s[:, 3], s[:, 4], s[:, 5])
+            n_tok = s[:, 6].sum()
+            return {"precision": p, "recall": r, "f1": f, "token_precision": tp_, "token_recall": tr,
+                    "token_f1": tf, "accuracy": float(s[:, 7].sum() / n_tok) if n_tok else 0.0}
+
+        cis = bootstrap_ci(len(references), stat, n_resamples=n_resamples, seed=seed, unit="sentences")
+    return Scored(scores, {k: v for k, v in cis.items() if k in scores}, counts)
+
+
+#: :func:`span_overlap_scores` key -> the alignment task's key (its headline is ``token_f1``)
+ALIGNMENT_NAMES = {"precision": "token_precision", "recall": "token_recall", "f1": "token_f1",
+                   "micro_precision": "micro_token_precision", "micro_recall": "micro_token_recall",
+                   "micro_f1": "micro_token_f1"}
+
+
+def score_alignment(predictions: Sequence, references: Sequence, passages: Sequence[str], *,
+                    n_resamples: int = 1000, seed: int = 0) -> Scored:
+    """ePiC alignment: token-overlap P/R/F1 and exact match averaged over pairs, with intervals over pairs.
+
+    ``predictions`` and ``references`` are span texts or ``(start, end)`` character offsets into the
+    passage (offsets are compared by position, text by normalised tokens: :func:`span_overlap_scores`).
+    """
+    from figbench.bootstrap import bootstrap_ci
+
+    raw = span_overlap_scores(predictions, references, passages=passages)
+    scores = {ALIGNMENT_NAMES.get(k, k): float(v) for k, v in raw.items()
+              if not k.startswith("n_") and isinstance(v, float)}
+    counts = {k: float(v) for k, v in raw.items() if k.startswith("n_")}
+    cis: dict = {}
+    if n_resamples:
+        names = ("precision", "recall", "f1", "exact_match")
+        per = np.array([[one[n] for n in names] for one in
+                        (span_overlap_scores([p], [r], passages=[t])
+                         for p, r, t in zip(predictions, references, passages))])
+
+        def stat(idx: np.ndarray) -> dict[str, float]:
+            return {ALIGNMENT_NAMES.get(n, n): float(x) for n, x in zip(names, per[idx].mean(axis=0))}
+
+        cis = bootstrap_ci(len(predictions), stat, n_resamples=n_resamples, seed=seed, unit="examples")
+    return Scored(scores, cis, counts)

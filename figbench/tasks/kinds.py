@@ -1,0 +1,483 @@
+"""Kinds of task: how gold is read from a split's declared columns, how predictions are validated and
+scored. A task module instantiates one kind with its declaration (:mod:`figbench.tasks.base`).
+
+Predictions, per kind (what a predictions file's ``predictions`` holds):
+
+* clustering: a list of clusters (lists of mention ids), every mention of the split exactly once;
+  also ``{"clusters": [...]}``, ``[[clusters]]`` (one document) or ``{mention_id: cluster_id}``;
+* tagging: ``{id: [tag, ...]}``, one tag per gold token, tags from the declared tag set;
+* label: ``{id: label}`` with labels from the declared label set;
+* ranking: ``{id: [candidate ids, best first]}`` (a single id is a list of one);
+* span alignment: ``{id: [start, end]}`` character offsets into the passage, or ``{id: "span text"}``;
+* neighbour: ``{id: id of the most similar other example}``;
+* generation: ``{id: "generated text"}``.
+
+Per-example kinds also accept a list of ``{"id": ..., "prediction": ...}`` objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from figbench.scoring import Scored
+from figbench.tasks.base import Gold, PredictionsError, Task
+from figbench.tasks.gold import ClusterGold, LabelGold, RankingGold, SpanGold, TagGold, TextGold
+
+_MAX_LISTED = 5
+
+
+# --- shared checks --------------------------------------------------------------------------
+
+def listed(items) -> str:
+    """At most five items, sorted, with a count of the rest."""
+    items = sorted(items, key=str)
+    more = f" (and {len(items) - _MAX_LISTED} more)" if len(items) > _MAX_LISTED else ""
+    return ", ".join(repr(i) for i in items[:_MAX_LISTED]) + more
+
+
+def check_ids(seen, gold: Gold, what: str) -> None:
+    """Predictions must cover exactly the gold ids."""
+    seen = set(seen)
+    unknown = seen - gold.id_set
+    if unknown:
+        raise PredictionsError(f"{len(unknown)} unknown {what} id(s) not in {gold.key}: {listed(unknown)}")
+    absent = gold.id_set - seen
+    if absent:
+        raise PredictionsError(f"{len(absent)} {what} id(s) of {gold.key} missing from the predictions: {listed(absent)}")
+
+
+def per_example(raw: Any, gold: Gold) -> dict[str, Any]:
+    """``{id: value}`` from a mapping or a list of ``{"id", "prediction"}`` objects; ids checked against gold."""
+    if isinstance(raw, Mapping):
+        out = {str(k): v for k, v in raw.items()}
+    elif isinstance(raw, list):
+        out = {}
+        for i, item in enumerate(raw):
+            if not isinstance(item, Mapping) or "id" not in item:
+                raise PredictionsError(f"predictions[{i}]: expected an object with 'id' and 'prediction'")
+            value = next((item[k] for k in ("prediction", "label", "tags", "ranking", "span") if k in item), None)
+            if value is None:
+                raise PredictionsError(f"predictions[{i}] (id {item['id']!r}): no 'prediction' field")
+            ex_id = str(item["id"])
+            if ex_id in out:
+                raise PredictionsError(f"predictions[{i}]: duplicate id {ex_id!r}")
+            out[ex_id] = value
+    else:
+        raise PredictionsError(f"predictions for {gold.key}: expected an object of id -> prediction, "
+                               f"got {type(raw).__name__}")
+    check_ids(out.keys(), gold, "example")
+    return out
+
+
+def _column(dataset, name: str, key: str) -> list:
+    if name not in dataset.column_names:
+        raise ValueError(f"gold for {key}: the split has no column {name!r} (columns: {dataset.column_names})")
+    return list(dataset[name])
+
+
+def _names(dataset, column: str) -> list[str] | None:
+    """ClassLabel names of a column (or of its sequence items), if it has them."""
+    feat = dataset.features.get(column)
+    inner = getattr(feat, "feature", feat)
+    return list(inner.names) if hasattr(inner, "names") else None
+
+
+def _decode(values: list, names: list[str] | None, column: str, key: str) -> list[str]:
+    if names is None:
+        return [str(v) for v in values]
+    out = []
+    for v in values:
+        if isinstance(v, int) and not isinstance(v, bool):
+            if not 0 <= v < len(names):
+                raise ValueError(f"gold for {key}: column {column!r} has label id {v} outside {names}")
+            out.append(names[v])
+        else:
+            out.append(str(v))
+    return out
+
+
+def _nonempty(dataset, key: str) -> None:
+    if len(dataset) == 0:
+        raise ValueError(f"gold for {key}: the split is empty")
+
+
+# --- clustering (cross-document coreference) -------------------------------------------------
+
+@dataclass(frozen=True)
+class ClusteringTask(Task):
+    """Predict a partition of the split's mentions; scored with the CoNLL metrics as one document."""
+
+    mention_column: str = "mention_id"
+    cluster_column: str = "cluster_id"
+    group_column: str | None = None  #: resampling unit of the bootstrap (e.g. topic)
+
+    kind: ClassVar[str] = "clustering"
+    gold_type: ClassVar[type[Gold]] = ClusterGold
+
+    def gold_from_dataset(self, dataset, key: str) -> ClusterGold:
+        from figbench.schema import clusters_from_assignments
+
+        _nonempty(dataset, key)
+        mentions = [str(m) for m in _column(dataset, self.mention_column, key)]
+        clusters = clusters_from_assignments(mentions, [str(c) for c in _column(dataset, self.cluster_column, key)])
+        groups = None
+        if self.group_column:
+            groups = dict(zip(mentions, (str(g) for g in _column(dataset, self.group_column, key)), strict=True))
+        return ClusterGold.build(key, clusters, groups)
+
+    def parse_predictions(self, raw: Any, gold: Gold) -> list[list[str]]:
+        if raw is None:
+            raise PredictionsError("no predictions")
+        if isinstance(raw, Mapping) and "clusters" in raw:
+            raw = raw["clusters"]
+        elif isinstance(raw, Mapping):  # mention id -> cluster id
+            groups: dict[str, list[str]] = {}
+            for mid, cid in raw.items():
+                if not isinstance(cid, (str, int)) or isinstance(cid, bool):
+                    raise PredictionsError(f"predictions[{mid!r}]: cluster id must be a string or integer")
+                groups.setdefault(str(cid), []).append(str(mid))
+            raw = list(groups.values())
+        if not isinstance(raw, list):
+            raise PredictionsError("coreference predictions: expected a list of clusters (lists of mention ids)")
+        if raw and all(isinstance(c, list) for c in raw) and all(
+                c and all(isinstance(x, list) for x in c) for c in raw):
+            if len(raw) != 1:
+                raise PredictionsError(
+                    f"coreference predictions: the split is one cross-document document, got {len(raw)} documents")
+            raw = raw[0]
+        clusters: list[list[str]] = []
+        seen: set[str] = set()
+        for ci, cluster in enumerate(raw):
+            if not isinstance(cluster, list) or not cluster:
+                raise PredictionsError(f"predictions cluster {ci}: expected a non-empty list of mention ids")
+            for mid in cluster:
+                if not isinstance(mid, str):
+                    raise PredictionsError(f"predictions cluster {ci}: mention id {mid!r} is not a string")
+                if mid in seen:
+                    raise PredictionsError(f"predictions cluster {ci}: mention id {mid!r} appears more than once")
+                seen.add(mid)
+            clusters.append(list(cluster))
+        check_ids(seen, gold, "mention")
+        return clusters
+
+    def score(self, predictions: Any, gold: ClusterGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.coref import bootstrap_coref, evaluate_coref
+
+        ref = [list(c) for c in gold.clusters]
+        raw = evaluate_coref([predictions], [ref])
+        scores = {k: float(v) for k, v in raw.items() if k in self.metric_names}
+        extra = {"groups": dict(gold.groups)} if gold.groups else {}
+        cis = bootstrap_coref([predictions], [ref], n_resamples=n_resamples, seed=seed, **extra) if n_resamples else {}
+        counts = {"mentions": float(len(gold.ids)), "gold_clusters": float(len(gold.clusters)),
+                  "predicted_clusters": float(len(predictions))}
+        return Scored(scores, {k: v for k, v in cis.items() if k in scores}, counts)
+
+    def perfect_predictions(self, gold: ClusterGold) -> list[list[str]]:
+        return [list(c) for c in gold.clusters]
+
+    def wrong_predictions(self, gold: ClusterGold) -> list[list[str]]:
+        if any(len(c) > 1 for c in gold.clusters):
+            return [[m] for m in gold.ids]
+        return [list(gold.ids)]
+
+
+# --- token tagging ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TaggingTask(Task):
+    """Predict a tag per token; strict IOB2 span P/R/F1 (headline) and token scores."""
+
+    id_column: str = "id"
+    tags_column: str = "tags"
+    tag_set: tuple[str, ...] = ()   #: used when the dataset's features carry no tag names
+    outside: str = "O"
+
+    kind: ClassVar[str] = "tagging"
+    gold_type: ClassVar[type[Gold]] = TagGold
+
+    def gold_from_dataset(self, dataset, key: str) -> TagGold:
+        _nonempty(dataset, key)
+        ids = [str(i) for i in _column(dataset, self.id_column, key)]
+        names = _names(dataset, self.tags_column)
+        tags = {i: tuple(_decode(list(seq), names, self.tags_column, key))
+                for i, seq in zip(ids, _column(dataset, self.tags_column, key), strict=True)}
+        return TagGold(key, tuple(ids), tags, tuple(names or self.tag_set))
+
+    def parse_predictions(self, raw: Any, gold: TagGold) -> dict[str, list[str]]:
+        preds = per_example(raw, gold)
+        allowed = set(gold.tag_set or self.tag_set)
+        for ex_id, tags in preds.items():
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise PredictionsError(f"predictions[{ex_id!r}]: expected a list of tag strings")
+            if len(tags) != len(gold.tags[ex_id]):
+                raise PredictionsError(f"predictions[{ex_id!r}]: {len(tags)} tags for {len(gold.tags[ex_id])} tokens")
+            bad = set(tags) - allowed
+            if bad:
+                raise PredictionsError(f"predictions[{ex_id!r}]: unknown tag(s) {listed(bad)}; use {sorted(allowed)}")
+        return preds
+
+    def score(self, predictions: Any, gold: TagGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.spans import score_bio
+
+        ids = list(gold.ids)
+        return score_bio([list(gold.tags[i]) for i in ids], [list(predictions[i]) for i in ids],
+                         n_resamples=n_resamples, seed=seed)
+
+    def perfect_predictions(self, gold: TagGold) -> dict[str, list[str]]:
+        return {i: list(t) for i, t in gold.tags.items()}
+
+    def wrong_predictions(self, gold: TagGold) -> dict[str, list[str]]:
+        inside = next(t for t in gold.tag_set if t != self.outside and t.startswith("B-"))
+        return {i: [inside if t == self.outside else self.outside for t in tags] for i, tags in gold.tags.items()}
+
+
+# --- single-label classification -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LabelTask(Task):
+    """Predict one label per example; accuracy, micro/macro P/R/F1 over the declared label set."""
+
+    id_column: str = "id"
+    label_column: str = "label"
+    group_columns: tuple[str, ...] = ()  #: per-group accuracy (``accuracy_<value>``)
+
+    kind: ClassVar[str] = "label"
+    gold_type: ClassVar[type[Gold]] = LabelGold
+
+    def gold_from_dataset(self, dataset, key: str) -> LabelGold:
+        _nonempty(dataset, key)
+        ids = [str(i) for i in _column(dataset, self.id_column, key)]
+        names = _names(dataset, self.label_column)
+        labels = dict(zip(ids, _decode(_column(dataset, self.label_column, key), names, self.label_column, key),
+                          strict=True))
+        label_set = tuple(names) if names else tuple(sorted(set(labels.values())))
+        groups = {c: dict(zip(ids, (str(v) for v in _column(dataset, c, key)), strict=True))
+                  for c in self.group_columns} or None
+        return LabelGold(key, tuple(ids), labels, label_set, groups)
+
+    def parse_predictions(self, raw: Any, gold: LabelGold) -> dict[str, str]:
+        preds = per_example(raw, gold)
+        allowed = set(gold.label_set)
+        for ex_id, label in preds.items():
+            if not isinstance(label, str):
+                raise PredictionsError(f"predictions[{ex_id!r}]: label must be a string, got {type(label).__name__}")
+            if label not in allowed:
+                raise PredictionsError(f"predictions[{ex_id!r}]: unknown label {label!r}; labels: {sorted(allowed)}")
+        return preds
+
+    def score(self, predictions: Any, gold: LabelGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.classification import score_labels
+
+        ids = list(gold.ids)
+        groups = {c: [m[i] for i in ids] for c, m in gold.groups.items()} if gold.groups else None
+        return score_labels([gold.labels[i] for i in ids], [predictions[i] for i in ids], gold.label_set,
+                            groups=groups, ids=ids, n_resamples=n_resamples, seed=seed, unit=self.resample_unit)
+
+    def perfect_predictions(self, gold: LabelGold) -> dict[str, str]:
+        return dict(gold.labels)
+
+    def wrong_predictions(self, gold: LabelGold) -> dict[str, str]:
+        ls = list(gold.label_set)
+        return {i: ls[(ls.index(lab) + 1) % len(ls)] for i, lab in gold.labels.items()}
+
+
+# --- ranking ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RankingTask(Task):
+    """Rank candidates per example (best first); accuracy, MRR and top-5 accuracy."""
+
+    id_column: str = "id"
+    label_column: str = "label"
+
+    kind: ClassVar[str] = "ranking"
+    gold_type: ClassVar[type[Gold]] = RankingGold
+
+    def gold_from_dataset(self, dataset, key: str) -> RankingGold:
+        _nonempty(dataset, key)
+        ids = [str(i) for i in _column(dataset, self.id_column, key)]
+        names = _names(dataset, self.label_column)
+        labels = dict(zip(ids, _decode(_column(dataset, self.label_column, key), names, self.label_column, key),
+                          strict=True))
+        return RankingGold(key, tuple(ids), labels)
+
+    def parse_predictions(self, raw: Any, gold: RankingGold) -> dict[str, list[str]]:
+        out = {}
+        for ex_id, ranking in per_example(raw, gold).items():
+            ranking = [ranking] if isinstance(ranking, (str, int)) and not isinstance(ranking, bool) else ranking
+            if not isinstance(ranking, list) or not ranking:
+                raise PredictionsError(f"predictions[{ex_id!r}]: expected a non-empty list of candidate ids")
+            ranked = []
+            for p in ranking:
+                if isinstance(p, bool) or not isinstance(p, (str, int)):
+                    raise PredictionsError(f"predictions[{ex_id!r}]: candidate id {p!r} must be a string or integer")
+                ranked.append(str(p))
+            if len(set(ranked)) != len(ranked):
+                raise PredictionsError(f"predictions[{ex_id!r}]: a candidate id is ranked twice")
+            out[ex_id] = ranked
+        return out
+
+    def score(self, predictions: Any, gold: RankingGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.ranking import score_rankings
+
+        ids = list(gold.ids)
+        return score_rankings([gold.labels[i] for i in ids], [predictions[i] for i in ids],
+                              n_resamples=n_resamples, seed=seed, unit=self.resample_unit)
+
+    def perfect_predictions(self, gold: RankingGold) -> dict[str, list[str]]:
+        return {i: [lab] for i, lab in gold.labels.items()}
+
+    def wrong_predictions(self, gold: RankingGold) -> dict[str, list[str]]:
+        values = sorted(set(gold.labels.values())) + ["no such candidate"]
+        return {i: [next(v for v in values if v != lab)] for i, lab in gold.labels.items()}
+
+
+# --- span alignment --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SpanAlignmentTask(Task):
+    """Find, per (passage, query span) pair, the passage span it aligns with; token-overlap P/R/F1.
+
+    Gold comes from a ``pairs`` list column: one example per pair (``pair_id``), pairs whose spans
+    the builder could not locate in their text are left out.
+    """
+
+    passage_column: str = "narrative"
+    pairs_column: str = "pairs"
+
+    kind: ClassVar[str] = "span_alignment"
+    gold_type: ClassVar[type[Gold]] = SpanGold
+
+    def gold_from_dataset(self, dataset, key: str) -> SpanGold:
+        _nonempty(dataset, key)
+        spans: dict[str, dict[str, Any]] = {}
+        for passage, pairs in zip(_column(dataset, self.passage_column, key), _column(dataset, self.pairs_column, key),
+                                  strict=True):
+            for pair in pairs:
+                pid = str(pair["pair_id"])
+                if pid in spans:
+                    raise ValueError(f"gold for {key}: duplicate pair id {pid!r}")
+                start, end = int(pair["narrative_start"]), int(pair["narrative_end"])
+                if pair.get("narrative_match") == "none" or pair.get("proverb_match") == "none" \
+                        or not 0 <= start < end <= len(passage):
+                    continue
+                spans[pid] = {"passage": passage, "query": pair.get("proverb_span", ""),
+                              "answer": pair["narrative_span"], "start": start, "end": end}
+        return SpanGold(key, tuple(spans), spans)
+
+    def parse_predictions(self, raw: Any, gold: SpanGold) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for ex_id, span in per_example(raw, gold).items():
+            if isinstance(span, str):
+                out[ex_id] = span
+                continue
+            if not (isinstance(span, list) and len(span) == 2
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+                raise PredictionsError(f"predictions[{ex_id!r}]: expected the predicted span as text or "
+                                       "[start, end] character offsets into the passage")
+            passage = gold.spans[ex_id]["passage"]
+            if not 0 <= span[0] <= span[1] <= len(passage):
+                raise PredictionsError(f"predictions[{ex_id!r}]: offsets {span} outside the passage "
+                                       f"({len(passage)} characters)")
+            out[ex_id] = [int(span[0]), int(span[1])]
+        return out
+
+    def score(self, predictions: Any, gold: SpanGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.spans import score_alignment
+
+        ids = list(gold.ids)
+        preds = [predictions[i] for i in ids]
+        # offsets are scored by position against the gold offsets, text against the gold span's text
+        refs = [(gold.spans[i]["start"], gold.spans[i]["end"]) if isinstance(p, list) and "start" in gold.spans[i]
+                else gold.spans[i]["answer"] for i, p in zip(ids, preds)]
+        preds = [tuple(p) if isinstance(p, list) else p for p in preds]
+        return score_alignment(preds, refs, [gold.spans[i]["passage"] for i in ids], n_resamples=n_resamples,
+                               seed=seed)
+
+    def perfect_predictions(self, gold: SpanGold) -> dict[str, list[int]]:
+        return {i: [int(s["start"]), int(s["end"])] for i, s in gold.spans.items()}
+
+    def wrong_predictions(self, gold: SpanGold) -> dict[str, list[int]]:
+        return {i: [0, 0] for i in gold.spans}
+
+
+# --- nearest other example -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NeighbourTask(LabelTask):
+    """Name, per example, the most similar *other* example; a hit when both have the same label
+    (gold as for :class:`LabelTask`)."""
+
+    kind: ClassVar[str] = "neighbour"
+
+    def parse_predictions(self, raw: Any, gold: LabelGold) -> dict[str, str]:
+        preds = per_example(raw, gold)
+        for ex_id, other in preds.items():
+            if not isinstance(other, str) or other not in gold.id_set:
+                raise PredictionsError(f"predictions[{ex_id!r}]: {other!r} is not an id of {gold.key}")
+            if other == ex_id:
+                raise PredictionsError(f"predictions[{ex_id!r}]: the most similar *other* example, not itself")
+        return preds
+
+    def score(self, predictions: Any, gold: LabelGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.ranking import score_neighbours
+
+        return score_neighbours(gold.labels, predictions, list(gold.ids), n_resamples=n_resamples, seed=seed,
+                                unit=self.resample_unit)
+
+    def perfect_predictions(self, gold: LabelGold) -> dict[str, str]:
+        by_label: dict[str, list[str]] = {}
+        for i, lab in gold.labels.items():
+            by_label.setdefault(lab, []).append(i)
+        out = {}
+        for i, lab in gold.labels.items():
+            same = [j for j in by_label[lab] if j != i]
+            if not same:
+                raise ValueError(f"gold for {gold.key}: {i!r} has no other example with its label")
+            out[i] = same[0]
+        return out
+
+    def wrong_predictions(self, gold: LabelGold) -> dict[str, str]:
+        return {i: next(j for j, lab_j in gold.labels.items() if lab_j != lab) for i, lab in gold.labels.items()}
+
+
+# --- generation ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GenerationTask(Task):
+    """Generate a text per example; corpus BLEU and ROUGE-L F1 against the reference."""
+
+    id_column: str = "id"
+    reference_column: str = "text"
+
+    kind: ClassVar[str] = "generation"
+    gold_type: ClassVar[type[Gold]] = TextGold
+
+    def gold_from_dataset(self, dataset, key: str) -> TextGold:
+        _nonempty(dataset, key)
+        ids = [str(i) for i in _column(dataset, self.id_column, key)]
+        refs = dict(zip(ids, (str(t) for t in _column(dataset, self.reference_column, key)), strict=True))
+        return TextGold(key, tuple(ids), refs)
+
+    def parse_predictions(self, raw: Any, gold: TextGold) -> dict[str, str]:
+        preds = per_example(raw, gold)
+        for ex_id, text in preds.items():
+            if not isinstance(text, str):
+                raise PredictionsError(f"predictions[{ex_id!r}]: expected generated text")
+        return preds
+
+    def score(self, predictions: Any, gold: TextGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
+        from figbench.scoring.text import score_generation
+
+        ids = list(gold.ids)
+        return score_generation([gold.references[i] for i in ids], [predictions[i] for i in ids],
+                                n_resamples=n_resamples, seed=seed, unit=self.resample_unit)
+
+    def perfect_predictions(self, gold: TextGold) -> dict[str, str]:
+        return dict(gold.references)
+
+    def wrong_predictions(self, gold: TextGold) -> dict[str, str]:
+        return {i: "zzz qqq" for i in gold.references}
+

@@ -1,0 +1,31 @@
+"""Metaphor detection as token classification on Meta4XNLI (strict IOB2 span F1)."""
+
+from figbench.tasks.base import Benchmark, Metric, Plot
+from figbench.tasks.kinds import TaggingTask
+
+_GROUP = "Meta4XNLI detection"
+
+TASK = TaggingTask(
+    name="metaphor_detection",
+    order=20,
+    family="meta4xnli",
+    family_title="Meta4XNLI",
+    title="Metaphor detection",
+    description="Metaphor detection as token classification (B-/I-METAPHOR tags, strict IOB2 span F1).",
+    headline="f1",
+    metrics=(Metric("f1", "Span F1"), Metric("precision", "Span P"), Metric("recall", "Span R"),
+             Metric("token_f1", "Token F1"), Metric("token_precision", "Token P"), Metric("token_recall", "Token R"),
+             Metric("accuracy", "Tag accuracy"),
+             *(Metric(f"{part}_{m}", f"{title} {m if m != 'f1' else 'F1'}")
+               for part, title in (("in_vocab", "In-vocabulary"), ("out_vocab", "Out-of-vocabulary"))
+               for m in ("f1", "precision", "recall"))),
+    columns=("f1", "precision", "recall", "token_f1", "in_vocab_f1", "out_vocab_f1"),
+    benchmarks=(
+        Benchmark("metaphor_detection", "meta4xnli", "detection_en", "test", "Meta4XNLI detection EN", _GROUP),
+        Benchmark("metaphor_detection", "meta4xnli", "detection_es", "test", "Meta4XNLI detection ES", _GROUP),
+    ),
+    plots=(Plot("distribution", "Span F1 of every submission", "f1"),),
+    predictions_doc="BIO tags per token, per example id",
+    resample_unit="sentences",
+    tag_set=("O", "B-METAPHOR", "I-METAPHOR"),
+)

@@ -1,0 +1,20 @@
+"""Similar narratives on ePiC: the most similar other narrative illustrates the same proverb (accuracy)."""
+
+from figbench.tasks.base import Metric
+from figbench.tasks.kinds import NeighbourTask
+
+TASK = NeighbourTask(
+    name="similar_narratives",
+    order=42,
+    family="epic",
+    family_title="ePiC",
+    title="Similar narratives",
+    description="For each narrative, name the most similar other narrative; correct when both illustrate the "
+                "same proverb.",
+    headline="accuracy",
+    metrics=(Metric("accuracy", "Accuracy"),
+             *(Metric(f"accuracy_{d}", f"Accuracy ({d})") for d in ("cosine", "js", "l2", "l1"))),
+    predictions_doc="the id of the most similar other narrative per narrative id",
+    resample_unit="narratives",
+    label_column="proverb_id",
+)
