@@ -12,13 +12,14 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 STORE ?= .figbench/store
 PORT ?= 7860
+JOBS ?= auto
 PYTEST_ARGS ?=
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test lint bench screenshots clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
@@ -28,8 +29,11 @@ $(VENV)/.installed: pyproject.toml
 run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
-test: setup  ## the test suite (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
+	$(BIN)/python -m pytest -n $(JOBS) $(PYTEST_ARGS)
+
+lint: setup  ## ruff (configured in pyproject.toml)
+	$(BIN)/ruff check .
 
 bench: setup  ## speed/memory benchmarks, side by side
 	$(BIN)/python benchmarks/bench_coref.py

@@ -51,6 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     wk.add_argument("--data-dir", default=None)
     wk.set_defaults(func=_work)
 
+    from figbench_leaderboard.space import register as register_space
+
+    register_space(lsub)
+
 
 def _open_store(spec: str):
     from figbench_leaderboard.hub_store import open_store

@@ -1,0 +1,124 @@
+"""``figbench leaderboard space --out DIR``: a deployable Hugging Face Space folder for the leaderboard.
+
+The folder holds ``README.md`` (Space metadata: Gradio SDK, ``app.py``, OAuth for per-user rate
+limits), ``app.py`` (serves the board with its queue worker) and ``requirements.txt`` (installs
+figbench from a copied wheel, or from its git URL). What the running Space reads is configured by
+environment variables and secrets, documented in the README it writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+APP = '''"""figbench leaderboard Space: serves the board and scores the queue (see README.md for the settings)."""
+
+import os
+
+from figbench_leaderboard.app import serve
+from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
+
+gold_json = os.environ.get("FIGBENCH_GOLD_JSON")
+gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(os.environ.get("FIGBENCH_DATA_DIR"))
+serve(os.environ.get("FIGBENCH_LEADERBOARD_STORE", "data/store"), gold=gold,
+      host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), port=int(os.environ.get("PORT", "7860")))
+'''
+
+README = """---
+title: figbench leaderboard
+emoji: 🏆
+colorFrom: indigo
+colorTo: green
+sdk: gradio
+sdk_version: {gradio}
+app_file: app.py
+pinned: true
+hf_oauth: true
+license: apache-2.0
+short_description: Figurative language and cross-document event coreference
+---
+
+# figbench leaderboard
+
+Submissions are predictions, scored here against gold labels that never leave the server. This
+folder was written by `figbench leaderboard space` (figbench {version}).
+
+## Settings (Space variables and secrets)
+
+| name | what | default |
+|---|---|---|
+| `FIGBENCH_LEADERBOARD_STORE` | where submissions live: a folder (persistent storage, e.g. `/data/store`) or `hf://datasets/ORG/NAME` (a Hub dataset; predictions are kept in its private companion, see `leaderboard/README.md`) | `data/store` |
+| `FIGBENCH_DATA_DIR` | the corpora (one folder per corpus) the gold labels are read from; missing public files are downloaded there on first use | `~/.cache/figbench/data` |
+| `FIGBENCH_GOLD_JSON` | instead of the corpora: a JSON file of gold labels per benchmark (for small or private boards) | unset |
+| `HF_TOKEN` (secret) | write access to the Hub store | unset |
+
+With `hf_oauth: true` the submit form asks submitters to log in, and the rate limit counts
+submissions per Hugging Face user; without a login it counts per client address as the Spaces
+proxy reports it.
+
+## Run it locally
+
+```bash
+pip install -r requirements.txt
+FIGBENCH_LEADERBOARD_STORE=./store python app.py   # http://127.0.0.1:7860 with GRADIO_SERVER_NAME=127.0.0.1
+```
+"""
+
+
+#: CPU builds of torch: an unpinned torch from PyPI pulls the CUDA wheels (GBs) onto a CPU Space.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = None,
+                requirement: str | None = None, torch_index: str = TORCH_CPU_INDEX) -> list[Path]:
+    """Write the Space folder; ``wheel`` is copied in and installed from there, else ``requirement``.
+
+    ``torch_index`` (empty: none) is the extra package index ``requirements.txt`` names for torch.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from figbench import __version__
+    from figbench.metric_modules import default_requirement
+
+    folder = Path(out).expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        gradio = version("gradio")
+    except PackageNotFoundError:  # pragma: no cover - gradio is a dependency
+        gradio = "6.31.0"
+    written = [folder / "README.md", folder / "app.py", folder / "requirements.txt"]
+    written[0].write_text(README.format(gradio=gradio, version=__version__), encoding="utf-8")
+    written[1].write_text(APP, encoding="utf-8")
+    if wheel is not None:
+        wheel = Path(wheel)
+        if not wheel.is_file() or wheel.suffix != ".whl":
+            raise FileNotFoundError(f"{wheel}: not a wheel file (build one with `python -m build --wheel`)")
+        shutil.copyfile(wheel, folder / wheel.name)
+        written.append(folder / wheel.name)
+        spec = f"./{wheel.name}"
+    else:
+        spec = requirement or default_requirement()
+    index = f"--extra-index-url {torch_index}\n" if torch_index else ""
+    written[2].write_text(f"{index}torch>=2.4,<2.14\n{spec}\n", encoding="utf-8")
+    return written
+
+
+def register(lsub: argparse._SubParsersAction) -> None:
+    sp = lsub.add_parser("space", help="write a deployable Hugging Face Space folder for the leaderboard",
+                         description="Write README.md (Space metadata), app.py and requirements.txt to --out.")
+    sp.add_argument("--out", required=True, metavar="DIR", help="target folder")
+    sp.add_argument("--wheel", default=None, help="copy this figbench wheel into the folder and install it from there")
+    sp.add_argument("--requirement", default=None,
+                    help="pip requirement for figbench (default: this version's git tag)")
+    sp.add_argument("--torch-index", default=TORCH_CPU_INDEX,
+                    help=f"extra index for torch's CPU build in requirements.txt ('' for none; default {TORCH_CPU_INDEX})")
+    sp.set_defaults(func=_space)
+
+
+def _space(args: argparse.Namespace) -> int:
+    for path in write_space(args.out, wheel=args.wheel, requirement=args.requirement,
+                            torch_index=args.torch_index):
+        print(path)
+    return 0
