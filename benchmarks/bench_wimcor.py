@@ -50,8 +50,8 @@ def generate(path: Path, n: int, seed: int = 0) -> int:
 
 _CHILD = r"""
 import importlib.util, json, resource, sys, time, tracemalloc
-# Load the parser module by path: it needs only the standard library, so the peak RSS below is the
-# parser's own, not that of `datasets`/`pyarrow` (which `import figbench` would pull in).
+# Load the parser module by path: it needs only the standard library (and figbench.corpora.files, itself
+# standard library only), so the peak RSS below is the parser's own, not that of `datasets`/`pyarrow`.
 spec = importlib.util.spec_from_file_location("wimcor_io", sys.argv[3])
 wio = sys.modules["wimcor_io"] = importlib.util.module_from_spec(spec); spec.loader.exec_module(wio)
 path, mode = sys.argv[1], sys.argv[2]
@@ -71,7 +71,7 @@ else:
     print(json.dumps({"samples": n, "tracemalloc_peak_mib": tracemalloc.get_traced_memory()[1] / 2**20}))
 """
 
-_MODULE = Path(__file__).resolve().parent.parent / "figbench" / "corpora" / "wimcor_io.py"
+_MODULE = Path(__file__).resolve().parent.parent / "figbench" / "corpora" / "wimcor.py"
 
 
 def measure(path: Path) -> dict:

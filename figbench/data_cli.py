@@ -119,6 +119,7 @@ def _stats(args: argparse.Namespace) -> int:
     if args.split:
         unknown = [s for s in args.split if s not in dd]
         if unknown:
+            _why_missing(args, config, unknown)
             raise ValueError(f"{args.name}/{config} has no split(s) {unknown}; built: {', '.join(dd)}")
         dd = datasets.DatasetDict({s: dd[s] for s in args.split})
     stats = dataset_stats(dd, mtld=not args.no_mtld)
@@ -131,6 +132,22 @@ def _stats(args: argparse.Namespace) -> int:
     print(f"{args.name} / {config}")
     print(render_table(stats, pub))
     return 0
+
+
+def _why_missing(args: argparse.Namespace, config: str, splits: list[str]) -> None:
+    """Raise the builder's own error for a split it knows but could not build (its file missing: a
+    :class:`~figbench.corpora.files.MissingDataError` naming the file and its URL); else return."""
+    from figbench.corpora.files import MissingDataError
+    from figbench.loading import load_dataset
+
+    for split in splits:
+        try:
+            load_dataset(args.name, config, split=split, data_dir=args.data_dir, cache_dir=args.cache_dir,
+                         **_options(args.option))
+        except MissingDataError:
+            raise
+        except (ValueError, KeyError):  # a split the corpus does not have
+            continue
 
 
 def render_table(stats: dict[str, dict[str, Any]], pub: dict[str, dict[str, Any]] | None = None) -> str:
@@ -230,7 +247,9 @@ def _where(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from figbench.corpora.files import fetch
+    from figbench.corpora.files import (
+        MissingDataError, downloads_allowed, fetch, missing, missing_message, offline_reason, resolve,
+    )
     from figbench.paths import CORPORA, corpus_dir
 
     if args.data_dir and len(args.names) > 1:
@@ -239,7 +258,15 @@ def _fetch(args: argparse.Namespace) -> int:
         if name not in CORPORA:
             raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")
         folder = corpus_dir(name, args.data_dir)
-        got = fetch(name, folder, _corpus_files(name), force=args.force, data_dir=args.data_dir)
+        files = _corpus_files(name)
+        if args.force:
+            if not downloads_allowed():
+                raise MissingDataError(missing_message(name, folder, files, data_dir=args.data_dir,
+                                                       reason=offline_reason()))
+            got = fetch(name, folder, files, force=True, data_dir=args.data_dir)
+        else:
+            got = [folder / f.path for f in missing(folder, files)]
+            resolve(name, folder, files, data_dir=args.data_dir)  # downloads what is missing, or says why not
         print(f"{name}: {len(got)} file(s) downloaded into {folder}" if got else f"{name}: complete in {folder}")
     return 0
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import figbench
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 ECB_MINI = FIX / "ecbplus" / "mini"

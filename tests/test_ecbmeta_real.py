@@ -34,12 +34,11 @@ def cache(tmp_path_factory):
 
 def _load(config, roots, cache, **kw):
     # the ECB+ release is found beside the ecbmeta folder (shared/data layout)
-    return datasets.load_dataset("ecbmeta", config, data_dir=str(roots[0]), cache_dir=cache, **kw)
+    return figbench.load_dataset("ecbmeta", config, data_dir=str(roots[0]), cache_dir=cache, **kw)
 
 
 @pytest.fixture(scope="module")
 def meta_m(roots, cache):
-    figbench.register_builders()
     return _load("meta_m", roots, cache)
 
 

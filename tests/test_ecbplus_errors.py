@@ -10,7 +10,7 @@ import pytest
 
 import figbench
 from figbench.corpora import ecbplus as ecb_io
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ecbplus"
 MINI = FIX / "mini"

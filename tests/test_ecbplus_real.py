@@ -76,8 +76,8 @@ def test_entities_counts(root, cache):
 
 
 def test_all_sentence_configs_are_supersets(root, cache, events):
-    ev_all = datasets.load_dataset("ecbplus", "events_all", data_dir=str(root), cache_dir=cache)
-    ent_all = datasets.load_dataset("ecbplus", "entities_all", data_dir=str(root), cache_dir=cache)
+    ev_all = figbench.load_dataset("ecbplus", "events_all", data_dir=str(root), cache_dir=cache)
+    ent_all = figbench.load_dataset("ecbplus", "entities_all", data_dir=str(root), cache_dir=cache)
     assert [len(ev_all[s]) for s in ("train", "validation", "test")] == [8182, 2647, 4174]
     assert [len(ent_all[s]) for s in ("train", "validation", "test")] == [9831, 3033, 4430]
     for split in ("train", "validation", "test"):

@@ -10,14 +10,14 @@ import datasets
 import pytest
 
 import figbench
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 from tests.conftest import corpus_path
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "epic"
 
 
 def _epic():
-    from figbench_builders import epic
+    from figbench.corpora import epic
 
     return epic
 
@@ -25,7 +25,7 @@ def _epic():
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
     root = corpus_path("epic", "full_dataset.json").parent
-    for name in _epic().FILES:
+    for name in _epic().FILE_NAMES:
         corpus_path("epic", *name.split("/"))
     cache = str(tmp_path_factory.mktemp("epic_cache"))
     return {cfg: figbench.load_dataset("epic", cfg, data_dir=str(root), cache_dir=cache)
@@ -94,8 +94,8 @@ def test_proverbs(real):
 def test_checksums_match_the_real_files():
     epic = _epic()
     root = corpus_path("epic", "full_dataset.json").parent
-    assert set(epic.SHA256) == set(epic.FILES) == set(epic.URLS)
-    for name in epic.FILES:
+    assert set(epic.SHA256) == set(epic.FILE_NAMES) == set(epic.URLS)
+    for name in epic.FILE_NAMES:
         epic.verify_sha256(corpus_path("epic", *name.split("/")), epic.SHA256[name], name)
     with pytest.raises(ValueError, match="checksum mismatch for all_proverbs.json"):
         epic.verify_sha256(root / "all_proverbs.json", epic.SHA256["full_dataset.json"], "all_proverbs.json")
@@ -113,14 +113,14 @@ def test_locate():
 
 
 def test_fixture_corpus_loads(tmp_path):
-    d = datasets.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    d = figbench.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
     assert {k: len(v) for k, v in d.items()} == {"train": 3, "test": 3}
     q2n2 = d["test"].filter(lambda r: r["id"] == "Q2N2")[0]
     first = q2n2["pairs"][0]
     assert (first["narrative_match"], first["narrative_start"], first["narrative_end"]) == ("case_insensitive", 0, 23)
-    seen = datasets.load_dataset("epic", "seen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    seen = figbench.load_dataset("epic", "seen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
     assert seen["train"].features["label"].names == ["Haste makes waste", "Look before you leap", "Time is money"]
-    unseen = datasets.load_dataset("epic", "unseen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
+    unseen = figbench.load_dataset("epic", "unseen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
     assert unseen["test"]["label"] == [-1, -1] and unseen["train"]["label"] == [0, 0, 1, 1]
 
 

@@ -140,7 +140,7 @@ def test_cli_bm25_seen_and_unseen(epic_dir, tmp_path):
     assert all(len(v) == 250 and len(set(v)) == 250 for v in preds.values())  # the full ranking
     assert 0 <= rec["scores"]["accuracy"] <= rec["scores"]["mrr"] <= 1
     # the reported scores are those of the submitted ranking
-    from figbench.registry import load_dataset
+    from figbench import load_dataset
 
     gold = {r["id"]: r["proverb_id"] for r in load_dataset("epic", "seen", split="test", data_dir=epic_dir)}
     rr = [1 / (preds[i].index(g) + 1) for i, g in gold.items()]

@@ -7,14 +7,14 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-import datasets
 import pytest
 
 import figbench
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 
 FIX = Path(__file__).parent / "fixtures" / "meta4xnli"
-M = importlib.import_module("figbench_builders.meta4xnli")
+M = importlib.import_module("figbench.corpora.meta4xnli")
+B = importlib.import_module("figbench_datasets.meta4xnli.meta4xnli")
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,7 @@ def cache(tmp_path_factory) -> str:
 
 
 def _load(root, config, cache_dir, **kw):
-    return datasets.load_dataset("meta4xnli", config, data_dir=str(root), cache_dir=cache_dir, **kw)
+    return figbench.load_dataset("meta4xnli", config, data_dir=str(root), cache_dir=cache_dir, **kw)
 
 
 def _metaphor_tokens(ds) -> int:
@@ -251,32 +251,37 @@ def test_checksum_verification(tmp_path):
 
 
 def test_configs_declared():
-    names = {c.name for c in M.Meta4XNLI.BUILDER_CONFIGS}
+    names = {c.name for c in B.Meta4xnli.BUILDER_CONFIGS}
     assert names == {"detection_en", "detection_es", "xnli_dev_en", "xnli_test_en", "esxnli_en", "xnli_dev_es",
                      "xnli_test_es", "esxnli_es", "interpretation", "interpretation_sources", "vua", "cometa"}
     # every file a config needs has a checksum for the download path
-    for cfg in M.Meta4XNLI.BUILDER_CONFIGS:
+    for cfg in B.Meta4xnli.BUILDER_CONFIGS:
         assert set(M._required(cfg)) <= set(M._SHA256), cfg.name
 
 
 # ------------------------------------------------------------------ download path (no local folder)
 
-def _no_local_folder(monkeypatch, urls: dict[str, str]):
-    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
-    monkeypatch.setattr(M, "_URLS", {**M._URLS, **urls})
+def _no_local_folder(monkeypatch, urls: dict[str, str], data_root: Path):
+    """An empty data root, downloads allowed, and the given files served from local ``file://`` URLs."""
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    for var in ("FIGBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(M, "_URLS", {**M._URLS, **{rel: Path(p).as_uri() for rel, p in urls.items()}})
 
 
 def test_download_path_rejects_a_corrupt_file(tmp_path, monkeypatch):
-    """With no data_dir and no FIGBENCH_DATA_DIR the builder downloads (here: `datasets`' own
-    DownloadManager fetching local paths in place of the GitHub URLs) and checks every sha256."""
+    """With the files missing from the corpus folder the builder downloads them there (here from
+    local file:// URLs in place of the GitHub URLs) and checks every sha256."""
     for name in ("vua_train", "vua_dev", "vua_test"):
         shutil.copy(FIX / "tagged_good.tsv", tmp_path / f"{name}.tsv")
-    _no_local_folder(monkeypatch, {f"vua/{n}.tsv": str(tmp_path / f"{n}.tsv") for n in ("vua_train", "vua_dev", "vua_test")})
+    _no_local_folder(monkeypatch, {f"vua/{n}.tsv": str(tmp_path / f"{n}.tsv") for n in ("vua_train", "vua_dev", "vua_test")},
+                     tmp_path / "data")
     with pytest.raises(ValueError, match=r"checksum mismatch for vua/vua_(train|dev|test).tsv"):
-        datasets.load_dataset("meta4xnli", "vua", cache_dir=str(tmp_path / "cache"))
+        figbench.load_dataset("meta4xnli", "vua", cache_dir=str(tmp_path / "cache"))
 
 
 def test_download_path_accepts_the_original_files(m4x_root, tmp_path, monkeypatch):
-    _no_local_folder(monkeypatch, {rel: str(m4x_root / rel) for rel in ("cometa/cometa_train.tsv", "cometa/cometa_test.tsv")})
-    ds = datasets.load_dataset("meta4xnli", "cometa", cache_dir=str(tmp_path / "cache"))
+    _no_local_folder(monkeypatch, {rel: str(m4x_root / rel) for rel in ("cometa/cometa_train.tsv", "cometa/cometa_test.tsv")},
+                     tmp_path / "data")
+    ds = figbench.load_dataset("meta4xnli", "cometa", cache_dir=str(tmp_path / "cache"))
     assert {k: len(v) for k, v in ds.items()} == {"train": 2906, "test": 727}

@@ -6,15 +6,14 @@ import hashlib
 import shutil
 from collections import Counter
 
-import datasets
 import pytest
 
 import figbench
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 from tests.conftest import corpus_path
 
-import figbench_builders.wec_eng as wec  # noqa: E402  (importable once figbench is imported)
+import figbench.corpora.wec_eng as wec
 
 
 def load(data_dir, config="events", tmp=None, **kwargs):
@@ -184,7 +183,7 @@ def test_recorded_checksums_match_local_copies():
 
 
 def test_plain_datasets_load_dataset_call(original_dir, tmp_path):
-    ds = datasets.load_dataset("wec_eng", "events", data_dir=str(original_dir), cache_dir=str(tmp_path), split="test")
+    ds = figbench.load_dataset("wec_eng", "events", data_dir=str(original_dir), cache_dir=str(tmp_path), split="test")
     assert len(ds) == 5
 
 

@@ -13,7 +13,7 @@ from tests.conftest import corpus_path
 
 import figbench
 from figbench.corpora import wimcor as wio
-from figbench.paths import MissingDataError
+from figbench.corpora.files import MissingDataError
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "wimcor"
 MEDIUM_COUNTS = {  # lines per sample file (train, test)
@@ -22,7 +22,7 @@ MEDIUM_COUNTS = {  # lines per sample file (train, test)
 
 
 def _builder_module():
-    from figbench_builders import wimcor
+    from figbench.corpora import wimcor
 
     return wimcor
 
@@ -58,14 +58,14 @@ def test_sample_offsets_and_ids(sample):
 
 def test_sample_with_validation_is_seeded_and_stratified(tmp_path):
     root = corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent
-    d = datasets.load_dataset("wimcor", "sample_with_validation", data_dir=str(root), cache_dir=str(tmp_path / "a"))
+    d = figbench.load_dataset("wimcor", "sample_with_validation", data_dir=str(root), cache_dir=str(tmp_path / "a"))
     assert {k: len(v) for k, v in d.items()} == {"train": 2_234, "validation": 248, "test": 2_180}
     assert not set(d["train"]["id"]) & set(d["validation"]["id"])
     per_medium = Counter(d["validation"].features["medium"].int2str(m) for m in d["validation"]["medium"])
     assert per_medium == {"ARTIFACT": 50, "EVENT": 48, "INSTITUTE": 50, "LOCATION": 50, "TEAM": 50}
-    again = datasets.load_dataset("wimcor", "sample_with_validation", data_dir=str(root), cache_dir=str(tmp_path / "b"))
+    again = figbench.load_dataset("wimcor", "sample_with_validation", data_dir=str(root), cache_dir=str(tmp_path / "b"))
     assert again["validation"]["id"] == d["validation"]["id"]
-    other = datasets.load_dataset("wimcor", "sample", data_dir=str(root), cache_dir=str(tmp_path / "c"),
+    other = figbench.load_dataset("wimcor", "sample", data_dir=str(root), cache_dir=str(tmp_path / "c"),
                                   validation_fraction=0.2, seed=1)
     assert len(other["validation"]) == 496 and set(other["validation"]["id"]) != set(d["validation"]["id"])
 
@@ -90,7 +90,7 @@ def test_verify_sha256_names_the_file(tmp_path):
 
 
 def test_full_config_from_fixture_xml(tmp_path):
-    d = datasets.load_dataset("wimcor", "full", data_dir=str(FIX / "full"), cache_dir=str(tmp_path),
+    d = figbench.load_dataset("wimcor", "full", data_dir=str(FIX / "full"), cache_dir=str(tmp_path),
                               verify_counts=False)
     assert {k: len(v) for k, v in d.items()} == {"train": 5, "validation": 2, "test": 3}
     row = d["train"][1]
@@ -102,7 +102,7 @@ def test_full_config_from_fixture_xml(tmp_path):
 
 def test_full_config_checks_published_partition_sizes(tmp_path):
     with pytest.raises(Exception) as info:
-        datasets.load_dataset("wimcor", "full", data_dir=str(FIX / "full"), cache_dir=str(tmp_path))
+        figbench.load_dataset("wimcor", "full", data_dir=str(FIX / "full"), cache_dir=str(tmp_path))
     err = info.value if isinstance(info.value, ValueError) else info.value.__cause__
     assert isinstance(err, ValueError)
     assert "train-partition.xml has 5 samples, the v1.1 train partition has 123,600" in str(err)
@@ -113,12 +113,12 @@ def test_full_config_reads_release_archive_and_flat_layout(tmp_path):
     corpus.mkdir()
     with tarfile.open(corpus / wio.RELEASE_ARCHIVE, "w:gz") as tar:
         tar.add(FIX / "full" / "wimcor-v1.1", arcname="wimcor-v1.1")
-    d = datasets.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c1"),
+    d = figbench.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c1"),
                               verify_counts=False)
     assert {k: len(v) for k, v in d.items()} == {"train": 5, "validation": 2, "test": 3}
     flat = tmp_path / "flat"
     shutil.copytree(FIX / "full" / "wimcor-v1.1" / "dataset" / "xml", flat)
-    d2 = datasets.load_dataset("wimcor", "full", data_dir=str(flat), cache_dir=str(tmp_path / "c2"), verify_counts=False)
+    d2 = figbench.load_dataset("wimcor", "full", data_dir=str(flat), cache_dir=str(tmp_path / "c2"), verify_counts=False)
     assert d2["test"]["id"] == d["test"]["id"]
 
 
@@ -127,7 +127,7 @@ def test_full_config_bad_xml_names_file_and_sample(tmp_path):
     shutil.copytree(FIX / "full", corpus)
     shutil.copy(FIX / "broken" / "unknown_tag.xml", corpus / wio.RELEASE_XML_DIR / "val-partition.xml")
     with pytest.raises(Exception) as info:
-        datasets.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c"), verify_counts=False)
+        figbench.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c"), verify_counts=False)
     err = info.value if isinstance(info.value, ValueError) else info.value.__cause__
     assert isinstance(err, ValueError) and "val-partition.xml: sample 1: unknown tag <b>" in str(err)
 

@@ -1,41 +1,24 @@
 """Meta4XNLI (Sanchez-Bayona & Agerri): metaphor detection and interpretation in English and Spanish.
 
-Reads the original files of the ``elisanchez-beep/meta4xnli`` repository (``data/`` folder layout):
-``meta4xnli/detection/{splits,source_datasets}/{en,es}/*.tsv`` (one ``token<TAB>tag`` line per
-token, a blank line after each sentence, tags ``B-METAPHOR``/``I-METAPHOR``/``O``),
-``meta4xnli/interpretation/{splits,source_datasets}/*.tsv`` (NLI pairs with a header row), and the
-cross-domain corpora ``vua/`` (VUA-20, English) and ``cometa/`` (CoMeta, Spanish).
+Configs: ``detection_{en,es}`` (tokens with B-/I-METAPHOR/O tags, train/validation/test, each
+sentence traced to its source file), ``{xnli_dev,xnli_test,esxnli}_{en,es}`` (the tagged source
+sentences, premise/hypothesis), ``interpretation`` and ``interpretation_sources`` (NLI pairs with
+metaphor status), and the cross-domain corpora ``vua`` (VUA-20, en) and ``cometa`` (CoMeta, es).
 
-Local source: ``data_dir`` names the corpus folder (the one holding ``meta4xnli/``, ``vua/`` and
-``cometa/``), else ``$FIGBENCH_DATA_DIR/meta4xnli``. With neither, the files are downloaded from
-GitHub and their sha256 checked.
+The corpus folder (``data_dir``, else ``<data root>/meta4xnli``) holds the repository's ``data/``
+layout (``meta4xnli/``, ``vua/``, ``cometa/``); missing files are downloaded there from GitHub and
+their sha256 checked when the network allows. Files, label sets and parsers live in
+:mod:`figbench.corpora.meta4xnli`.
 """
 
 from __future__ import annotations
 
-import os
-from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 import datasets
 
-from figbench.checksums import sha256_file, verify_sha256  # noqa: F401 (sha256_file: public helper)
-from figbench.paths import corpus_dir, require_files
-
-logger = datasets.logging.get_logger(__name__)
-
-CORPUS = "meta4xnli"
-TAGS = ["O", "B-METAPHOR", "I-METAPHOR"]
-NLI_LABELS = ["entailment", "neutral", "contradiction"]
-#: interpretation file stem -> metaphor status
-METAPHOR_STATUS = {"met": "met", "no_met": "no_met", "nonrelevant": "non-relevant"}
-INTERPRETATION_COLUMNS = [
-    "language", "gold_label", "sentence1", "sentence2", "promptID", "pairID", "genre", "source_dataset",
-]
-LANGS = ("en", "es")
-SOURCES = ("xnli_dev", "xnli_test", "esxnli")
-SPLIT_FILES = {"train": "train", "validation": "dev", "test": "test"}
+from figbench.corpora import meta4xnli as m4x
+from figbench.corpora.builder import FigbenchBuilder
 
 _CITATION = """\
 @inproceedings{sanchez-bayona-agerri-2025-meta4xnli,
@@ -51,226 +34,11 @@ _DESCRIPTION = "Meta4XNLI: parallel English/Spanish metaphor detection (BIO) and
 _HOMEPAGE = "https://github.com/elisanchez-beep/meta4xnli"
 _LICENSE = "apache-2.0"
 
-#: canonical download location of the original files (the repository's ``data/`` folder)
-_BASE_URL = "https://raw.githubusercontent.com/elisanchez-beep/meta4xnli/main/data/"
-#: sha256 of every original file, computed from the reference copy of the distribution
-_SHA256 = {
-    "cometa/cometa_test.tsv": "f6e9897e1a376e02759b7d4af60cb37762ebef8332075725bcfdb32c488d670f",
-    "cometa/cometa_train.tsv": "adbf9fd3a362b6f9d9320a984aeb8c5351713936b11cce8941ca279123ea1755",
-    "meta4xnli/detection/source_datasets/en/esxnli_hyp.tsv": "38d484bf2ccb8e3c5ba5ccd7553653a4459020d8c2bc21d3d454419f35ba8038",
-    "meta4xnli/detection/source_datasets/en/esxnli_prem.tsv": "6ea45e63064b20ab65dd420f7039ffefe4a386905c4af5baaaeca01cc4b20eef",
-    "meta4xnli/detection/source_datasets/en/xnli_dev_hyp.tsv": "4928ceabfc43265dc3d70b7fd22238def2dc7729d25aa7e46fcb21c797e78b9f",
-    "meta4xnli/detection/source_datasets/en/xnli_dev_prem.tsv": "8e08f8c3b6420d87d0be0b8b4f4f63d111bcf17d3c3fe23616bec54972f0eab6",
-    "meta4xnli/detection/source_datasets/en/xnli_test_hyp.tsv": "fa1e4667355d25e991b1218706ca43a03de901e4490672a97f7a190ab3b231fb",
-    "meta4xnli/detection/source_datasets/en/xnli_test_prem.tsv": "7093718f39ef00f557ef16b4a84fe330423caec16675e5ee448a96f49a97cf99",
-    "meta4xnli/detection/source_datasets/es/esxnli_hyp.tsv": "534cd5c75eaab49f0eae41d179da32b37b4aec31d474e1db689f28c8cc00f19f",
-    "meta4xnli/detection/source_datasets/es/esxnli_prem.tsv": "e82999fa8faa09d88432dc6c7573e41a2cea43030e773c376aab3f31e452a3ac",
-    "meta4xnli/detection/source_datasets/es/xnli_dev_hyp.tsv": "4df97c47980fab6db224490b3699a05ea6f6411f00b161b13fe4b09a88a215e4",
-    "meta4xnli/detection/source_datasets/es/xnli_dev_prem.tsv": "48330ec794fd13a12deeddd281dfb8fa823bdc42c9264069c74ce1283c9bbd46",
-    "meta4xnli/detection/source_datasets/es/xnli_test_hyp.tsv": "f5b6f48943d22a81871325858b476a18ca923c8fbf83f952584262db0346f3e0",
-    "meta4xnli/detection/source_datasets/es/xnli_test_prem.tsv": "314fa4e6b126d673a234e0f84a6878fb18f2a8d5f14560341d52116c5a7971d0",
-    "meta4xnli/detection/splits/en/meta4xnli_dev.tsv": "ddf94eb4a32494bf0b14b9a171c64a7a490065ea9b12a59cdfdb64ca5ecb54bf",
-    "meta4xnli/detection/splits/en/meta4xnli_test.tsv": "2e073e9bab133772dfa676859526e81265e3b4acc6228c11848b25a4807efa2d",
-    "meta4xnli/detection/splits/en/meta4xnli_train.tsv": "c576027fb13baef054391335e4fa5a882cf5d9c0b3f3cc1d8a6a6b588d242228",
-    "meta4xnli/detection/splits/es/meta4xnli_dev.tsv": "522935f967dcef9a645140ee8ebb9c9d4334237180d7026535b7bb67f2083de6",
-    "meta4xnli/detection/splits/es/meta4xnli_test.tsv": "36aa0c18420686ed2f18a540c744b98ce4dc8491ea9d7ccf1c81e1d8469903ad",
-    "meta4xnli/detection/splits/es/meta4xnli_train.tsv": "f3d4d491130bcf009cf24d62e3d02a450d44ac08c34d9e3b0beb8fd71f99bbf3",
-    "meta4xnli/interpretation/source_datasets/esxnli_met.tsv": "a6ea2785bfa6af14d454106fbcce3a1e65748534d9ae2c128be376401e10cff1",
-    "meta4xnli/interpretation/source_datasets/esxnli_no_met.tsv": "a4b461bbb8dc4b0666738f1fba285fae9d65fdef797bfeef07a969220dae4f96",
-    "meta4xnli/interpretation/source_datasets/esxnli_nonrelevant.tsv": "bf54f739c9404d7d006f7d8e74eeb41af4679780fc716c33b3fd38438cf462eb",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_met.tsv": "15f7a0fbad9623959b13398b71b4c48a566ea91fbd4aea4277cadc82d48384af",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_no_met.tsv": "dd04fd726d26402a3ae8a1c39a6ab01f05a8c2f91edf15ca406935011d06566a",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_nonrelevant.tsv": "e00d110fb0ff58a96d9123146cb27984b1ec0531ed1c6c934354472f3526ffb0",
-    "meta4xnli/interpretation/source_datasets/xnli_test_met.tsv": "ef85018c56af056f3460c1e0818f5d59feaaecbde193eb0c0f7d254c1ca09617",
-    "meta4xnli/interpretation/source_datasets/xnli_test_no_met.tsv": "692f973cd2a1e217162696fe49c2eb76098f3bb0ce3ef42172be8dac73bdb53f",
-    "meta4xnli/interpretation/source_datasets/xnli_test_nonrelevant.tsv": "2368a90c8cff3ff6bb0a1382bfd43c50935122a5bc8be3624231c50d98bfe067",
-    "meta4xnli/interpretation/splits/dev_met.tsv": "ec0a8e9fbb168b477069c27be3fa2df43580cbffa072ac7a32ff217db55093b6",
-    "meta4xnli/interpretation/splits/dev_no_met.tsv": "5eedad6de732b4e928f13648d1d76324a5e4cce9173ab3639c0026082544b335",
-    "meta4xnli/interpretation/splits/dev_nonrelevant.tsv": "523883f7b012e325692295dcaef16dce981e4c30f81911abb71150d80b72dc48",
-    "meta4xnli/interpretation/splits/test_met.tsv": "0857df22bcfdaca557b8ad239d9b0ec90613496f29790c42887ba1e95039678f",
-    "meta4xnli/interpretation/splits/test_no_met.tsv": "af89faea50efba6d247414c49ca5555bd77f1673d630f0fe81f6e3500b169519",
-    "meta4xnli/interpretation/splits/test_nonrelevant.tsv": "d90bfca51ed8a2a3ed1a41e6e729376570ca0c3845473289acb2bc8fbf0374c8",
-    "meta4xnli/interpretation/splits/train_met.tsv": "1ba92d4aa31de82d671bf00b6cca660624e76ad598525c96612472f9061601a3",
-    "meta4xnli/interpretation/splits/train_no_met.tsv": "0bfeeb2c6ce0d2413f2b46e5c33ad249e4c14284e1ad455c5b9b0f32cfb64fd7",
-    "meta4xnli/interpretation/splits/train_nonrelevant.tsv": "d9dfc7f4c81a3a980e6b334380b20b569dddabe6c974172f58acb4e80e2b72f0",
-    "vua/vua_dev.tsv": "4ee1d38bf53c09f7c223ac65db6000b208f4f4b6bf34db28cdc4c69a40258518",
-    "vua/vua_test.tsv": "9e1599cdea2b8f502632b6ac4b4087d4f1c0d6575d359a24b8350efacd170b78",
-    "vua/vua_train.tsv": "b3de83f69fc5a29e16ab1cb1c57dc5dea4b707826f9b655854804a6a258daf4f",
-}
-_URLS = {rel: _BASE_URL + rel for rel in _SHA256}
-
-
-# ------------------------------------------------------------------------------------------ files
-
-def _detection_split(lang: str, split: str) -> str:
-    return f"meta4xnli/detection/splits/{lang}/meta4xnli_{SPLIT_FILES[split]}.tsv"
-
-
-def _detection_source(lang: str, source: str, part: str) -> str:
-    return f"meta4xnli/detection/source_datasets/{lang}/{source}_{part}.tsv"
-
-
-def _source_files(lang: str) -> list[str]:
-    return [_detection_source(lang, s, p) for s in SOURCES for p in ("prem", "hyp")]
-
-
-def _files(config: Meta4XNLIConfig) -> dict[str, list[str]]:
-    """Split name -> the relative paths it is read from (in order)."""
-    if config.kind == "detection":
-        return {split: [_detection_split(config.lang, split)] for split in SPLIT_FILES}
-    if config.kind == "source":
-        return {"premise": [_detection_source(config.lang, config.source, "prem")],
-                "hypothesis": [_detection_source(config.lang, config.source, "hyp")]}
-    if config.kind == "interpretation":
-        return {split: [f"meta4xnli/interpretation/splits/{stem}_{status}.tsv" for status in METAPHOR_STATUS]
-                for split, stem in SPLIT_FILES.items()}
-    if config.kind == "interpretation_sources":
-        return {src: [f"meta4xnli/interpretation/source_datasets/{src}_{status}.tsv" for status in METAPHOR_STATUS]
-                for src in SOURCES}
-    if config.kind == "vua":
-        return {split: [f"vua/vua_{stem}.tsv"] for split, stem in SPLIT_FILES.items()}
-    if config.kind == "cometa":
-        return {"train": ["cometa/cometa_train.tsv"], "test": ["cometa/cometa_test.tsv"]}
-    raise ValueError(f"{CORPUS}: unknown config kind {config.kind!r}")
-
-
-def _status(rel: str) -> str:
-    """Metaphor status of an interpretation file from its name (``*_met``, ``*_no_met``, ``*_nonrelevant``)."""
-    stem = Path(rel).stem
-    for suffix in ("no_met", "nonrelevant", "met"):
-        if stem.endswith("_" + suffix):
-            return METAPHOR_STATUS[suffix]
-    raise ValueError(f"{CORPUS}: cannot tell the metaphor status of {rel}")
-
-
-def _required(config: Meta4XNLIConfig) -> list[str]:
-    rels = [r for paths in _files(config).values() for r in paths]
-    if config.kind == "detection":  # the source files give each sentence its source
-        rels += _source_files(config.lang)
-    return list(dict.fromkeys(rels))
-
-
-def verify_checksum(path: str | os.PathLike, relative: str) -> None:
-    """Raise ``ValueError`` naming the file when ``path`` does not have the recorded sha256."""
-    expected = _SHA256.get(relative)
-    if expected is None:
-        raise ValueError(f"{CORPUS}: no recorded checksum for {relative}")
-    verify_sha256(path, expected, corpus=CORPUS, label=relative)
-
-
-# ---------------------------------------------------------------------------------------- parsing
-
-@dataclass
-class TaggedSentence:
-    tokens: list[str]
-    tags: list[str]
-    line: int  # 1-based line of the first token
-
-
-@dataclass
-class TaggedFile:
-    sentences: list[TaggedSentence]
-    #: defects of the original data, kept as they are: kind -> list of (line, detail)
-    defects: dict[str, list[tuple[int, str]]]
-
-
-def read_tagged(path: str | os.PathLike, name: str | None = None) -> TaggedFile:
-    """Parse a ``token<TAB>tag`` file (blank line between sentences).
-
-    Raises ``ValueError`` naming file and line for a wrong column count or an unknown tag. Original
-    defects that keep the data usable are recorded in ``defects``: ``empty_token`` (a line with an
-    empty token) and ``orphan_inside_tag`` (``I-METAPHOR`` not following a metaphor tag; invalid
-    in strict IOB2, kept unchanged).
-    """
-    name = name or str(path)
-    sentences: list[TaggedSentence] = []
-    defects: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    tokens: list[str] = []
-    tags: list[str] = []
-    first = 0
-    with open(path, encoding="utf-8", newline="") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.rstrip("\n").rstrip("\r")
-            if line == "":
-                if tokens:
-                    sentences.append(TaggedSentence(tokens, tags, first))
-                    tokens, tags = [], []
-                continue
-            parts = line.split("\t")
-            if len(parts) != 2:
-                raise ValueError(
-                    f"{name}, line {lineno}: expected 2 tab-separated columns (token, tag), "
-                    f"got {len(parts)}: {line[:80]!r}"
-                )
-            token, tag = parts
-            if tag not in TAGS:
-                raise ValueError(f"{name}, line {lineno}: unknown tag {tag!r} (expected one of {TAGS})")
-            if not tokens:
-                first = lineno
-            if token == "":
-                defects["empty_token"].append((lineno, f"sentence {len(sentences)}"))
-            if tag == "I-METAPHOR" and (not tags or tags[-1] == "O"):
-                defects["orphan_inside_tag"].append((lineno, f"sentence {len(sentences)}, token {token!r}"))
-            tokens.append(token)
-            tags.append(tag)
-    if tokens:
-        sentences.append(TaggedSentence(tokens, tags, first))
-    return TaggedFile(sentences, dict(defects))
-
-
-def read_interpretation(path: str | os.PathLike, name: str | None = None) -> list[tuple[int, dict]]:
-    """Rows of an interpretation TSV as ``(line, {column: value})``; strict column checks."""
-    name = name or str(path)
-    rows = []
-    with open(path, encoding="utf-8", newline="") as f:
-        header = f.readline().rstrip("\n").rstrip("\r").split("\t")
-        if header != INTERPRETATION_COLUMNS:
-            raise ValueError(f"{name}, line 1: header {header} differs from the expected {INTERPRETATION_COLUMNS}")
-        for lineno, raw in enumerate(f, 2):
-            line = raw.rstrip("\n").rstrip("\r")
-            if line == "":
-                continue
-            parts = line.split("\t")
-            if len(parts) != len(INTERPRETATION_COLUMNS):
-                raise ValueError(
-                    f"{name}, line {lineno}: expected {len(INTERPRETATION_COLUMNS)} tab-separated columns, "
-                    f"got {len(parts)}"
-                )
-            row = dict(zip(INTERPRETATION_COLUMNS, parts))
-            if row["gold_label"] not in NLI_LABELS:
-                raise ValueError(f"{name}, line {lineno}: unknown gold_label {row['gold_label']!r} (expected {NLI_LABELS})")
-            if row["language"] not in LANGS:
-                raise ValueError(f"{name}, line {lineno}: unknown language {row['language']!r}")
-            for key in ("sentence1", "sentence2", "pairID"):
-                if not row[key].strip():
-                    raise ValueError(f"{name}, line {lineno}: empty {key}")
-            rows.append((lineno, row))
-    return rows
-
-
-def assign_sources(split_sentences: dict[str, list[TaggedSentence]],
-                   source_files: dict[str, TaggedFile], lang: str) -> dict[str, list[tuple[str, str]]]:
-    """Give every split sentence its source file and sentence id, matching tokens and tags.
-
-    Identical sentences inside one source are assigned in order (train, then validation, then
-    test). A sentence found in no source file gets ``("", "")``.
-    """
-    index: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
-    for source, tf in source_files.items():
-        for i, s in enumerate(tf.sentences):
-            index[(tuple(s.tokens), tuple(s.tags))].append((source, f"{lang}-{source}-{i:05d}"))
-    for v in index.values():
-        v.reverse()  # pop() from the end takes the first occurrence
-    out = {}
-    for split, sents in split_sentences.items():
-        out[split] = [(lst.pop() if (lst := index.get((tuple(s.tokens), tuple(s.tags)))) else ("", "")) for s in sents]
-    return out
-
-
-# ---------------------------------------------------------------------------------------- builder
-
 @dataclass
 class Meta4XNLIConfig(datasets.BuilderConfig):
+    """``kind``: detection / source / interpretation / interpretation_sources / vua / cometa; ``lang``: en / es;
+    ``source`` (kind ``source``): xnli_dev / xnli_test / esxnli."""
+
     kind: str = "detection"
     lang: str = "en"
     source: str = ""
@@ -280,10 +48,10 @@ def _configs() -> list[Meta4XNLIConfig]:
     v = datasets.Version("1.0.0")
     cfgs = [Meta4XNLIConfig(name=f"detection_{lang}", version=v, kind="detection", lang=lang,
                             description=f"Metaphor detection ({lang}): tokens with B-/I-METAPHOR/O tags, train/validation/test")
-            for lang in LANGS]
+            for lang in m4x.LANGS]
     cfgs += [Meta4XNLIConfig(name=f"{src}_{lang}", version=v, kind="source", lang=lang, source=src,
                              description=f"Metaphor detection ({lang}) of the {src} source sentences, premises and hypotheses")
-             for lang in LANGS for src in SOURCES]
+             for lang in m4x.LANGS for src in m4x.SOURCES]
     cfgs += [
         Meta4XNLIConfig(name="interpretation", version=v, kind="interpretation",
                         description="NLI pairs (en and es) with metaphor status, train/validation/test"),
@@ -301,7 +69,7 @@ DETECTION_FEATURES = datasets.Features(
     {
         "id": datasets.Value("string"),
         "tokens": datasets.Sequence(datasets.Value("string")),
-        "tags": datasets.Sequence(datasets.ClassLabel(names=TAGS)),
+        "tags": datasets.Sequence(datasets.ClassLabel(names=list(m4x.TAGS))),
         "lang": datasets.Value("string"),
         "source": datasets.Value("string"),
         "source_id": datasets.Value("string"),
@@ -311,7 +79,7 @@ INTERPRETATION_FEATURES = datasets.Features(
     {
         "id": datasets.Value("string"),
         "language": datasets.Value("string"),
-        "gold_label": datasets.ClassLabel(names=NLI_LABELS),
+        "gold_label": datasets.ClassLabel(names=list(m4x.NLI_LABELS)),
         "premise": datasets.Value("string"),
         "hypothesis": datasets.Value("string"),
         "metaphor_status": datasets.Value("string"),
@@ -323,8 +91,10 @@ INTERPRETATION_FEATURES = datasets.Features(
 )
 
 
-class Meta4XNLI(datasets.GeneratorBasedBuilder):
+class Meta4xnli(FigbenchBuilder):
     """Meta4XNLI detection and interpretation, with the VUA-20 and CoMeta cross-domain corpora."""
+
+    CORPUS = m4x.CORPUS
 
     BUILDER_CONFIG_CLASS = Meta4XNLIConfig
     BUILDER_CONFIGS = _configs()
@@ -340,74 +110,19 @@ class Meta4XNLI(datasets.GeneratorBasedBuilder):
             citation=_CITATION,
         )
 
-    def _local_or_download(self, dl_manager) -> dict[str, Path]:
-        rels = _required(self.config)
-        root = corpus_dir(CORPUS, self.config.data_dir)
-        if root is not None:
-            paths = require_files(CORPUS, root, rels)
-            return dict(zip(rels, paths))
-        # No local folder: download the originals and check each against its recorded sha256.
-        downloaded = dl_manager.download({rel: _URLS[rel] for rel in rels})
-        for rel, path in downloaded.items():
-            verify_checksum(path, rel)
-        return {rel: Path(p) for rel, p in downloaded.items()}
-
     def _split_generators(self, dl_manager):
-        files = self._local_or_download(dl_manager)
-        cfg = self.config
-        generators = []
-        if cfg.kind == "detection":
-            parsed = {split: read_tagged(files[rels[0]], rels[0]) for split, rels in _files(cfg).items()}
-            sources = {Path(r).stem: read_tagged(files[r], r) for r in _source_files(cfg.lang)}
-            assigned = assign_sources({s: tf.sentences for s, tf in parsed.items()}, sources, cfg.lang)
-            for split, tf in parsed.items():
-                if not tf.sentences:
-                    _empty(cfg.name, split, _files(cfg)[split])
-                missing = sum(1 for src, _ in assigned[split] if not src)
-                if missing:
-                    logger.warning(f"{CORPUS} {cfg.name} {split}: {missing} sentences found in no source file")
-                self._log_defects(_files(cfg)[split][0], tf)
-                generators.append(datasets.SplitGenerator(
-                    name=split, gen_kwargs={"tagged": tf, "prefix": f"{cfg.lang}-{split}", "sources": tuple(assigned[split])}))
-            return generators
-        if cfg.kind in ("source", "vua", "cometa"):
-            for split, rels in _files(cfg).items():
-                tf = read_tagged(files[rels[0]], rels[0])
-                if not tf.sentences:
-                    _empty(cfg.name, split, rels)
-                self._log_defects(rels[0], tf)
-                name = Path(rels[0]).stem if cfg.kind == "source" else cfg.kind
-                prefix = f"{cfg.lang}-{name}" if cfg.kind == "source" else f"{cfg.kind}-{split}"
-                ids = [f"{prefix}-{i:05d}" for i in range(len(tf.sentences))]
-                generators.append(datasets.SplitGenerator(
-                    name=split, gen_kwargs={"tagged": tf, "prefix": prefix, "sources": tuple((name, i) for i in ids)}))
-            return generators
         # Parse (and validate) everything here, so bad input raises a plain ValueError instead of
         # the DatasetGenerationError that wraps errors raised inside _generate_examples.
-        seen: dict[str, str] = {}
-        for split, rels in _files(cfg).items():
-            rows = []
-            for rel in rels:
-                status = _status(rel)
-                for lineno, row in read_interpretation(files[rel], rel):
-                    key = f"{row['pairID']}-{row['language']}"
-                    if key in seen:
-                        raise ValueError(f"{rel}, line {lineno}: duplicate pair {row['pairID']!r} "
-                                         f"({row['language']}), first seen at {seen[key]}")
-                    seen[key] = f"{rel}, line {lineno}"
-                    rows.append(_interpretation_example(key, row, status))
-            if not rows:
-                _empty(cfg.name, split, rels)
+        files = self.resolve(m4x.required_files(self.config))
+        if self.config.kind.startswith("interpretation"):
             # tuples, not lists: `datasets` shards list-valued gen_kwargs
-            generators.append(datasets.SplitGenerator(name=split, gen_kwargs={"interpretation": tuple(rows)}))
-        return generators
+            return [datasets.SplitGenerator(name=split, gen_kwargs={"interpretation": rows})
+                    for split, rows in m4x.interpretation_splits(self.config, files).items()]
+        return [datasets.SplitGenerator(name=split, gen_kwargs={"tagged": t.tagged, "prefix": t.prefix,
+                                                                "sources": t.sources})
+                for split, t in m4x.tagged_splits(self.config, files).items()]
 
-    def _log_defects(self, rel: str, tf: TaggedFile) -> None:
-        for kind, where in tf.defects.items():
-            logger.warning(f"{CORPUS}: {rel}: {len(where)} {kind} defect(s) of the original data kept as is "
-                           f"(first at line {where[0][0]})")
-
-    def _generate_examples(self, tagged: TaggedFile | None = None, prefix: str = "", sources=None,
+    def _generate_examples(self, tagged: m4x.TaggedFile | None = None, prefix: str = "", sources=None,
                            interpretation=None):
         if tagged is not None:
             lang = self.config.lang
@@ -418,23 +133,3 @@ class Meta4XNLI(datasets.GeneratorBasedBuilder):
             return
         for example in interpretation:
             yield example["id"], example
-
-
-def _empty(config: str, split: str, rels: list[str]) -> None:
-    raise ValueError(f"{CORPUS} {config}: split {split!r} has no examples in {', '.join(rels)}; "
-                     "the file(s) are empty or truncated")
-
-
-def _interpretation_example(key: str, row: dict, status: str) -> dict:
-    return {
-        "id": key,
-        "language": row["language"],
-        "gold_label": row["gold_label"],
-        "premise": row["sentence1"],
-        "hypothesis": row["sentence2"],
-        "metaphor_status": status,
-        "genre": row["genre"],
-        "source": row["source_dataset"],
-        "prompt_id": row["promptID"],
-        "pair_id": row["pairID"],
-    }

@@ -22,7 +22,8 @@ Conventions (checked against the published counts of the standard setup; see the
 * the head is, without a parser, the first content token (not a spaCy stop word nor punctuation)
   of an event markable and the last content token of an entity markable (verbal event triggers
   are head-initial, "checked into", "took place"; noun phrases head-final, "the 33-year-old
-  actress"); the head lemma comes from spaCy's English lookup table, lower-cased.
+  actress"); the head lemma comes from spaCy's English lookup table (:mod:`figbench.corpora.lemmas`,
+  the form as written, then lower-cased), lower-cased.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from figbench.corpora import files
 from figbench.corpora.files import ChecksumError, MissingDataError, RemoteFile, sha256_file  # noqa: F401
+from figbench.corpora.lemmas import lookup_lemma
 
 #: Topic folders of ECB+ (15 and 17 do not exist).
 ALL_TOPICS: tuple[int, ...] = tuple(t for t in range(1, 46) if t not in (15, 17))
@@ -52,6 +54,8 @@ SENTENCES_CSV = "ECB+/ECBplus_coreference_sentences.csv"
 DEV_SMALL_DOCS = "dev_small_docs.txt"
 #: Number of XML documents of the release.
 N_DOCUMENTS = 982
+#: Case rule of ECB+ head lemmas (:mod:`figbench.corpora.lemmas`): the form as written, then lower-cased.
+ECB_LEMMA_CASE = "exact_then_lower"
 
 _ACTION_KINDS = ("OCCURRENCE", "PERCEPTION", "REPORTING", "ASPECTUAL", "STATE", "CAUSATIVE", "GENERIC")
 EVENT_TAGS = frozenset(
@@ -341,24 +345,6 @@ def split_of(topic: str | int) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _lemma_table() -> Mapping[str, str]:
-    import spacy
-
-    nlp = spacy.blank("en")
-    lemmatizer = nlp.add_pipe("lemmatizer", config={"mode": "lookup"})
-    lemmatizer.initialize()
-    return lemmatizer.lookups.get_table("lemma_lookup")
-
-
-@functools.lru_cache(maxsize=65536)
-def lookup_lemma(word: str) -> str:
-    """Lower-cased lemma of one word from spaCy's English lookup table (``spacy-lookups-data``)."""
-    table = _lemma_table()
-    lemma = table.get(word) or table.get(word.lower()) or word
-    return lemma.lower()
-
-
-@functools.lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -417,7 +403,7 @@ def mention_rows(
                 "token_end": end,
                 "text": " ".join(words),
                 "head": words[h],
-                "head_lemma": lookup_lemma(words[h]),
+                "head_lemma": lookup_lemma(words[h], "en", case=ECB_LEMMA_CASE),
                 "pos": "",
                 "mention_class": mention_class,
                 "mention_type": m.tag,
@@ -490,6 +476,8 @@ FILES: tuple[RemoteFile, ...] = (
                "ba4d50b0c819bfd92377f48ff5c5ed686995907a62ec2915e5a614d542e0851f",
                description="the 40 Dev_small documents of the ECB+META paper"),
 )
+#: ``path -> (url, sha256)`` of :data:`FILES`.
+URLS: dict[str, tuple[str, str | None]] = {f.path: (f.url, f.sha256) for f in FILES}
 
 
 def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") -> None:
@@ -516,11 +504,19 @@ def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str 
     else:
         wanted.append(RemoteFile(XML_DIR, FILES[0].url, None, extract=True))
     absent = files.missing(root, wanted)
+    reason = ""
     if absent and (download or (download is None and files.downloads_allowed())):
-        files.fetch("ecbplus", root, [f for f in FILES if f in absent or f.extract], data_dir=data_dir)
+        try:
+            files.fetch("ecbplus", root, [f for f in FILES if f in absent or f.extract], data_dir=data_dir)
+        except MissingDataError as e:  # list every file still missing, not only the failed download
+            reason = e.reason
         absent = files.missing(root, wanted)
+    elif absent:
+        reason = files.offline_reason() if download is None else "Not downloaded (downloads are off for this call)."
     if absent:
-        raise MissingDataError(files.missing_message("ecbplus", root, absent, data_dir=data_dir))
+        err = MissingDataError(files.missing_message("ecbplus", root, absent, data_dir=data_dir, reason=reason))
+        err.reason = reason
+        raise err
     found = ecb_files(root / XML_DIR)
     if strict and len(found) != N_DOCUMENTS:
         raise MissingDataError(

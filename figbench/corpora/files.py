@@ -28,7 +28,12 @@ _OFFLINE_VARS = ("FIGBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 
 class MissingDataError(FileNotFoundError):
-    """Files of a corpus are missing; the message lists each with where it was looked for and its URL."""
+    """Files of a corpus are missing; the message lists each with where it was looked for and its URL.
+
+    ``reason`` (when set) says why they were not downloaded, e.g. the network error of a failed download.
+    """
+
+    reason: str = ""
 
 
 class ChecksumError(ValueError):
@@ -71,19 +76,40 @@ def verify_sha256(path: str | os.PathLike, expected: str | None, *, corpus: str,
     return actual
 
 
+def offline_variables() -> list[str]:
+    """The variables among ``FIGBENCH_OFFLINE``, ``HF_HUB_OFFLINE``, ``HF_DATASETS_OFFLINE`` set to a true value."""
+    return [v for v in _OFFLINE_VARS if os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")]
+
+
 def downloads_allowed() -> bool:
     """False when ``FIGBENCH_OFFLINE``, ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` is set to a true value."""
-    return not any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on") for v in _OFFLINE_VARS)
+    return not offline_variables()
+
+
+def offline_reason() -> str:
+    """Why nothing was downloaded, for messages: the offline variables that are set."""
+    return (f"Not downloaded: offline mode ({', '.join(offline_variables())} is set; unset it to allow "
+            "downloads).")
 
 
 def missing(root: Path, files: Iterable[RemoteFile]) -> list[RemoteFile]:
     return [f for f in files if not (root / f.path).exists()]
 
 
+def _listing(root: Path, files: Sequence[RemoteFile]) -> list[str]:
+    """One line per file; its URL on the next line, once for consecutive files from the same URL."""
+    lines: list[str] = []
+    for i, f in enumerate(files):
+        lines.append(f"  - {root / f.path}")
+        if f.url and (i + 1 == len(files) or files[i + 1].url != f.url):
+            lines.append(f"    (from {f.url})")
+    return lines
+
+
 def missing_message(corpus: str, root: Path, files: Sequence[RemoteFile], *, data_dir: str | None = None,
                     reason: str = "", hint: str = "") -> str:
     """The text of a :class:`MissingDataError`: corpus, folder, files with URLs, what to set."""
-    lines = "\n".join(f"  - {root / f.path}" + (f"   (from {f.url})" if f.url else "") for f in files)
+    lines = "\n".join(_listing(root, files))
     text = (f"{corpus}: {len(files)} required file(s) not found in the {corpus} folder {root} "
             f"(chosen by {data_dir_source(data_dir)}):\n{lines}\n")
     if reason:
@@ -127,31 +153,36 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
     """Download ``files`` into ``root`` (each checked against its sha256); returns the paths fetched.
 
     Files already present are kept unless ``force``. A failed download raises :class:`MissingDataError`
-    naming the file, its URL and the network error; nothing partial is left behind.
+    naming the file, its URL and the network error; a file with the wrong sha256 raises
+    :class:`ChecksumError`. Nothing partial or corrupt is left behind: a download is checked under a
+    temporary name and only then moved (or unpacked) into place.
     """
     root = Path(root)
     wanted = list(files) if force else missing(root, files)
     done: list[Path] = []
     for f in wanted:
         name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
-        target = root / (f".download-{name}" if f.extract else f.path)
+        dest = root / f.path
+        part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"
         try:
-            _download(f.url, target)
+            _download(f.url, part)
         except (urllib.error.URLError, OSError, ValueError) as e:
             why = getattr(e, "reason", None) or e
-            raise MissingDataError(missing_message(
-                corpus, root, [f], data_dir=data_dir,
-                reason=f"Downloading {f.url} failed: {type(e).__name__}: {why}.")) from None
+            reason = f"Downloading {f.url} failed: {type(e).__name__}: {why}."
+            err = MissingDataError(missing_message(corpus, root, [f], data_dir=data_dir, reason=reason))
+            err.reason = reason
+            raise err from None
         try:
-            verify_sha256(target, f.sha256, corpus=corpus, label=f.url)
+            verify_sha256(part, f.sha256, corpus=corpus, label=f"{f.path} (from {f.url})")
             if f.extract:
-                _extract(target, root)
-                if not (root / f.path).exists():
+                _extract(part, root)
+                if not dest.exists():
                     raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
+            else:
+                os.replace(part, dest)
         finally:
-            if f.extract:
-                target.unlink(missing_ok=True)
-        done.append(root / f.path)
+            part.unlink(missing_ok=True)
+        done.append(dest)
     return done
 
 
@@ -167,9 +198,16 @@ def resolve(corpus: str, root: Path, files: Sequence[RemoteFile], *, data_dir: s
     if absent:
         allowed = downloads_allowed() if download is None else download
         if not allowed:
-            offline = [v for v in _OFFLINE_VARS if os.environ.get(v)]
-            reason = (f"Not downloaded: offline mode ({', '.join(offline)} is set)." if offline and download is None
+            reason = (offline_reason() if download is None
                       else "Not downloaded (downloads are off for this call).")
-            raise MissingDataError(missing_message(corpus, root, absent, data_dir=data_dir, reason=reason, hint=hint))
-        fetch(corpus, root, absent, data_dir=data_dir)
+            err = MissingDataError(missing_message(corpus, root, absent, data_dir=data_dir, reason=reason, hint=hint))
+            err.reason = reason
+            raise err
+        try:
+            fetch(corpus, root, absent, data_dir=data_dir)
+        except MissingDataError as e:  # name every file still missing, not only the one that failed
+            still = missing(root, files) or absent
+            err = MissingDataError(missing_message(corpus, root, still, data_dir=data_dir, reason=e.reason, hint=hint))
+            err.reason = e.reason
+            raise err from None
     return {f.path: root / f.path for f in files}

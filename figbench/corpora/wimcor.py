@@ -15,6 +15,9 @@ truncated files and other syntax errors raise :class:`WimcorFormatError` naming 
 
 Sample files (``wiki_{MEDIUM}_{split}.txt``): ``Target<SEP>paragraph with <ENT>Target<ENT>``; the
 medium label comes from the file name and there is no fine label.
+
+Files (:data:`FILES`): the release archive (read in place, not unpacked) and the ten sample files;
+:func:`full_sources` and :func:`sample_paths` find them in the corpus folder or download them there.
 """
 
 from __future__ import annotations
@@ -31,9 +34,14 @@ from typing import IO
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
-#: Medium labels in class-index order (index 0 = literal), as in the WiMCor baselines.
-MEDIUM_LABELS = ("LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
-COARSE_LABELS = ("literal", "metonymic")
+from figbench.corpora import files
+from figbench.corpora.files import RemoteFile
+
+CORPUS = "wimcor"
+#: Label sets (the builder's ``ClassLabel`` names, in id order). Medium labels in class-index order
+#: (index 0 = literal), as in the WiMCor baselines.
+MEDIUM_LABELS: tuple[str, ...] = ("LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
+COARSE_LABELS: tuple[str, ...] = ("literal", "metonymic")
 _COARSE_ALIASES = {"lit": "literal", "literal": "literal", "met": "metonymic", "metonymic": "metonymic"}
 
 #: Partition files of the v1.1 release and their published sizes.
@@ -380,3 +388,92 @@ def write_xml(samples, path: str | os.PathLike, *, coarse_codes: bool = True) ->
                     f"medium={quoteattr(s.medium)} fine={quoteattr(s.fine)}>{escape(s.pmw)}</pmw>"
                     f"{escape(s.text[s.pmw_end:])}</sample>\n")
         f.write(f"</{_ROOT}>\n")
+
+
+# --------------------------------------------------------------------------------------------
+# files: the release archive and the sample files
+
+#: The v1.1 release archive. Its sha256 is not known here (no copy was available); see the card.
+RELEASE_URL = "https://kevinalexmathews.github.io/files/wimcor-v1.1.tar.gz"
+RELEASE_SHA256: str | None = None
+
+_SAMPLE_URL = "https://raw.githubusercontent.com/nlpAThits/WiMCor/22ce1f93b5e3a6cec83bad386f52438cf8f1feb1/glove/sample_data/"
+#: sha256 of the sample files, computed from the copies in ../shared/data/wimcor.
+SAMPLE_SHA256 = {
+    "wiki_ARTIFACT_test.txt": "95bc9ec500a751786268dbf399e39a4c7e6f410f342ed8544c4ac260185cd439",
+    "wiki_ARTIFACT_train.txt": "baa85ffbb66f13b51416426a1d51fd7ca9a5c8a6341e8ad27218dacb83961678",
+    "wiki_EVENT_test.txt": "e954a1a028a770b7eafe75f480123c05cb60e0c4d635a3b68c6a928602207a9a",
+    "wiki_EVENT_train.txt": "3e4e1962ae20f127264868006ee5ff50749a1f99c6536cd27c8362ed0bfde628",
+    "wiki_INSTITUTE_test.txt": "75a8eebdd40934cde65a5af3689145f66f2e00fbf63225230d3edc10a743e396",
+    "wiki_INSTITUTE_train.txt": "9e18647d6474cf53e2d8aa7df4619ec61ad138fe7a60a56a8d98028bbee0d688",
+    "wiki_LOCATION_test.txt": "1b1bf83416db80be6408639cc2141100eadc95a7964f26e60cf5e225d1c783fa",
+    "wiki_LOCATION_train.txt": "26ee6d1f2f3aaa23d9bb2e4507f11ac591752645d07b4917d33e900baae58a9b",
+    "wiki_TEAM_test.txt": "16c2269e9b28450a767f1298d986ff1265ee8dcd06cb5d7e532945d0e1494845",
+    "wiki_TEAM_train.txt": "51db95a35c257a25b492831532c66ba2d1990a68122e6a2f2ec4852cde978c6d",
+}
+
+RELEASE_FILE = RemoteFile(RELEASE_ARCHIVE, RELEASE_URL, RELEASE_SHA256,
+                          description="the v1.1 release (XML partitions), read in place")
+SAMPLE_FILES: tuple[RemoteFile, ...] = tuple(
+    RemoteFile(name, _SAMPLE_URL + name, SAMPLE_SHA256.get(name), description="a sample file")
+    for split in SAMPLE_SPLITS for name in sample_files(split).values())
+#: Every downloadable file: the release archive and the ten sample files.
+FILES: tuple[RemoteFile, ...] = (RELEASE_FILE, *SAMPLE_FILES)
+
+
+def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
+    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
+    files.verify_sha256(path, expected, corpus=CORPUS, label=what)
+
+
+def full_sources(root: Path, *, data_dir: str | None = None, download: bool | None = None) -> dict[str, dict[str, str]]:
+    """Where each partition of the ``full`` config is read from: ``{"path": xml}`` or ``{"archive": tar.gz}``.
+
+    The extracted partitions (any accepted layout) win; else the release archive in ``root``, which is
+    downloaded there when missing and allowed. Otherwise one :class:`~figbench.corpora.files.MissingDataError` lists the archive
+    and the partition files it looked for.
+    """
+    root = Path(root)
+    found = {s: find_partition(root, s) for s in PARTITION_FILES}
+    if all(found.values()):
+        return {s: {"path": str(p)} for s, p in found.items()}
+    partitions = "\n".join(f"  - {root / RELEASE_XML_DIR / PARTITION_FILES[s]}" for s, p in found.items() if p is None)
+    hint = (f"Instead of the archive, the extracted partitions are read when all three are there:\n{partitions}\n"
+            f"(also accepted under {root / 'dataset/xml'} or directly in {root}). Offline, the sample files load "
+            "with the 'sample' config.")
+    archive = files.resolve(CORPUS, root, [RELEASE_FILE], data_dir=data_dir, download=download, hint=hint)
+    return {s: {"archive": str(archive[RELEASE_ARCHIVE])} for s in PARTITION_FILES}
+
+
+def sample_paths(root: Path, *, data_dir: str | None = None, download: bool | None = None) -> dict[str, Path]:
+    """Sample file name -> local path (downloaded into ``root`` when missing and allowed)."""
+    return files.resolve(CORPUS, root, SAMPLE_FILES, data_dir=data_dir, download=download,
+                         hint="The 'sample' config reads the sample files "
+                              "wiki_{ARTIFACT,EVENT,INSTITUTE,LOCATION,TEAM}_{train,test}.txt.")
+
+
+def read_samples(paths: dict[str, Path]) -> dict[str, list[WimcorSample]]:
+    """The parsed sample files per split (``train``, ``test``); bad input raises naming file and line."""
+    return {split: [s for m, n in sample_files(split).items() for s in iter_sample_file(paths[n], m, split)]
+            for split in SAMPLE_SPLITS}
+
+
+def check_validation_fraction(fraction: float) -> float:
+    """``fraction`` as a float in [0, 1); ValueError otherwise."""
+    fraction = float(fraction)
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError(f"wimcor: validation_fraction must be in [0, 1), got {fraction}")
+    return fraction
+
+
+def validation_ids(train: list[WimcorSample], fraction: float, seed: int) -> set[str]:
+    """Seeded, per-medium random choice of ``round(n * fraction)`` train samples (the carved validation split)."""
+    import random
+
+    check_validation_fraction(fraction)
+    chosen: set[str] = set()
+    for index, medium in enumerate(MEDIUM_LABELS):
+        ids = [s.id for s in train if s.medium == medium]
+        k = round(len(ids) * fraction)
+        chosen.update(random.Random(seed * 1000 + index).sample(ids, k))
+    return chosen
