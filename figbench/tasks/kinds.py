@@ -77,25 +77,23 @@ def _column(dataset, name: str, key: str) -> list:
     return list(dataset[name])
 
 
-def _names(dataset, column: str) -> list[str] | None:
-    """ClassLabel names of a column (or of its sequence items), if it has them."""
-    feat = dataset.features.get(column)
-    inner = getattr(feat, "feature", feat)
-    return list(inner.names) if hasattr(inner, "names") else None
+def _labels(dataset, column: str, key: str) -> list[str]:
+    """A column's values as label names (``ClassLabel`` ids decoded by :func:`figbench.labels.decode_labels`)."""
+    from figbench.labels import decode_labels, label_names
 
-
-def _decode(values: list, names: list[str] | None, column: str, key: str) -> list[str]:
-    if names is None:
+    values = _column(dataset, column, key)
+    if label_names(dataset, column) is None:
         return [str(v) for v in values]
-    out = []
-    for v in values:
-        if isinstance(v, int) and not isinstance(v, bool):
-            if not 0 <= v < len(names):
-                raise ValueError(f"gold for {key}: column {column!r} has label id {v} outside {names}")
-            out.append(names[v])
-        else:
-            out.append(str(v))
-    return out
+    try:
+        return decode_labels(dataset, column, values)
+    except ValueError as e:
+        raise ValueError(f"gold for {key}: {e}") from None
+
+
+def _label_set(dataset, column: str) -> tuple[str, ...] | None:
+    from figbench.labels import label_names
+
+    return label_names(dataset, column)
 
 
 def _nonempty(dataset, key: str) -> None:
@@ -200,9 +198,12 @@ class TaggingTask(Task):
     def gold_from_dataset(self, dataset, key: str) -> TagGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
-        names = _names(dataset, self.tags_column)
-        tags = {i: tuple(_decode(list(seq), names, self.tags_column, key))
-                for i, seq in zip(ids, _column(dataset, self.tags_column, key), strict=True)}
+        from figbench.labels import decode_labels
+
+        names = _label_set(dataset, self.tags_column)
+        seqs = _column(dataset, self.tags_column, key)
+        tags = {i: tuple(decode_labels(dataset, self.tags_column, seq) if names else (str(t) for t in seq))
+                for i, seq in zip(ids, seqs, strict=True)}
         return TagGold(key, tuple(ids), tags, tuple(names or self.tag_set))
 
     def parse_predictions(self, raw: Any, gold: TagGold) -> dict[str, list[str]]:
@@ -249,10 +250,8 @@ class LabelTask(Task):
     def gold_from_dataset(self, dataset, key: str) -> LabelGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
-        names = _names(dataset, self.label_column)
-        labels = dict(zip(ids, _decode(_column(dataset, self.label_column, key), names, self.label_column, key),
-                          strict=True))
-        label_set = tuple(names) if names else tuple(sorted(set(labels.values())))
+        labels = dict(zip(ids, _labels(dataset, self.label_column, key), strict=True))
+        label_set = _label_set(dataset, self.label_column) or tuple(sorted(set(labels.values())))
         groups = {c: dict(zip(ids, (str(v) for v in _column(dataset, c, key)), strict=True))
                   for c in self.group_columns} or None
         return LabelGold(key, tuple(ids), labels, label_set, groups)
@@ -298,9 +297,7 @@ class RankingTask(Task):
     def gold_from_dataset(self, dataset, key: str) -> RankingGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
-        names = _names(dataset, self.label_column)
-        labels = dict(zip(ids, _decode(_column(dataset, self.label_column, key), names, self.label_column, key),
-                          strict=True))
+        labels = dict(zip(ids, _labels(dataset, self.label_column, key), strict=True))
         return RankingGold(key, tuple(ids), labels)
 
     def parse_predictions(self, raw: Any, gold: RankingGold) -> dict[str, list[str]]:
