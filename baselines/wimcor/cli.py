@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         model = model_record(model_display_name(args.model), type="fine-tuned encoder",
                              parameters=info["parameters"])
 
+    if args.granularity == "coarse":
+        method += "_coarse"  # another protocol: its own leaderboard name
     if not is_main_process():
         return 0
     predictions = {ex["id"]: p for ex, p in zip(test, pred)}
