@@ -31,15 +31,23 @@ def add_resamples_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -
 
 def add_task_option(p: argparse.ArgumentParser, family: str, runners: Mapping[str, Any], *,
                     aliases: Mapping[str, str], default: str) -> None:
-    """``--task``: the tasks of task family ``family`` (:mod:`figbench.tasks`) this baseline has a runner for.
+    """``--task``: a task of task family ``family`` (:mod:`figbench.tasks`) this baseline has a runner for.
 
+    The declarations are read when the option is parsed (not for ``--help``, which stays import-light);
     ``aliases`` maps the short names of earlier versions (``--task nli``) to task names.
     """
-    from figbench.tasks import family_tasks
 
-    choices = [t.name for t in family_tasks(family) if t.name in runners]
-    p.add_argument("--task", type=lambda name: aliases.get(name, name), choices=choices, default=default,
-                   help=f"task (default {default}); short names: "
+    def task_name(text: str) -> str:
+        from figbench.tasks import family_tasks
+
+        name = aliases.get(text, text)
+        choices = [t.name for t in family_tasks(family) if t.name in runners]
+        if name not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice {text!r} (choose from {', '.join(choices)})")
+        return name
+
+    p.add_argument("--task", type=task_name, default=default, metavar="TASK",
+                   help=f"one of {', '.join(runners)} (default {default}); short names: "
                         + ", ".join(f"{a} = {t}" for a, t in aliases.items()))
 
 
