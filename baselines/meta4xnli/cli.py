@@ -139,13 +139,14 @@ def _run_detection(args, clock) -> int:
     from figbench_baselines.common.figurative import subsample
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.meta4xnli import methods as M
-    from figbench_baselines.meta4xnli.data import CORPUS_CONFIG, load_detection
+    from figbench_baselines.meta4xnli.data import CORPUS_CONFIG, check_corpus, load_detection
 
     corpora = [c for c in args.train.split("+") if c]
     unknown = [c for c in corpora if c not in CORPUS_CONFIG]
     if not corpora or unknown:
         raise ValueError(f"--train {args.train!r}: unknown corpora {unknown}; use en, es, vua, cometa joined by '+'")
     test_corpus = args.test or corpora[0]
+    check_corpus(test_corpus, args.part)
     train = []
     tags = None
     for c in corpora:

@@ -40,13 +40,7 @@ def load_detection(corpus: str, split: str, data_dir: str | None, *, part: str |
     A split the corpus lacks (CoMeta has no validation) is a clear error.
     ``part`` (premises | hypotheses) keeps only Meta4XNLI sentences of that source side.
     """
-    if corpus not in CORPUS_CONFIG:
-        raise ValueError(f"unknown detection corpus {corpus!r}; choose from {sorted(CORPUS_CONFIG)}")
-    if part is not None:
-        if part not in PARTS:
-            raise ValueError(f"unknown part {part!r}; choose from {sorted(PARTS)}")
-        if corpus not in ("en", "es"):
-            raise ValueError(f"--part applies to the Meta4XNLI corpora (en, es), not {corpus!r}")
+    check_corpus(corpus, part)
     rows = detection_rows(load_split("meta4xnli", CORPUS_CONFIG[corpus], split, data_dir),
                           f"meta4xnli/{corpus}/{split}")
     if part is not None:
@@ -54,6 +48,17 @@ def load_detection(corpus: str, split: str, data_dir: str | None, *, part: str |
     if not len(rows):
         raise ValueError(f"meta4xnli/{corpus}/{split}{'/' + part if part else ''}: the split is empty")
     return rows
+
+
+def check_corpus(corpus: str, part: str | None = None) -> None:
+    """A known detection corpus, and a source side only for the Meta4XNLI corpora (before loading anything)."""
+    if corpus not in CORPUS_CONFIG:
+        raise ValueError(f"unknown detection corpus {corpus!r}; choose from {sorted(CORPUS_CONFIG)}")
+    if part is not None:
+        if part not in PARTS:
+            raise ValueError(f"unknown part {part!r}; choose from {sorted(PARTS)}")
+        if corpus not in ("en", "es"):
+            raise ValueError(f"--part applies to the Meta4XNLI corpora (en, es), not {corpus!r}")
 
 
 def load_source_sets(lang: str, data_dir: str | None) -> dict[tuple[str, str], Rows]:
