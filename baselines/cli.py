@@ -1,4 +1,6 @@
-"""``figbench baseline ...``: one sub-command per baseline family, registered from each package."""
+"""``figbench baseline ...``: one sub-command per baseline family (registered from each package), plus
+``--list`` (the baseline specs), ``run SPEC...`` (a spec's command, writing ``results/<spec>.json``) and
+``tables`` (regenerate the reproduction tables of baselines/README.md from the specs)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ FAMILIES = ("cdec", "meta4xnli", "wimcor", "epic")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("baseline", help="run a baseline and write a result record",
-                       description="Run a figbench baseline; every run writes one result record (--out).")
-    p.set_defaults(_parser=p)
+                       description="Run a figbench baseline; every run writes one result record (--out). "
+                                   "`figbench baseline --list` lists the specified runs.")
+    p.add_argument("--list", action="store_true", help="list the baseline specs (name, benchmark, command)")
+    p.set_defaults(_parser=p, func=_root)
     bsub = p.add_subparsers(dest="family", metavar="FAMILY")
     for family in FAMILIES:
         try:
@@ -21,3 +25,85 @@ def register(sub: argparse._SubParsersAction) -> None:
                 raise
             continue
         module.register(bsub)
+    r = bsub.add_parser("run", help="run baseline specs by name, writing results/<spec>.json",
+                        description="Run each named spec's command with --out RESULTS/<spec>.json (predictions "
+                                    "beside it in RESULTS/predictions/, not committed).")
+    r.add_argument("specs", nargs="+", metavar="SPEC", help="spec names (figbench baseline --list)")
+    r.add_argument("--results-dir", default=None, help="folder of the result records (default: the project's results/)")
+    r.set_defaults(func=_run_specs)
+    t = bsub.add_parser("tables", help="regenerate the reproduction tables of baselines/README.md",
+                        description="Regenerate the tables between <!-- figbench:table NAME --> markers from the "
+                                    "baseline specs and the committed result records.")
+    t.add_argument("--write", action="store_true", help="rewrite the README (default: check only)")
+    t.add_argument("--readme", default=None, help="README to update (default: baselines/README.md)")
+    t.add_argument("--results-dir", default=None, help="folder of the result records (default: results/)")
+    t.set_defaults(func=_tables)
+
+
+def _root(args: argparse.Namespace) -> int:
+    if not args.list:
+        args._parser.print_help()
+        return 2
+    from figbench_baselines.specs import all_specs
+
+    for s in all_specs():
+        flags = ",".join(f for f, on in (("fast", s.fast), ("quick", s.quick), ("not run", bool(s.not_run))) if on)
+        print(f"{s.name:44s} {s.benchmark:52s} {flags:9s} {s.command()}")
+    return 0
+
+
+def _run_specs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from figbench.cli import main
+    from figbench_baselines.specs import get_spec
+    from figbench_baselines.tables import RESULTS
+
+    results = Path(args.results_dir) if args.results_dir else RESULTS
+    specs = [get_spec(name) for name in args.specs]
+    failed = 0
+    for spec in specs:
+        out = results / f"{spec.name}.json"
+        argv = ["baseline", *spec.argv, "--out", str(out),
+                "--predictions-file", str(results / "predictions" / f"{spec.name}.json")]
+        print(f"[{spec.name}] figbench {' '.join(argv)}", flush=True)
+        if main(argv) != 0:
+            failed += 1
+            continue
+        _portable(out, spec)
+    return 1 if failed else 0
+
+
+def _portable(record_path, spec) -> None:
+    """Make a committed record name the spec's command (not ``figbench baseline run``) and its predictions
+    file relative to the record (how ``figbench submit`` resolves it)."""
+    import json
+    from pathlib import Path
+
+    from figbench.results import write_result
+
+    record = json.loads(record_path.read_text("utf-8"))
+    record["provenance"]["command"] = spec.command(f"results/{spec.name}.json")
+    path = record["predictions"].get("path")
+    if path and Path(path).is_absolute():
+        record["predictions"]["path"] = str(Path(path).relative_to(record_path.parent.resolve()))
+    write_result(record, record_path)
+
+
+def _tables(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from figbench_baselines.tables import README, RESULTS, check_or_write
+
+    readme = Path(args.readme) if args.readme else README
+    results = Path(args.results_dir) if args.results_dir else RESULTS
+    fresh = check_or_write(readme, results, write=args.write)
+    if args.write:
+        print(f"{readme}: {'up to date' if fresh else 'tables regenerated'}")
+        return 0
+    if not fresh:
+        print(f"{readme}: the reproduction tables are stale; run `figbench baseline tables --write`", file=sys.stderr)
+        return 1
+    print(f"{readme}: up to date")
+    return 0

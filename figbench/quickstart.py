@@ -1,58 +1,44 @@
 """``figbench quickstart``: the main job.
 
-Runs the fast baselines (heuristics and retrieval: minutes on CPU) on every corpus found under
-``FIGBENCH_DATA_DIR``, submits their result records to the embedded leaderboard store, and serves the
-leaderboard on localhost. A run that fails is reported and the others go on; the exit status says
-whether any failed.
+Runs the fast baselines (the baseline specs marked ``fast``: heuristics and retrieval, minutes on CPU)
+whose corpora are under ``FIGBENCH_DATA_DIR``, submits their result records to the embedded
+leaderboard store, and serves the leaderboard on localhost. A run the store already holds (same
+model name, revision and benchmark, not FAILED) is skipped, so a second quickstart only serves;
+``--force`` re-runs everything. A run that fails is reported and the others go on; the exit status
+says whether any failed.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from figbench_baselines.specs import BaselineSpec
+
+#: identifies a leaderboard row: (model name, model revision, benchmark key)
+RunKey = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
-class Run:
-    label: str
-    corpus: str
-    argv: tuple[str, ...]
+class Outcome:
+    """What happened to one spec: ``stored`` (skipped), ``submitted`` or ``failed``."""
 
-
-#: The fast baselines, in the order they run. Each needs the corpus named in ``corpus``.
-FAST_RUNS: tuple[Run, ...] = (
-    Run("cdec_lemma_ecbplus_test", "ecbplus",
-        ("cdec", "--dataset", "ecbplus", "--config", "events", "--split", "test", "--method", "lemma")),
-    Run("cdec_lh_ecbplus_test", "ecbplus",
-        ("cdec", "--dataset", "ecbplus", "--config", "events", "--split", "test", "--method", "lh")),
-    Run("cdec_lh_meta_m_test", "ecbmeta",
-        ("cdec", "--dataset", "ecbmeta", "--config", "meta_m", "--split", "test", "--method", "lh")),
-    Run("cdec_lh_meta_1_dev_small", "ecbmeta",
-        ("cdec", "--dataset", "ecbmeta", "--config", "meta_1", "--split", "dev_small", "--method", "lh")),
-    Run("cdec_lemma_wec_eng_test", "wec_eng",
-        ("cdec", "--dataset", "wec_eng", "--split", "test", "--method", "lemma")),
-    Run("meta4xnli_lexicon_en_test", "meta4xnli",
-        ("meta4xnli", "--task", "detection", "--method", "lexicon", "--train", "en")),
-    Run("meta4xnli_lexicon_es_test", "meta4xnli",
-        ("meta4xnli", "--task", "detection", "--method", "lexicon", "--train", "es")),
-    Run("wimcor_majority_sample_test", "wimcor", ("wimcor", "--method", "majority")),
-    Run("wimcor_random_sample_test", "wimcor", ("wimcor", "--method", "random")),
-    Run("epic_bm25_seen_test", "epic",
-        ("epic", "--task", "prediction", "--config", "seen", "--method", "bm25")),
-    Run("epic_minilm_seen_test", "epic",
-        ("epic", "--task", "prediction", "--config", "seen", "--method", "embedding")),
-    Run("epic_minilm_unseen_test", "epic",
-        ("epic", "--task", "prediction", "--config", "unseen", "--method", "embedding")),
-    Run("epic_lexical_alignment_test", "epic",
-        ("epic", "--task", "alignment", "--method", "lexical")),
-)
+    name: str
+    status: str
+    seconds: float
+    detail: str = ""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from figbench_baselines.common.runs import add_resamples_option
+
     p = sub.add_parser(
         "quickstart", help="run the fast baselines on every corpus found, submit them, serve the leaderboard",
         description=__doc__.split("\n\n")[1].replace("\n", " "),
@@ -60,65 +46,139 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", default=".figbench/store", help="leaderboard store folder (default .figbench/store)")
     p.add_argument("--results-dir", default=None, help="where result records go (default STORE/../results)")
     p.add_argument("--only", default=None, help="comma-separated corpora to run (default: all found)")
-    p.add_argument("--n-resamples", type=int, default=200, help="bootstrap resamples per run (default 200)")
+    p.add_argument("--force", action="store_true", help="re-run (and resubmit) runs the store already holds")
+    add_resamples_option(p)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--no-serve", action="store_true", help="stop after submitting (no web server)")
     p.set_defaults(func=main)
 
 
-def plan(only: set[str] | None = None) -> tuple[list[Run], list[str]]:
-    """Runs whose corpus folder exists, and a line for each corpus skipped."""
+def plan(only: set[str] | None = None) -> tuple[list[BaselineSpec], list[str]]:
+    """The fast specs whose corpora are all there (and whose dataset is in ``only``), and a line per corpus
+    missing."""
     from figbench.paths import CORPORA, corpus_dir
+    from figbench_baselines.specs import fast_specs
 
-    runs, skipped = [], []
+    present, skipped = set(), []
     for corpus in CORPORA:
-        if only is not None and corpus not in only:
-            continue
         folder = corpus_dir(corpus)
-        if folder is None or not folder.is_dir():
+        if folder is not None and folder.is_dir():
+            present.add(corpus)
+        elif only is None or corpus in only:
             skipped.append(f"{corpus}: no folder {folder or '(FIGBENCH_DATA_DIR is not set)'}")
-            continue
-        runs.extend(r for r in FAST_RUNS if r.corpus == corpus)
+    runs = [s for s in fast_specs() if (only is None or s.dataset in only) and set(s.corpora) <= present]
     return runs, skipped
+
+
+def stored_runs(store: Path) -> dict[RunKey, str]:
+    """The live submissions of a store (not FAILED): run key -> submission id. Reads only; none when the
+    store does not exist yet."""
+    from figbench_leaderboard.store import DB_NAME, Store
+
+    if not (store / DB_NAME).is_file():
+        return {}
+    out = {}
+    for sub in Store(store).list():
+        if sub["status"] != "FAILED":
+            key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
+            out[(sub["model_name"], sub["model_revision"] or "", key)] = sub["id"]
+    return out
+
+
+def run_key(spec: BaselineSpec) -> RunKey:
+    """The leaderboard row a spec's record lands in (baseline records carry no revision)."""
+    return (spec.system_name, "", spec.benchmark)
+
+
+def prepare_resubmission(record_path: Path, stored_id: str) -> str:
+    """Make a forced re-run submittable although the store holds the run (id ``stored_id``).
+
+    The store refuses a second live submission of one model, revision and benchmark. Until it can
+    retire a submission (TODO(leaderboard): ``Store.retire(sid, reason)``, marking the old row as
+    superseded, after which the re-run keeps its revision), the re-run is submitted under the revision
+    ``rerun-<UTC time>``. Returns that revision.
+    """
+    from figbench.results import write_result
+
+    record = json.loads(record_path.read_text("utf-8"))
+    revision = "rerun-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    record["model"] = {**record["model"], "revision": revision}
+    record.setdefault("options", {})["supersedes"] = stored_id
+    write_result(record, record_path)
+    return revision
+
+
+def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamples: int, force: bool = False,
+              submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
+    """Run, record and submit each spec unless the store holds it already (``force``: run it anyway)."""
+    from figbench.cli import main as figbench_main
+
+    if submit is None:
+        from figbench_leaderboard.client import submit as client_submit
+
+        def submit(path: Path, to: Path) -> dict[str, Any]:
+            return client_submit(path, to, submitter="figbench-quickstart")
+
+    stored = stored_runs(store)
+    results.mkdir(parents=True, exist_ok=True)
+    outcomes: list[Outcome] = []
+    for i, spec in enumerate(specs, 1):
+        held = stored.get(run_key(spec))
+        if held and not force:
+            print(f"\n[{i}/{len(specs)}] {spec.name}: already in the store ({held[:8]}); skipped", flush=True)
+            outcomes.append(Outcome(spec.name, "stored", 0.0, f"submission {held[:8]}"))
+            continue
+        out = results / f"{spec.name}.json"
+        argv = ["baseline", *spec.argv, "--out", str(out), "--n-resamples", str(n_resamples)]
+        print(f"\n[{i}/{len(specs)}] figbench {' '.join(argv)}", flush=True)
+        t0 = time.perf_counter()
+        try:
+            status = figbench_main(argv)
+            if status != 0:
+                outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {status}"))
+                continue
+            detail = ""
+            if held:
+                detail = f"revision {prepare_resubmission(out, held)}; "
+            reply = submit(out, store)
+            flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
+            state = "failed" if reply.get("status") == "FAILED" else "submitted"
+            reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
+            outcomes.append(Outcome(spec.name, state, time.perf_counter() - t0,
+                                    f"{detail}{reply.get('status', '?')}{reason}{flag}"))
+        except SystemExit as e:  # argparse rejects options a baseline does not have
+            outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {e.code}"))
+        except Exception as e:  # noqa: BLE001 - report and go on with the other runs
+            outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
+    return outcomes
+
+
+def print_summary(outcomes: list[Outcome], total_s: float) -> None:
+    print("\nquickstart summary")
+    for o in outcomes:
+        print(f"  {o.name:34s} {o.seconds:7.1f} s  {o.status}{': ' + o.detail if o.detail else ''}")
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "stored", "failed")}
+    print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {counts['stored']} already stored, "
+          f"{counts['failed']} failed; {total_s:.1f} s in all")
 
 
 def main(args: argparse.Namespace) -> int:
     from figbench.cli import main as figbench_main
-    from figbench_leaderboard.client import submit
 
     only = {c.strip() for c in args.only.split(",")} if args.only else None
-    runs, skipped = plan(only)
+    specs, skipped = plan(only)
     for line in skipped:
         print(f"skipped {line}")
-    if not runs:
+    if not specs:
         print("figbench quickstart: no corpus found; set FIGBENCH_DATA_DIR", file=sys.stderr)
         return 1
     store = Path(args.store)
     results = Path(args.results_dir) if args.results_dir else store.parent / "results"
-    results.mkdir(parents=True, exist_ok=True)
-    outcomes: list[tuple[str, str, float]] = []
-    for i, run in enumerate(runs, 1):
-        out = results / f"{run.label}.json"
-        argv = ["baseline", *run.argv, "--out", str(out), "--n-resamples", str(args.n_resamples)]
-        print(f"\n[{i}/{len(runs)}] figbench {' '.join(argv)}", flush=True)
-        t0 = time.perf_counter()
-        try:
-            status = figbench_main(argv)
-            if status == 0:
-                reply = submit(out, store, submitter="figbench-quickstart")
-                status_txt = f"submitted ({reply.get('status', '?')})"
-            else:
-                status_txt = f"failed (exit {status})"
-        except SystemExit as e:  # argparse rejects options a baseline does not have
-            status_txt = f"failed (exit {e.code})"
-        except Exception as e:  # noqa: BLE001 - report and go on with the other runs
-            status_txt = f"failed: {type(e).__name__}: {e}"
-        outcomes.append((run.label, status_txt, time.perf_counter() - t0))
-    print("\nquickstart summary")
-    for label, status_txt, seconds in outcomes:
-        print(f"  {label:32s} {seconds:7.1f} s  {status_txt}")
-    failed = sum(1 for _, s, _ in outcomes if s.startswith("failed"))
+    t0 = time.perf_counter()
+    outcomes = run_specs(specs, store, results, n_resamples=args.n_resamples, force=args.force)
+    print_summary(outcomes, time.perf_counter() - t0)
+    failed = any(o.status == "failed" for o in outcomes)
     if args.no_serve:
         return 1 if failed else 0
     print(f"\nserving the leaderboard on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)

@@ -30,11 +30,12 @@ def test_distinct_methods_get_distinct_rows_and_naming_is_idempotent():
 
 
 def test_quickstart_plan_covers_found_corpora(tmp_path, monkeypatch):
-    from figbench.quickstart import FAST_RUNS, plan
+    from figbench.quickstart import plan
+    from figbench_baselines.specs import fast_specs
 
     (tmp_path / "wimcor").mkdir()
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path))
     runs, skipped = plan()
-    assert runs and {r.corpus for r in runs} == {"wimcor"}
+    assert runs and {r.dataset for r in runs} == {"wimcor"}
     assert len(skipped) == 5 and any("ecbplus" in s for s in skipped)
-    assert {r.corpus for r in FAST_RUNS} == {"ecbplus", "ecbmeta", "wec_eng", "meta4xnli", "wimcor", "epic"}
+    assert {s.dataset for s in fast_specs()} == {"ecbplus", "ecbmeta", "wec_eng", "meta4xnli", "wimcor", "epic"}

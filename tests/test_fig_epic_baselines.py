@@ -23,18 +23,20 @@ def _tiny():
 
 
 def test_ranking_scores_by_hand():
+    from figbench.scoring.ranking import ranks_from_scores, score_rankings
+
     scores = np.array([[0.9, 0.1, 0.0], [0.2, 0.5, 0.7], [0.3, 0.3, 0.1]])
     gold = [0, 1, 1]  # ranks 1, 2, 2 (the tie in row 3 goes to the lower candidate index)
-    s = P.ranking_scores(scores, gold)
+    ids = ["a", "b", "c"]
+    s = score_rankings([ids[g] for g in gold], P.top_k(scores, ids, 3), n_resamples=0).scores
     assert s["accuracy"] == pytest.approx(1 / 3)
     assert s["mrr"] == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert P.top_k(scores, ["a", "b", "c"], 2)[1] == ["c", "b"]
     # ranks equal the gold's position in the submitted ranking, ties included
-    ids = ["a", "b", "c"]
     for gold in ([0, 1, 1], [0, 2, 0], [1, 0, 2]):
         ranking = P.top_k(scores, ids, 3)
         expected = [ranking[i].index(ids[g]) + 1 for i, g in enumerate(gold)]
-        assert P.per_item_rank(scores, gold).tolist() == expected
+        assert ranks_from_scores(scores, gold).tolist() == expected
 
 
 def test_bm25_prefers_lexical_overlap():
@@ -59,7 +61,12 @@ def test_similar_by_distribution_matches_brute_force():
         assert j == int(np.argmin([np.abs(d[i] - d[k]).sum() if k != i else np.inf for k in range(7)]))
     emb = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]])
     assert list(S.by_embedding(emb)) == [1, 0, 3, 2]
-    assert list(S.hits(np.array([1, 0, 3, 2]), ["p", "p", "q", "r"])) == [1, 1, 0, 0]
+    from figbench.scoring.ranking import score_neighbours
+
+    ids = ["a", "b", "c", "d"]
+    nearest = {ids[i]: ids[j] for i, j in enumerate([1, 0, 3, 2])}
+    labels = dict(zip(ids, ["p", "p", "q", "r"]))
+    assert score_neighbours(labels, nearest, ids, n_resamples=0).scores["accuracy"] == 0.5  # hits 1, 1, 0, 0
     with pytest.raises(ValueError, match="at least two"):
         S.nearest_other(np.zeros((1, 1)))
 
@@ -108,16 +115,18 @@ def test_generation_scores_equal_sacrebleu_and_rouge():
     import sacrebleu
     from rouge_score import rouge_scorer
 
+    from figbench.scoring.text import text_scores, text_unit_stats
+
     hyps = ["the cat sat on the mat", "a dog ran far away", "hello there"]
     refs = ["the cat sat on a mat", "the dog ran away", "general kenobi"]
     kws = [["cat"], ["dog", "far"], ["hi"]]
-    bleu, stats, rouge, recall = G.generation_unit_stats(hyps, refs, kws)
-    s = G.generation_scores(bleu, stats, rouge, recall)
+    bleu, stats, rouge = text_unit_stats(hyps, refs)
+    s = {**text_scores(bleu, stats, rouge), "keyword_recall": np.mean([G.keyword_recall(h, k) for h, k in zip(hyps, kws)])}
     assert s["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score / 100)
     sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     assert s["rougeL"] == pytest.approx(np.mean([sc.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps, refs)]))
     assert s["keyword_recall"] == pytest.approx((1 + 1 + 0) / 3)
-    sub = G.generation_scores(bleu, stats, rouge, recall, np.array([0, 0]))
+    sub = text_scores(bleu, stats, rouge, np.array([0, 0]))
     assert sub["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps[:1] * 2, [refs[:1] * 2]).score / 100)
 
 

@@ -9,11 +9,28 @@ import pytest
 
 from figbench.cli import main
 from figbench.results import read_result
+from figbench.tasks import get_task
 from figbench_baselines.common.figurative import IGNORE_INDEX, word_label_features, word_predictions
 from figbench_baselines.meta4xnli import methods as M
 from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
+TAGS = get_task("metaphor_detection").tag_set
+NLI_LABELS = ("entailment", "neutral", "contradiction")  # the builder's ClassLabel names
+
+
+def _detection_scores(train, test, pred) -> dict:
+    """A run's detection scores (task + vocabulary) of ``pred`` on hand-written ``test`` rows."""
+    import datasets
+
+    from figbench_baselines.common.splits import Rows
+    from figbench_baselines.meta4xnli.cli import _score_detection
+
+    split = datasets.Dataset.from_dict(
+        {"id": [r["id"] for r in test], "tags": [[TAGS.index(t) for t in r["tags"]] for r in test]},
+        features=datasets.Features({"id": datasets.Value("string"),
+                                    "tags": datasets.Sequence(datasets.ClassLabel(names=list(TAGS)))}))
+    return _score_detection(train, Rows.of(split, test), pred, "detection_en", "test", n_resamples=0, seed=0).scores
 
 
 def _tiny():
@@ -41,20 +58,19 @@ def test_only_first_subtoken_is_labelled(tok):
     assert pos[0] == [0, 1, 2, 3]
     # predictions map back one label per word; words cut by max_length get O
     feats_t, pos_t = word_label_features(tok, words, None, max_length=4)
-    tags = word_predictions([np.eye(3)[[0, 1, 2, 0]]], feats_t, pos_t, [4], dict(enumerate(M.TAGS)))
+    tags = word_predictions([np.eye(3)[[0, 1, 2, 0]]], feats_t, pos_t, [4], dict(enumerate(TAGS)))
     assert len(tags[0]) == 4 and tags[0][2:] == ["O", "O"]
 
 
 def test_detection_scores_and_mismatched_tags():
     train = [{"id": "t", "tokens": ["a", "glow", "b"], "tags": ["O", "B-METAPHOR", "O"]}]
     test = [{"id": "x", "tokens": ["the", "glow", "ray"], "tags": ["O", "B-METAPHOR", "B-METAPHOR"]}]
-    s = M.detection_scores(train, test, [["O", "B-METAPHOR", "O"]])
+    s = _detection_scores(train, test, [["O", "B-METAPHOR", "O"]])
     assert s["f1"] == pytest.approx(2 / 3) and s["precision"] == 1.0 and s["recall"] == 0.5
     assert s["in_vocab_f1"] == 1.0 and s["out_vocab_recall"] == 0.0
+    assert s["in_vocab_token_f1"] == 1.0 and s["out_vocab_token_recall"] == 0.0  # the same at token level
     with pytest.raises(ValueError, match="row x.*B-MET"):
-        M.check_tags([{"id": "x", "tags": ["O", "B-MET"]}], "test")
-    vocab_rows = M.metaphor_vocabulary_rows(train)
-    assert M.detection_scores(vocab_rows, test, [["O", "B-METAPHOR", "O"]]) == s
+        M.check_tags([{"id": "x", "tags": ["O", "B-MET"]}], "test", TAGS)
 
 
 def test_token_classifier_learns_a_trivial_rule(tmp_path):
@@ -69,25 +85,37 @@ def test_token_classifier_learns_a_trivial_rule(tmp_path):
         toks = list(rng.choice(words, size=6))
         rows.append({"id": str(i), "tokens": toks, "tags": ["B-METAPHOR" if t == "glow" else "O" for t in toks]})
     cfg = TrainConfig(epochs=30, batch_size=8, lr=5e-3, max_steps=120, seed=0)
-    tk, m, stats = M.train_token_classifier(rows, cfg, model_name=model)
+    tk, m, stats = M.train_token_classifier(rows, cfg, tags=TAGS, model_name=model)
     pred, _ = M.predict_tags(tk, m, rows)
-    s = M.detection_scores(rows, rows, pred)
+    s = _detection_scores(rows, rows, pred)
     assert s["token_f1"] > 0.9, s
     assert stats["train_steps"] == 120
 
 
 def test_nli_groups_and_training_selection():
+    import datasets
+
     rows = [{"language": lg, "metaphor_status": st, "gold_label": "neutral"}
             for lg in ("en", "es") for st in ("met", "no_met", "non-relevant")]
     assert len(M.select_training(rows, "no_met")) == 2 and len(M.select_training(rows, "all")) == 6
-    groups = M.nli_groups(rows)
+    assert [M.is_relevant(r) for r in rows[:3]] == [True, True, False]
+    # accuracy by metaphor status and language, as the metaphor_nli task scores it
+    task = get_task("metaphor_nli")
+    split = datasets.Dataset.from_dict(
+        {"id": [str(i) for i in range(6)], "gold_label": [1] * 6,
+         "metaphor_status": [r["metaphor_status"] for r in rows], "language": [r["language"] for r in rows]},
+        features=datasets.Features({"id": datasets.Value("string"),
+                                    "gold_label": datasets.ClassLabel(names=list(NLI_LABELS)),
+                                    "metaphor_status": datasets.Value("string"), "language": datasets.Value("string")}))
+    gold = task.gold_from_dataset(split, "metaphor_nli/meta4xnli/interpretation/test")
     correct = np.array([1, 0, 1, 1, 1, 0], dtype=float)
-    acc = M.nli_accuracies(correct, groups)
+    preds = {str(i): "neutral" if c else "entailment" for i, c in enumerate(correct)}
+    acc = task.score(task.parse_predictions(preds, gold), gold, n_resamples=0).scores
     assert acc["accuracy"] == pytest.approx(4 / 6)
     assert acc["accuracy_met"] == 1.0 and acc["accuracy_no_met"] == 0.5 and acc["accuracy_nonrelevant"] == 0.5
     assert acc["accuracy_en_no_met"] == 0.0 and acc["accuracy_es"] == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="mismatched label sets"):
-        M.nli_label_check([{"gold_label": "neutral"}], [{"gold_label": "entailment"}])
+        M.nli_label_check([{"gold_label": "neutral"}], [{"gold_label": "entailment"}], NLI_LABELS)
 
 
 # ------------------------------------------------------------------ CLI on the real corpus
@@ -113,7 +141,7 @@ def test_cli_detection_settings_tiny(m4_dir, tmp_path):
     assert {"f1", "in_vocab_f1", "out_vocab_f1"} <= set(rec["scores"])
     assert rec["provenance"]["throughput"]["train_examples_per_s"] > 0
     preds = rec["predictions"]["inline"]
-    assert all(set(t) <= set(M.TAGS) for t in preds.values())
+    assert all(set(t) <= set(TAGS) for t in preds.values())
     rec = _run(["--train", "en", "--test", "es", "--part", "hypotheses", *common], tmp_path / "xl.json")
     assert rec["options"]["setting"] == "cross-lingual" and rec["method"].endswith("_hypotheses")
     assert all(k.startswith("es-") for k in rec["predictions"]["inline"])
@@ -129,7 +157,7 @@ def test_cli_nli_tiny(m4_dir, tmp_path):
                 "--max-test", "40", "--max-steps", "2", "--data-dir", m4_dir], tmp_path / "nli.json")
     assert rec["task"] == "metaphor_nli" and rec["method"] == "nli_train_no_met_en"
     assert {"accuracy", "accuracy_met", "accuracy_no_met"} <= set(rec["scores"])
-    assert set(rec["predictions"]["inline"].values()) <= set(M.NLI_LABELS)
+    assert set(rec["predictions"]["inline"].values()) <= set(NLI_LABELS)
 
 
 def test_cli_bad_input(m4_dir, tmp_path, capsys):

@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import corpus_path, tiny_models
 from figbench.cli import main
 from figbench.results import read_result
-from figbench_baselines.common.figurative import check_label_sets, classification_scores
+from figbench.scoring.classification import score_labels
+from figbench_baselines.common.figurative import check_label_sets
 from figbench_baselines.wimcor import methods
 from figbench_baselines.wimcor.data import coarse_of, example_from_row
 
@@ -48,7 +49,7 @@ def test_random_and_majority():
 def test_classification_scores_match_hand_computation():
     gold = ["A", "A", "B", "C"]
     pred = ["A", "B", "B", "B"]
-    s = classification_scores(gold, pred, ["A", "B", "C"])
+    s = score_labels(gold, pred, ["A", "B", "C"], n_resamples=0).scores
     assert s["micro_f1"] == pytest.approx(0.5) and s["accuracy"] == pytest.approx(0.5)
     # per class F1: A = 2/3, B = 2*(1/3*1)/(4/3) = 0.5, C = 0
     assert s["macro_f1"] == pytest.approx((2 / 3 + 0.5 + 0) / 3)

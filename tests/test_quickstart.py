@@ -19,9 +19,9 @@ def test_quickstart_runs_and_submits(data_root, tmp_path, monkeypatch, capsys):
     assert "quickstart summary" in out and "failed" not in out
     assert main(["leaderboard", "list", "--store", str(store), "--json"]) == 0
     subs = json.loads(capsys.readouterr().out)
-    from figbench.quickstart import FAST_RUNS
+    from figbench_baselines.specs import fast_specs
 
-    expected = [r for r in FAST_RUNS if r.corpus in {"ecbplus", "wimcor", "epic"}]
+    expected = [s for s in fast_specs() if s.dataset in {"ecbplus", "wimcor", "epic"}]
     assert len(subs) == len(expected)
     assert {s["status"] for s in subs} == {"FINISHED"}
     names = {s["model"]["name"] if "model" in s else s["model_name"] for s in subs}
@@ -33,3 +33,58 @@ def test_quickstart_without_corpora_is_a_clear_error(tmp_path, monkeypatch, caps
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path / "none"))
     assert main(["quickstart", "--store", str(tmp_path / "s"), "--no-serve"]) == 1
     assert "no corpus found" in capsys.readouterr().err
+
+
+def _fake_submit(monkeypatch, calls):
+    """Submissions go straight into the store as FINISHED (the server's scoring is the leaderboard's test)."""
+    import hashlib
+
+    from figbench_leaderboard import client
+    from figbench_leaderboard.store import Store
+
+    def submit(path, to, **_):
+        rec = json.loads(open(path, encoding="utf-8").read())
+        calls.append(rec)
+        Store(to).add({"task": rec["task"], "dataset": rec["dataset"], "config": rec["config"], "split": rec["split"],
+                       "model_name": rec["model"]["name"], "model_revision": rec["model"]["revision"],
+                       "model_type": rec["model"]["type"], "sha256": hashlib.sha256(str(path).encode()).hexdigest(),
+                       "status": "FINISHED", "scores": rec["scores"]})
+        return {"status": "FINISHED", "mismatches": {}}
+
+    monkeypatch.setattr(client, "submit", submit)
+
+
+def test_second_quickstart_skips_stored_runs_and_force_reruns(tmp_path, monkeypatch, capsys):
+    from figbench.paths import CORPORA
+    from figbench_baselines.specs import fast_specs
+    from tests.baseline_splits import use_fixture_splits
+
+    use_fixture_splits(monkeypatch)
+    for corpus in CORPORA:
+        (tmp_path / "data" / corpus).mkdir(parents=True)
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path / "data"))
+    calls: list = []
+    _fake_submit(monkeypatch, calls)
+    store = tmp_path / "store"
+    argv = ["quickstart", "--store", str(store), "--only", "wimcor", "--n-resamples", "10", "--no-serve"]
+    wimcor = [s for s in fast_specs() if s.dataset == "wimcor"]
+    assert main(argv) == 0 and len(calls) == len(wimcor)
+    assert "submitted" in capsys.readouterr().out
+    # a second run holds everything already: nothing runs, exit 0
+    assert main(argv) == 0 and len(calls) == len(wimcor)
+    out = capsys.readouterr().out
+    assert out.count("already in the store") == len(wimcor) and f"{len(wimcor)} already stored" in out
+    # --force re-runs and resubmits under a revision the store accepts beside the stored one
+    assert main([*argv, "--force"]) == 0 and len(calls) == 2 * len(wimcor)
+    assert all(c["model"]["revision"].startswith("rerun-") and c["options"]["supersedes"] for c in calls[-len(wimcor):])
+    assert "revision rerun-" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_quickstart_twice_on_real_data(data_root, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    argv = ["quickstart", "--store", str(tmp_path / "store"), "--only", "ecbplus", "--n-resamples", "20", "--no-serve"]
+    assert main(argv) == 0
+    assert ", 0 failed" in capsys.readouterr().out.split("quickstart summary")[1]
+    assert main(argv) == 0
+    assert "0 submitted" in capsys.readouterr().out

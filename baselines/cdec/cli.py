@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 DATASETS = ("ecbplus", "ecbmeta", "wec_eng")
-DEFAULT_CONFIG = {"ecbplus": "events", "ecbmeta": "meta_m", "wec_eng": "events"}
 #: ECB+/META pairs stay within a subtopic: the stand-in for the predicted topics (document clustering)
 #: that Barhom et al. 2019 and Ahmed et al. 2023 use on ECB+ test (see baselines/README.md).
 DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
@@ -18,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d = p.add_argument_group("data")
     d.add_argument("--dataset", required=True, choices=DATASETS)
     d.add_argument("--config", default=None,
-                   help="builder config (default: events; meta_m for ecbmeta)")
+                   help="builder config (default: the builder's default config: events; meta_m for ecbmeta)")
     d.add_argument("--split", default="test")
     d.add_argument("--train-data-dir", default=None,
                    help="corpus folder of the training split (default: ECB+ beside --data-dir for ecbmeta)")
@@ -91,7 +90,9 @@ def register(bsub: argparse._SubParsersAction) -> None:
 def normalise(args: argparse.Namespace) -> argparse.Namespace:
     """Fill dataset-dependent defaults (config, within)."""
     if args.config is None:
-        args.config = DEFAULT_CONFIG[args.dataset]
+        from figbench.loading import builder_configs
+
+        args.config = builder_configs(args.dataset)[1]
     if args.within == "auto":
         args.within = DEFAULT_WITHIN[args.dataset]
     elif args.within == "none":

@@ -58,10 +58,10 @@ def sibling_data_dir(data_dir: str | None, corpus: str) -> str | None:
 def load_mentions(dataset: str, config: str | None, split: str, data_dir: str | None = None,
                   mention_class: str | None = "event") -> list[dict]:
     """Rows of one split of a coreference corpus through the figbench ``datasets`` builders."""
-    import figbench
+    from figbench_baselines.common.splits import load_split
 
     try:
-        ds = figbench.load_dataset(dataset, config, split=split, data_dir=data_dir)
+        ds = load_split(dataset, config, split, data_dir)
     except ValueError as e:
         raise ValueError(f"cannot load {dataset}/{config}/{split}: {e}") from e
     return filter_class(ds.to_list(), mention_class)

@@ -1,4 +1,9 @@
-"""Scoring predicted clusters with figbench's coreference metric (whole split = one document)."""
+"""Scoring predicted clusters through the ``cdec`` task (whole split = one cross-document document).
+
+:func:`score_clusters` is a run's score: gold from the evaluated mentions, predictions as clusters,
+:meth:`Task.score` of the ``cdec`` task, exactly what the leaderboard computes. ``evaluate`` (the
+metric on any rows, no intervals) serves the oracle, per-topic scores and threshold tuning.
+"""
 
 from __future__ import annotations
 
@@ -27,15 +32,8 @@ def _flatten(scores: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
     return out
 
 
-def split_scores(flat: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """(fractions in [0, 1], other numbers) of a flat metric dict."""
-    scores = {k: v for k, v in flat.items() if 0.0 <= v <= 1.0 and not k.startswith(("n_", "num_"))}
-    counts = {k: v for k, v in flat.items() if k not in scores}
-    return scores, counts
-
-
 def evaluate(rows: Sequence[Mapping], labels: np.ndarray, *, remove_singletons: bool = False) -> dict[str, float]:
-    """``figbench.scoring.coref.evaluate_coref`` on the whole split as one cross-document document."""
+    """``figbench.scoring.coref.evaluate_coref`` on ``rows`` as one cross-document document (no intervals)."""
     from figbench.scoring.coref import evaluate_coref
 
     pred = predicted_document(rows, labels)
@@ -43,16 +41,45 @@ def evaluate(rows: Sequence[Mapping], labels: np.ndarray, *, remove_singletons: 
     return _flatten(evaluate_coref([pred], [gold], remove_singletons=remove_singletons))
 
 
-def confidence_intervals(rows: Sequence[Mapping], labels: np.ndarray, *, n_resamples: int, seed: int,
-                         remove_singletons: bool = False) -> dict[str, dict]:
-    """Bootstrap intervals of every metric value (``figbench.scoring.coref.bootstrap_coref``)."""
-    from figbench.scoring.coref import bootstrap_coref
+def mention_split(rows: Sequence[Mapping], task=None):
+    """The evaluated mentions as a ``datasets.Dataset`` of the columns the ``cdec`` task reads gold from."""
+    import datasets
 
-    pred = predicted_document(rows, labels)
-    gold = gold_clusters(rows)[0]
-    cis = bootstrap_coref([pred], [gold], n_resamples=n_resamples, seed=seed,
-                          remove_singletons=remove_singletons)
-    return {k: dict(v) for k, v in cis.items()}
+    from figbench.tasks import get_task
+
+    task = task or get_task("cdec")
+    columns = [c for c in (task.mention_column, task.cluster_column, task.group_column) if c]
+    return datasets.Dataset.from_dict({c: [str(r[c]) for r in rows] for c in columns})
+
+
+def score_clusters(rows: Sequence[Mapping], labels: np.ndarray, key: str, *, n_resamples: int, seed: int,
+                   remove_singletons: bool = False):
+    """The ``cdec`` task's scores of the predicted clusters against the gold of ``rows``.
+
+    ``remove_singletons`` scores the same metric (:mod:`figbench.scoring.coref`) with clusters of one
+    mention dropped from both sides first: a protocol the leaderboard does not use (it keeps singletons).
+    """
+    from figbench.tasks import get_task
+    from figbench_baselines.common.scoring import Evaluation, score_with_task
+
+    task = get_task("cdec")
+    split = mention_split(rows, task)
+    clusters = predicted_document(rows, labels)
+    if not remove_singletons:
+        return score_with_task(task, split, key, clusters, n_resamples=n_resamples, seed=seed)
+    from figbench.scoring.coref import bootstrap_coref, evaluate_coref
+
+    # TODO(tasks): a remove_singletons protocol option of ClusteringTask.score would make this branch the task's
+    gold = task.gold_from_dataset(split, key)
+    preds = task.parse_predictions(clusters, gold)
+    ref = [list(c) for c in gold.clusters]
+    scores = {k: float(v) for k, v in evaluate_coref([preds], [ref], remove_singletons=True).items()
+              if k in task.metric_names}
+    cis = bootstrap_coref([preds], [ref], n_resamples=n_resamples, seed=seed,
+                          remove_singletons=True) if n_resamples else {}
+    counts = {"mentions": float(len(gold.ids)), "gold_clusters": float(len(gold.clusters)),
+              "predicted_clusters": float(len(preds))}
+    return Evaluation(task, gold, preds, scores, {k: dict(v) for k, v in cis.items() if k in scores}, counts)
 
 
 def per_group_scores(rows: Sequence[Mapping], labels: np.ndarray, by: str = "topic", *,

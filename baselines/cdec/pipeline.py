@@ -207,13 +207,8 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     given as ``args.train_rows`` likewise.
     """
     from figbench.results import RunClock, make_result, provenance
-    from figbench_baselines.cdec.evaluation import (
-        confidence_intervals,
-        evaluate,
-        per_group_scores,
-        predicted_document,
-        split_scores,
-    )
+    from figbench_baselines.cdec.evaluation import per_group_scores, predicted_document, score_clusters
+    from figbench_baselines.common.scoring import benchmark_key
 
     clock = RunClock()
     np.random.seed(args.seed)
@@ -230,14 +225,15 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     stage.throughput.setdefault("pipeline_seconds", pipe_s)
     stage.throughput["mentions_per_s"] = len(rows) / pipe_s if pipe_s > 0 else 0.0
 
-    flat = evaluate(rows, labels, remove_singletons=args.remove_singletons)
-    scores, metric_counts = split_scores(flat)
-    cis = confidence_intervals(rows, labels, n_resamples=args.n_resamples, seed=args.seed,
-                               remove_singletons=args.remove_singletons) if args.n_resamples > 0 else {}
-    cis = {k: v for k, v in cis.items() if k in scores}
-    scores.update(stage.extra_scores)
-    counts = {"mentions": len(rows), "gold_clusters": len({str(r["cluster_id"]) for r in rows}),
-              "predicted_clusters": len(set(labels.tolist())), **stage.counts, **metric_counts}
+    # the cdec task's scores (the leaderboard's), plus the filter's gold-pair recall
+    ev = score_clusters(rows, labels, benchmark_key("cdec", args.dataset, args.config or "default", args.split),
+                        n_resamples=args.n_resamples, seed=args.seed, remove_singletons=args.remove_singletons)
+    if stage.extra_scores:
+        from figbench.scoring import Scored
+
+        ev.add(Scored(dict(stage.extra_scores), {}))
+    scores, cis = ev.scores, ev.confidence_intervals
+    counts = {**ev.counts, **stage.counts}
     options = dict(stage.options)
     options.update(mention_class=args.mention_class, remove_singletons=args.remove_singletons)
     if args.per_topic:

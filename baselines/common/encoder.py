@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 
 DEFAULT_MODEL_ALIAS = "all-MiniLM-L6-v2"
-_ALIASES = {DEFAULT_MODEL_ALIAS, "sentence-transformers/all-MiniLM-L6-v2", "minilm", "default"}
+#: the Hub id of the default encoder, as result records name it
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_ALIASES = {DEFAULT_MODEL_ALIAS, DEFAULT_MODEL_ID, "minilm", "default"}
 
 
 def default_model_path() -> str:
@@ -25,7 +27,7 @@ def resolve_model(name_or_path: str | None) -> str:
 def model_display_name(name_or_path: str | None) -> str:
     """The name to put in result records (the Hub id, not a local site-packages path)."""
     if name_or_path is None or name_or_path in _ALIASES:
-        return "sentence-transformers/all-MiniLM-L6-v2"
+        return DEFAULT_MODEL_ID
     return os.path.basename(os.path.normpath(name_or_path)) if os.path.isdir(name_or_path) else name_or_path
 
 

@@ -1,15 +1,14 @@
 """Helpers shared by the figurative-language baselines (Meta4XNLI, WiMCor, ePiC).
 
-Sentence/word embeddings from any HF encoder (mean pooling), classification scores with bootstrap
-intervals, label-set checks, fine-tuning and prediction loops for sequence and token
-classification built on :mod:`figbench_baselines.common.training`.
+Sentence/word embeddings from any HF encoder (mean pooling), label-set checks, fine-tuning and
+prediction loops for sequence and token classification built on
+:mod:`figbench_baselines.common.training`. Scoring is the tasks' (:mod:`figbench_baselines.common.scoring`).
 """
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,11 +30,10 @@ def set_threads() -> None:
 
 def subsample(rows: Sequence, n: int | None, seed: int) -> list:
     """A seeded random subset of ``n`` rows in their original order (all rows when ``n`` is None)."""
+    from figbench_baselines.common.splits import sample_indices
+
     rows = list(rows)
-    if n is None or n >= len(rows):
-        return rows
-    keep = sorted(random.Random(seed).sample(range(len(rows)), n))
-    return [rows[i] for i in keep]
+    return [rows[i] for i in sample_indices(len(rows), n, seed)]
 
 
 def require_rows(rows: Sequence, what: str) -> None:
@@ -45,7 +43,8 @@ def require_rows(rows: Sequence, what: str) -> None:
 
 
 def check_label_sets(train_labels: Sequence[str], test_labels: Sequence[str], *, where: str) -> list[str]:
-    """The sorted label set of training; raise if the test split has labels training never saw."""
+    """The sorted label set of training (a trained model's output labels); raise if the test split has
+    labels training never saw. Scores use the task's declared label set, not this one."""
     train_set, test_set = set(train_labels), set(test_labels)
     unseen = sorted(test_set - train_set)
     if unseen:
@@ -68,41 +67,6 @@ def model_record(name: str, *, type: str, parameters: int | None = None, revisio
 
 def n_parameters(model) -> int:
     return int(sum(p.numel() for p in model.parameters()))
-
-
-# ------------------------------------------------------------------ classification scores
-
-def classification_scores(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> dict[str, float]:
-    """Accuracy and micro/macro precision, recall, F1 over ``labels`` (scikit-learn, zero_division=0)."""
-    from sklearn.metrics import accuracy_score, precision_recall_fscore_support
-
-    if len(gold) != len(pred):
-        raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
-    if not gold:
-        raise ValueError("no examples to score")
-    out = {"accuracy": float(accuracy_score(gold, pred))}
-    for avg in ("micro", "macro"):
-        p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=list(labels), average=avg, zero_division=0)
-        out.update({f"{avg}_precision": float(p), f"{avg}_recall": float(r), f"{avg}_f1": float(f)})
-    return out
-
-
-def bootstrap_scores(n_units: int, statistic: Callable[[np.ndarray], Mapping[str, float]], *,
-                     n_resamples: int, seed: int, unit: str = "examples") -> dict:
-    """:func:`figbench.bootstrap.bootstrap_ci`, clipping to [0, 1] for the result schema."""
-    from figbench.bootstrap import bootstrap_ci
-
-    cis = bootstrap_ci(n_units, statistic, n_resamples=n_resamples, seed=seed, unit=unit)
-    for ci in cis.values():
-        ci["low"], ci["high"] = max(0.0, ci["low"]), min(1.0, ci["high"])
-    return cis
-
-
-def bootstrap_classification(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str], *,
-                             n_resamples: int, seed: int) -> dict:
-    g, p = np.asarray(gold, dtype=object), np.asarray(pred, dtype=object)
-    return bootstrap_scores(len(g), lambda idx: classification_scores(list(g[idx]), list(p[idx]), labels),
-                            n_resamples=n_resamples, seed=seed)
 
 
 # ------------------------------------------------------------------ embeddings

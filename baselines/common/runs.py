@@ -10,6 +10,45 @@ from pathlib import Path
 from typing import Any
 
 
+def _resamples(text: str) -> int:
+    """``--n-resamples`` value; ``"default"`` is the leaderboard's (imported when parsing, not at --help)."""
+    if text == "default":
+        from figbench.bootstrap import DEFAULT_RESAMPLES
+
+        return DEFAULT_RESAMPLES
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--n-resamples must be >= 0, got {value}")
+    return value
+
+
+def add_resamples_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The one bootstrap option of every figbench command that reports intervals."""
+    p.add_argument("--n-resamples", type=_resamples, default="default", metavar="N",
+                   help="bootstrap resamples for the 95%% confidence intervals (default: the leaderboard's, "
+                        "figbench.bootstrap.DEFAULT_RESAMPLES); 0 for none")
+
+
+def add_task_option(p: argparse.ArgumentParser, family: str, runners: Mapping[str, Any], *,
+                    aliases: Mapping[str, str], default: str) -> None:
+    """``--task``: a task of task family ``family`` (:mod:`figbench.tasks`) this baseline has a runner for.
+
+    The declarations are read when the option is parsed (not for ``--help``, which stays import-light);
+    ``aliases`` maps the short names of earlier versions (``--task nli``) to task names.
+    """
+
+    def task_name(text: str) -> str:
+        from figbench.tasks import family_tasks
+
+        name = aliases.get(text, text)
+        choices = [t.name for t in family_tasks(family) if t.name in runners]
+        if name not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice {text!r} (choose from {', '.join(choices)})")
+        return name
+
+    p.add_argument("--task", type=task_name, default=default, metavar="TASK",
+                   help=f"one of {', '.join(runners)} (default {default}); short names: "
+                        + ", ".join(f"{a} = {t}" for a, t in aliases.items()))
 
 
 def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False) -> None:
@@ -19,8 +58,7 @@ def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False) -> Non
     g.add_argument("--data-dir", default=None,
                    help="corpus folder (default: $FIGBENCH_DATA_DIR/<corpus>)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    g.add_argument("--n-resamples", type=int, default=1000,
-                   help="bootstrap resamples for confidence intervals (default 1000)")
+    add_resamples_option(g)
     g.add_argument("--predictions-file", default=None,
                    help="write predictions to this file and reference it, instead of inline")
     g.add_argument("--submit", metavar="STORE_OR_URL", default=None,
@@ -77,12 +115,17 @@ def finish_run(record: Mapping[str, Any], args: argparse.Namespace,
     return out
 
 
+def system_name(method: str, encoder: str | None = None) -> str:
+    """The leaderboard name of a baseline: ``figbench-<method>``, plus ``(<encoder>)`` for methods with one."""
+    return f"figbench-{method} ({encoder})" if encoder else f"figbench-{method}"
+
+
 def with_system_name(record: Mapping[str, Any]) -> dict[str, Any]:
     """Name a baseline run after its method, so each baseline is its own leaderboard row.
 
-    ``model.name`` becomes ``figbench-<method>``, followed by the encoder for trained or embedding
-    methods (``figbench-ce_knn (sentence-transformers/all-MiniLM-L6-v2)``); the encoder's own id
-    stays in ``model.encoder``. Records without a ``method`` are returned unchanged.
+    ``model.name`` becomes :func:`system_name`: ``figbench-<method>``, followed by the encoder for
+    trained or embedding methods (``figbench-ce_knn (sentence-transformers/all-MiniLM-L6-v2)``); the
+    encoder's own id stays in ``model.encoder``. Records without a ``method`` are returned unchanged.
     """
     method = record.get("method")
     if not method or record["model"]["name"].startswith("figbench-"):
@@ -91,9 +134,9 @@ def with_system_name(record: Mapping[str, Any]) -> dict[str, Any]:
     encoder = model["name"]
     if model.get("parameters"):
         model["encoder"] = encoder
-        model["name"] = f"figbench-{method} ({encoder})"
+        model["name"] = system_name(method, encoder)
     else:
-        model["name"] = f"figbench-{method}"
+        model["name"] = system_name(method)
     return {**record, "model": model}
 
 

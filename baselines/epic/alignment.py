@@ -1,9 +1,9 @@
 """Alignment prediction as extractive QA: given narrative, proverb and a proverb span, score start and
 end positions over the narrative's tokens and return the best narrative span (character offsets).
 
-Question = proverb span + the proverb; context = narrative. Scored with
-:func:`figbench.scoring.spans.span_overlap_scores` (token P/R/F1 over the narrative's whitespace
-tokens, by position). In the pipelined evaluation a narrative whose proverb was mispredicted gets an
+Question = proverb span + the proverb; context = narrative. Scored by the ``proverb_alignment`` task
+(:func:`figbench.scoring.spans.score_alignment`: token P/R/F1 over the narrative's whitespace tokens,
+by position). In the pipelined evaluation a narrative whose proverb was mispredicted gets an
 empty span for every pair, which scores zero.
 """
 

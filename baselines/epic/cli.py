@@ -4,34 +4,40 @@ from __future__ import annotations
 
 import argparse
 
+FAMILY = "epic"
+#: task (figbench.tasks) -> its runner in figbench_baselines.epic.runners; the --task choices
+RUNNERS = {"proverb_prediction": "run_prediction", "proverb_alignment": "run_alignment",
+           "narrative_generation": "run_generation", "similar_narratives": "run_similar"}
+ALIASES = {"prediction": "proverb_prediction", "alignment": "proverb_alignment",
+           "generation": "narrative_generation", "similar": "similar_narratives"}
+#: methods per task; the first is the default
 TASK_METHODS = {
-    "prediction": ("bm25", "embedding", "finetune"),
-    "alignment": ("finetune", "lexical"),
-    "generation": ("keywords", "seq2seq"),
-    "similar": ("embedding", "distribution"),
+    "proverb_prediction": ("bm25", "embedding", "finetune"),
+    "proverb_alignment": ("finetune", "lexical"),
+    "narrative_generation": ("keywords", "seq2seq"),
+    "similar_narratives": ("embedding", "distribution"),
 }
 #: GPU-scale training defaults of the bi-encoder, span scorer and seq2seq model (ours, not from the paper)
 TRAIN_DEFAULTS = {
-    "prediction": dict(epochs=5, batch_size=16, lr=2e-5, weight_decay=0.01, warmup_ratio=0.06),
-    "alignment": dict(epochs=3, batch_size=16, lr=3e-5, weight_decay=0.01, warmup_ratio=0.1),
-    "generation": dict(epochs=5, batch_size=8, lr=3e-4, weight_decay=0.0, warmup_ratio=0.0),
+    "proverb_prediction": dict(epochs=5, batch_size=16, lr=2e-5, weight_decay=0.01, warmup_ratio=0.06),
+    "proverb_alignment": dict(epochs=3, batch_size=16, lr=3e-5, weight_decay=0.01, warmup_ratio=0.1),
+    "narrative_generation": dict(epochs=5, batch_size=8, lr=3e-4, weight_decay=0.0, warmup_ratio=0.0),
 }
 QUICK = {
-    "prediction": dict(max_steps=30, lr=3e-5, max_train=None, max_test=None),
-    "alignment": dict(max_steps=40, lr=1e-4, max_train=300, max_test=None),
-    "generation": dict(max_steps=20, lr=1e-3, max_train=200, max_test=100),
+    "proverb_prediction": dict(max_steps=30, lr=3e-5, max_train=None, max_test=None),
+    "proverb_alignment": dict(max_steps=40, lr=1e-4, max_train=300, max_test=None),
+    "narrative_generation": dict(max_steps=20, lr=1e-3, max_train=200, max_test=100),
 }
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
-    from figbench_baselines.common.runs import add_common_args
+    from figbench_baselines.common.runs import add_common_args, add_task_option
 
     p = bsub.add_parser("epic", help="ePiC proverbs: prediction, alignment, generation, similar narratives",
                         description="ePiC baselines (Ghosh & Srivastava 2022); one result record per run.")
-    p.add_argument("--task", choices=tuple(TASK_METHODS), default="prediction")
+    add_task_option(p, FAMILY, RUNNERS, aliases=ALIASES, default="proverb_prediction")
     p.add_argument("--method", default=None,
-                   help="prediction: bm25 | embedding | finetune; alignment: finetune | lexical; generation: "
-                        "keywords | seq2seq; similar: embedding | distribution (default: the first)")
+                   help="; ".join(f"{t}: {' | '.join(m)}" for t, m in TASK_METHODS.items()) + " (default: the first)")
     p.add_argument("--config", choices=("seen", "unseen"), default="seen",
                    help="proverb setting for prediction / similar narratives (alignment uses the seen split)")
     p.add_argument("--scorer", choices=("bm25", "embedding", "finetune"), default="embedding",
@@ -66,4 +72,4 @@ def run(args: argparse.Namespace) -> int:
         args.max_test = args.max_test or q["max_test"]
     from figbench_baselines.epic import runners
 
-    return getattr(runners, f"run_{args.task}")(args, clock)
+    return getattr(runners, RUNNERS[args.task])(args, clock)

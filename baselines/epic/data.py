@@ -4,7 +4,8 @@ Prediction (``seen``/``unseen``): narratives with their gold ``proverb_id`` and 
 proverbs a test narrative is ranked against (seen: all 250; unseen test: the 100 proverbs of the
 unseen test part, whose narratives never occur in training). Alignment: narratives with their
 proverb/narrative span pairs (character offsets); pairs whose spans are not found in their text
-are counted skips (the builder's ``on_unaligned="flag"``), never silently dropped.
+are counted skips (the builder's ``on_unaligned="flag"``), never silently dropped. Test rows are
+:class:`~figbench_baselines.common.splits.Rows`, which keep the split they come from (gold is read from it).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from figbench_baselines.common.splits import Rows, load_split
+
 
 @dataclass
 class PredictionData:
     train: list[dict[str, Any]]
-    test: list[dict[str, Any]]
+    test: Rows
     proverbs: dict[str, str]  # proverb id -> text
     candidates: list[str]  # proverb ids a test narrative is ranked against
     train_candidates: list[str]
@@ -25,28 +28,24 @@ class PredictionData:
 @dataclass
 class AlignmentData:
     train: list[dict[str, Any]]
-    test: list[dict[str, Any]]
+    test: Rows
     proverbs: dict[str, str]
     skipped: list[str] = field(default_factory=list)
 
 
 def load_proverbs(data_dir: str | None) -> list[dict[str, Any]]:
-    from figbench import load_dataset
-
-    return list(load_dataset("epic", "proverbs", split="train", data_dir=data_dir))
+    return list(load_split("epic", "proverbs", "train", data_dir))
 
 
 def load_prediction(config: str, data_dir: str | None) -> PredictionData:
     """Train/test narratives and candidate proverbs of ``config`` (seen | unseen)."""
-    from figbench import load_dataset
-
     if config not in ("seen", "unseen"):
         raise ValueError(f"epic proverb prediction config must be 'seen' or 'unseen', not {config!r}")
-    ds = load_dataset("epic", config, data_dir=data_dir)
+    test_split = load_split("epic", config, "test", data_dir)
     provs = load_proverbs(data_dir)
     text = {p["id"]: p["proverb"] for p in provs}
-    train = [dict(r) for r in ds["train"]]
-    test = [dict(r) for r in ds["test"]]
+    train = [dict(r) for r in load_split("epic", config, "train", data_dir)]
+    test = Rows.of(test_split, (dict(r) for r in test_split))
     for split, rows in (("train", train), ("test", test)):
         if not rows:
             raise ValueError(f"epic/{config}/{split}: the split is empty")
@@ -69,16 +68,11 @@ def load_prediction(config: str, data_dir: str | None) -> PredictionData:
 
 def load_alignment(data_dir: str | None) -> AlignmentData:
     """Alignment rows (seen split); unaligned span pairs are removed from ``pairs`` and reported."""
-    from figbench import load_dataset
-
-    ds = load_dataset("epic", "alignment", data_dir=data_dir, on_unaligned="flag")
+    splits = {s: load_split("epic", "alignment", s, data_dir, on_unaligned="flag") for s in ("train", "test")}
     text = {p["id"]: p["proverb"] for p in load_proverbs(data_dir)}
-    out = AlignmentData([], [], text)
-    for split in ("train", "test"):
-        rows, skipped = keep_aligned([dict(r) for r in ds[split]], split)
-        out.skipped += skipped
-        setattr(out, split, rows)
-    return out
+    train, skipped = keep_aligned([dict(r) for r in splits["train"]], "train")
+    test, skipped_test = keep_aligned([dict(r) for r in splits["test"]], "test")
+    return AlignmentData(train, Rows.of(splits["test"], test), text, skipped + skipped_test)
 
 
 def keep_aligned(rows: list[dict[str, Any]], split: str) -> tuple[list[dict[str, Any]], list[str]]:

@@ -1,4 +1,5 @@
-"""Narrative generation from a proverb and keywords, with any seq2seq model; BLEU, ROUGE-L, keyword recall.
+"""Narrative generation from a proverb and keywords, with any seq2seq model; scored by the
+``narrative_generation`` task (BLEU, ROUGE-L) plus keyword recall.
 
 Keywords are the verbs and named entities of the gold narrative. With a spaCy pipeline that has a
 tagger and NER installed (e.g. ``en_core_web_sm``) those are used. Without one (the offline default)
@@ -18,8 +19,6 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 from figbench_baselines.common.figurative import rate
 
@@ -165,25 +164,3 @@ def keyword_recall(generated: str, kws: Sequence[str]) -> float:
     low = f" {' '.join(re.findall(r'[a-z0-9]+', generated.lower()))} "
     found = sum(f" {' '.join(re.findall(r'[a-z0-9]+', k.lower()))} " in low for k in kws)
     return found / len(kws)
-
-
-def generation_unit_stats(hyps: Sequence[str], refs: Sequence[str], kws: Sequence[Sequence[str]]):
-    """Per-example BLEU sufficient statistics, ROUGE-L F and keyword recall (for corpus scores and bootstrap)."""
-    from rouge_score import rouge_scorer
-    from sacrebleu.metrics import BLEU
-
-    if len(hyps) != len(refs):
-        raise ValueError(f"{len(hyps)} generated narratives for {len(refs)} references")
-    bleu = BLEU()
-    stats = np.asarray(bleu._extract_corpus_statistics(list(hyps), [list(refs)]), dtype=np.int64)
-    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
-    rouge = np.array([scorer.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps, refs)])
-    recall = np.array([keyword_recall(h, k) for h, k in zip(hyps, kws)])
-    return bleu, stats, rouge, recall
-
-
-def generation_scores(bleu, stats: np.ndarray, rouge: np.ndarray, recall: np.ndarray, idx=None) -> dict[str, float]:
-    """Corpus BLEU (sacrebleu, as a fraction), mean ROUGE-L F1 and keyword recall over ``idx``."""
-    idx = np.arange(len(rouge)) if idx is None else idx
-    b = bleu._compute_score_from_stats(list(stats[idx].sum(0))).score / 100.0
-    return {"bleu": float(b), "rougeL": float(rouge[idx].mean()), "keyword_recall": float(recall[idx].mean())}

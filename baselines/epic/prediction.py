@@ -3,7 +3,8 @@
 Zero-shot scorers: lexical BM25 (``rank-bm25``, narrative as query, proverbs as documents) and
 cosine similarity of sentence embeddings (MiniLM by default). Fine-tuned: a bi-encoder trained with
 an in-batch softmax over (narrative, proverb) pairs, so it also ranks proverbs never seen in
-training. Scores: accuracy (top-1) and mean reciprocal rank, with bootstrap intervals over narratives.
+training. A run submits the full ranking of the candidates (:func:`top_k`: stable descending order of
+the scores, ties to the lower candidate index) and is scored by the ``proverb_prediction`` task.
 """
 
 from __future__ import annotations
@@ -44,25 +45,9 @@ def embedding_scores(narratives: Sequence[str], proverbs: Sequence[str], tokeniz
     return n_emb @ p_emb.T, {"inference_examples_per_s": n_stats["embed_examples_per_s"]}, n_emb
 
 
-def ranking_scores(scores: np.ndarray, gold: Sequence[int]) -> dict[str, float]:
-    """Accuracy (gold ranked first) and MRR, with ranks as in the submitted ranking (:func:`top_k`)."""
-    rank = per_item_rank(scores, gold)
-    return {"accuracy": float(np.mean(rank == 1)), "mrr": float(np.mean(1.0 / rank))}
-
-
-def per_item_rank(scores: np.ndarray, gold: Sequence[int]) -> np.ndarray:
-    """1-based rank of each gold candidate in the stable descending order of :func:`top_k`.
-
-    Ties are broken by candidate index, exactly as the ranking a run submits, so the leaderboard's
-    re-scoring of the predictions gives the same accuracy and MRR.
-    """
-    gold = np.asarray(gold)
-    g = scores[np.arange(len(gold)), gold][:, None]
-    earlier = np.arange(scores.shape[1])[None, :] < gold[:, None]
-    return 1 + (scores > g).sum(1) + ((scores == g) & earlier).sum(1)
-
-
 def top_k(scores: np.ndarray, ids: Sequence[str], k: int = 10) -> list[list[str]]:
+    """The ``k`` best candidate ids per row, best first (ties: lower candidate index first, as
+    :func:`figbench.scoring.ranking.ranks_from_scores` ranks them)."""
     order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
     return [[ids[j] for j in row] for row in order]
 

@@ -10,23 +10,32 @@ from typing import Any
 import numpy as np
 
 from figbench_baselines.common.figurative import (
-    bootstrap_scores, load_encoder, model_record, n_parameters, skip_summary, subsample, write_predictions)
+    load_encoder, model_record, n_parameters, skip_summary, subsample, write_predictions)
+from figbench_baselines.common.scoring import Evaluation, benchmark_key, extra_scores, score_with_task
 
 
-def _finish(args, clock, *, task: str, config: str, split: str, model: dict, scores: dict, cis: dict,
-            predictions: Any, throughput: dict, method: str, counts: dict, options: dict, summary=None) -> int:
+def _score(args, task_name: str, config: str, rows, predictions: Any) -> Evaluation:
+    """The task's scores of ``predictions`` on the split ``rows`` come from (the leaderboard's)."""
+    from figbench.tasks import get_task
+
+    return score_with_task(get_task(task_name), rows.gold_split(), benchmark_key(task_name, "epic", config, "test"),
+                           predictions, n_resamples=args.n_resamples, seed=args.seed)
+
+
+def _finish(args, clock, *, ev: Evaluation, config: str, model: dict, predictions: Any, throughput: dict,
+            method: str, counts: dict, options: dict, summary=None) -> int:
     from figbench.results import make_result, provenance
-    from figbench_baselines.common.runs import finish_run
-
     from figbench_baselines.common.figurative import is_main_process
+    from figbench_baselines.common.runs import finish_run
 
     if not is_main_process():
         return 0
     path = write_predictions(args.predictions_file, predictions)
-    record = make_result(task=task, dataset="epic", config=config, split=split, model=model, scores=scores,
-                         confidence_intervals=cis, predictions=None if path else predictions, predictions_path=path,
+    record = make_result(task=ev.task.name, dataset="epic", config=config, split="test", model=model,
+                         scores=ev.scores, confidence_intervals=ev.confidence_intervals,
+                         predictions=None if path else predictions, predictions_path=path,
                          provenance=provenance(clock, seed=args.seed, throughput=throughput), method=method,
-                         counts=counts, options={**options, "quick": bool(args.quick)})
+                         counts={**ev.counts, **counts}, options={**options, "quick": bool(args.quick)})
     finish_run(record, args, summary)
     return 0
 
@@ -54,7 +63,7 @@ def proverb_scores(args, data, scorer: str) -> tuple[np.ndarray, dict, dict, np.
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.epic.cli import TRAIN_DEFAULTS
 
-    cfg = train_config_from_args(args, **TRAIN_DEFAULTS["prediction"])
+    cfg = train_config_from_args(args, **TRAIN_DEFAULTS["proverb_prediction"])
     train = subsample(data.train, args.max_train, args.seed)
     tok, enc, tstats = P.finetune_biencoder(train, data.proverbs, cfg, model_name=args.model)
     scores, istats, emb = P.embedding_scores(narratives, cand_text, tok, enc, cache=False)
@@ -68,21 +77,15 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic.data import load_prediction
 
     data = load_prediction(args.config, args.data_dir)
-    data.test = subsample(data.test, args.max_test, args.seed)
+    data.test = data.test.sample(args.max_test, args.seed)
     scores, throughput, model, _ = proverb_scores(args, data, args.method)
-    index = {c: i for i, c in enumerate(data.candidates)}
-    gold = np.array([index[r["proverb_id"]] for r in data.test])
-    ranks = P.per_item_rank(scores, gold)
-    acc, rr = (ranks == 1).astype(float), 1.0 / ranks
-    result = P.ranking_scores(scores, gold)
-    cis = bootstrap_scores(len(gold), lambda idx: {"accuracy": acc[idx].mean(), "mrr": rr[idx].mean()},
-                           n_resamples=args.n_resamples, seed=args.seed, unit="narratives")
-    # the full ranking: the leaderboard recomputes MRR from it (a truncated list scores missing golds 0)
+    # the full ranking: the leaderboard scores it (a truncated list would score a missing gold 0)
     top = P.top_k(scores, data.candidates, len(data.candidates))
     preds = {r["id"]: t for r, t in zip(data.test, top)}
-    return _finish(args, clock, task="proverb_prediction", config=args.config, split="test", model=model,
-                   scores=result, cis=cis, predictions=preds, throughput=throughput, method=args.method,
-                   counts={"n_test": len(gold), "n_candidates": len(data.candidates), "n_train": len(data.train)},
+    ev = _score(args, "proverb_prediction", args.config, data.test, preds)
+    return _finish(args, clock, ev=ev, config=args.config, model=model, predictions=preds, throughput=throughput,
+                   method=args.method,
+                   counts={"n_test": len(data.test), "n_candidates": len(data.candidates), "n_train": len(data.train)},
                    options={"candidates": "all 250 proverbs" if args.config == "seen" else "the 100 unseen test proverbs"})
 
 
@@ -93,38 +96,43 @@ def run_similar(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic.data import load_prediction
 
     data = load_prediction(args.config, args.data_dir)
-    data.test = subsample(data.test, args.max_test, args.seed)
-    labels = [r["proverb_id"] for r in data.test]
+    data.test = data.test.sample(args.max_test, args.seed)
+    ids = [r["id"] for r in data.test]
     if args.method == "embedding":
         from figbench_baselines.common.encoder import model_display_name
         from figbench_baselines.common.figurative import embed_texts
 
         tok, enc = load_encoder(args.model)
         emb, stats = embed_texts([r["narrative"] for r in data.test], tok, enc, desc="embed narratives")
-        nearest = S.by_embedding(emb)
-        per = {"accuracy": S.hits(nearest, labels)}
+        nearest = {"": S.by_embedding(emb)}
         model = model_record(model_display_name(args.model), type="retrieval", parameters=n_parameters(enc))
         throughput = {"inference_examples_per_s": stats["embed_examples_per_s"]}
         method, options = "embedding_cosine", {}
     else:
         scores, throughput, model, _ = proverb_scores(args, data, args.scorer)
         dists = S.softmax(scores, 1.0 if args.scorer == "bm25" else args.temperature)
-        per, nearest = {}, None
-        for d in S.DISTANCES:
-            nn = S.by_distribution(dists, d)
-            per[f"accuracy_{d}"] = S.hits(nn, labels)
-            if d == args.distance:
-                nearest = nn
-                per["accuracy"] = per[f"accuracy_{d}"]
+        nearest = {"": S.by_distribution(dists, args.distance),
+                   **{f"_{d}": S.by_distribution(dists, d) for d in S.DISTANCES}}
         method = f"distribution_{args.scorer}_{args.distance}"
         options = {"scorer": args.scorer, "distance": args.distance, "temperature": args.temperature}
-    scores_out = {k: float(v.mean()) for k, v in per.items()}
-    cis = bootstrap_scores(len(labels), lambda idx: {k: v[idx].mean() for k, v in per.items()},
-                           n_resamples=args.n_resamples, seed=args.seed, unit="narratives")
-    preds = {r["id"]: data.test[j]["id"] for r, j in zip(data.test, nearest)}
-    return _finish(args, clock, task="similar_narratives", config=args.config, split="test", model=model,
-                   scores=scores_out, cis=cis, predictions=preds, throughput=throughput, method=method,
-                   counts={"n_test": len(labels)}, options=options)
+    # the headline distance is the submission; every distance's choices are scored by the task as well
+    preds = {ids[i]: ids[j] for i, j in enumerate(nearest[""])}
+    ev = _score(args, "similar_narratives", args.config, data.test, preds)
+    for suffix, nn in nearest.items():
+        if suffix:
+            other = _score(args, "similar_narratives", args.config, data.test,
+                           {ids[i]: ids[j] for i, j in enumerate(nn)})
+            ev.add(_renamed(other, suffix))
+    return _finish(args, clock, ev=ev, config=args.config, model=model, predictions=preds, throughput=throughput,
+                   method=method, counts={"n_test": len(ids)}, options=options)
+
+
+def _renamed(ev: Evaluation, suffix: str):
+    """``ev``'s accuracy as ``accuracy<suffix>`` (a per-distance score of the similar-narratives task)."""
+    from figbench.scoring import Scored
+
+    return Scored({f"accuracy{suffix}": ev.scores["accuracy"]},
+                  {f"accuracy{suffix}": ev.confidence_intervals["accuracy"]} if ev.confidence_intervals else {})
 
 
 # ------------------------------------------------------------------ alignment
@@ -159,14 +167,13 @@ def _pipeline_proverbs(args, data_dir, test_rows) -> dict[str, str]:
 
 
 def run_alignment(args: argparse.Namespace, clock) -> int:
-    from figbench.scoring.spans import span_overlap_scores
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.epic import alignment as A
     from figbench_baselines.epic.data import load_alignment
 
     data = load_alignment(args.data_dir)
     train_rows = subsample(data.train, args.max_train, args.seed)
-    test_rows = subsample(data.test, args.max_test, args.seed)
+    test_rows = data.test.sample(args.max_test, args.seed)
     train, test = A.pair_examples(train_rows), A.pair_examples(test_rows)
     throughput: dict[str, float] = {}
     options: dict[str, Any] = {}
@@ -177,7 +184,7 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
         from figbench_baselines.common.runs import train_config_from_args
         from figbench_baselines.epic.cli import TRAIN_DEFAULTS
 
-        cfg = train_config_from_args(args, **TRAIN_DEFAULTS["alignment"])
+        cfg = train_config_from_args(args, **TRAIN_DEFAULTS["proverb_alignment"])
         tok, qa, tstats = A.finetune_qa(train, cfg, model_name=args.model)
         spans, istats = A.predict_spans(tok, qa, test)
         throughput = {"train_examples_per_s": tstats["train_examples_per_s"],
@@ -193,24 +200,12 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
         spans = [s if ok[ex["narrative_id"]] else (0, 0) for s, ex in zip(spans, test)]
         method = f"{args.method}_pipelined"
         options["pipeline"] = args.pipeline
-    passages = [ex["narrative"] for ex in test]
-    gold = [(ex["start"], ex["end"]) for ex in test]
-    total = span_overlap_scores(spans, gold, passages=passages)
-    per = [span_overlap_scores([s], [g], passages=[p]) for s, g, p in zip(spans, gold, passages)]
-    arrays = {name: np.array([x[key] for x in per]) for name, key in
-              (("token_precision", "precision"), ("token_recall", "recall"), ("token_f1", "f1"),
-               ("exact_match", "exact_match"))}
-    assert abs(arrays["token_f1"].mean() - total["f1"]) < 1e-9
-    scores = {k: float(v.mean()) for k, v in arrays.items()}
-    scores.update(micro_token_f1=total["micro_f1"])
-    cis = bootstrap_scores(len(test), lambda idx: {k: v[idx].mean() for k, v in arrays.items()},
-                           n_resamples=args.n_resamples, seed=args.seed, unit="span pairs")
     preds = {ex["id"]: list(s) for ex, s in zip(test, spans)}
+    ev = _score(args, "proverb_alignment", "alignment", test_rows, preds)
     counts = {"n_test_pairs": len(test), "n_train_pairs": len(train), "n_skipped_pairs": len(data.skipped),
               "n_wrong_proverb_narratives": wrong}
-    return _finish(args, clock, task="proverb_alignment", config="alignment", split="test", model=model,
-                   scores=scores, cis=cis, predictions=preds, throughput=throughput, method=method,
-                   counts=counts, options=options, summary=skip_summary(data.skipped))
+    return _finish(args, clock, ev=ev, config="alignment", model=model, predictions=preds, throughput=throughput,
+                   method=method, counts=counts, options=options, summary=skip_summary(data.skipped))
 
 
 # ------------------------------------------------------------------ generation
@@ -221,7 +216,7 @@ def run_generation(args: argparse.Namespace, clock) -> int:
 
     data = load_prediction("seen", args.data_dir)
     train = subsample(data.train, args.max_train, args.seed)
-    test = subsample(data.test, args.max_test, args.seed)
+    test = data.test.sample(args.max_test, args.seed)
     nlp = G.find_tagger_pipeline("en")
     kw_test = G.keywords([r["narrative"] for r in test], nlp)
     src_test = [G.prompt(r["proverb"], k) for r, k in zip(test, kw_test)]
@@ -240,7 +235,7 @@ def run_generation(args: argparse.Namespace, clock) -> int:
 
         set_threads()
         tok, s2s = G.load_seq2seq(args.model)
-        cfg = train_config_from_args(args, **TRAIN_DEFAULTS["generation"])
+        cfg = train_config_from_args(args, **TRAIN_DEFAULTS["narrative_generation"])
         kw_train = G.keywords([r["narrative"] for r in train], nlp)
         src_train = [G.prompt(r["proverb"], k) for r, k in zip(train, kw_train)]
         s2s, tstats = G.finetune_seq2seq(tok, s2s, src_train, [r["narrative"] for r in train], cfg)
@@ -248,14 +243,11 @@ def run_generation(args: argparse.Namespace, clock) -> int:
         throughput = {"train_examples_per_s": tstats["train_examples_per_s"], **istats}
         options.update(train_steps=int(tstats["train_steps"]), num_beams=args.num_beams)
         model = model_record(model_display_name(args.model), type="other", parameters=n_parameters(s2s))
-    refs = [r["narrative"] for r in test]
-    bleu, stats, rouge, recall = G.generation_unit_stats(hyps, refs, kw_test)
-    scores = G.generation_scores(bleu, stats, rouge, recall)
-    cis = bootstrap_scores(len(refs), lambda idx: G.generation_scores(bleu, stats, rouge, recall, idx),
-                           n_resamples=args.n_resamples, seed=args.seed, unit="narratives")
     preds = {r["id"]: h for r, h in zip(test, hyps)}
+    ev = _score(args, "narrative_generation", "seen", test, preds)
+    ev.add(extra_scores({"keyword_recall": [G.keyword_recall(h, k) for h, k in zip(hyps, kw_test)]}, len(test),
+                        n_resamples=args.n_resamples, seed=args.seed, unit="narratives"))
     counts = {"n_test": len(test), "n_train": len(train) if args.method == "seq2seq" else 0,
               "mean_keywords": float(np.mean([len(k) for k in kw_test]))}
-    return _finish(args, clock, task="narrative_generation", config="seen", split="test", model=model,
-                   scores=scores, cis=cis, predictions=preds, throughput=throughput, method=args.method,
-                   counts=counts, options=options)
+    return _finish(args, clock, ev=ev, config="seen", model=model, predictions=preds, throughput=throughput,
+                   method=args.method, counts=counts, options=options)

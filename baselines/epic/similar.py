@@ -1,5 +1,5 @@
-"""Similar narratives: for each test narrative, the most similar *other* test narrative; correct when
-both illustrate the same proverb.
+"""Similar narratives: for each test narrative, the most similar *other* test narrative (scored by the
+``similar_narratives`` task: correct when both illustrate the same proverb).
 
 Similarity comes either directly from sentence embeddings (cosine) or from distances between the
 narratives' predicted proverb distributions (softmax over a proverb scorer's candidate scores):
@@ -7,8 +7,6 @@ cosine, Jensen-Shannon, L2 and L1 (``scipy.spatial.distance.cdist``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -44,9 +42,3 @@ def by_embedding(emb: np.ndarray) -> np.ndarray:
     """Nearest other narrative by cosine similarity of (normalised) sentence embeddings."""
     e = emb / np.clip(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12, None)
     return nearest_other(-(e @ e.T))
-
-
-def hits(nearest: np.ndarray, labels: Sequence[str]) -> np.ndarray:
-    """1.0 where the nearest other narrative has the same proverb, else 0.0."""
-    lab = np.asarray(labels, dtype=object)
-    return (lab[nearest] == lab).astype(float)

@@ -3,71 +3,81 @@
 Detection corpora (names used by ``--train``/``--test``): ``en``/``es`` (Meta4XNLI detection splits),
 ``vua`` (VUA-20, English), ``cometa`` (CoMeta, Spanish). Rows become
 ``{"id", "tokens", "tags" (tag strings), "source"}``; interpretation rows keep the builder's fields
-with ``gold_label`` as a string.
+with ``gold_label`` as a string. Both come as :class:`~figbench_baselines.common.splits.Rows`, which
+keep the split they were read from (gold is read from it). Label names come from the builder's
+``ClassLabel`` features.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from figbench_baselines.common.splits import Rows, decode_labels, load_split
+
 CORPUS_CONFIG = {"en": "detection_en", "es": "detection_es", "vua": "vua", "cometa": "cometa"}
 CORPUS_LANG = {"en": "en", "es": "es", "vua": "en", "cometa": "es"}
 #: per-source parts of the Meta4XNLI detection splits (``source`` ends with _prem / _hyp)
 PARTS = {"premises": "_prem", "hypotheses": "_hyp"}
+#: the per-source detection sets: builder configs ``<source>_<lang>`` with splits ``premise`` / ``hypothesis``
+SOURCES = ("xnli_dev", "xnli_test", "esxnli")
+SOURCE_SPLITS = ("premise", "hypothesis")
 
 
-def _names(ds, column: str):
-    feat = ds.features[column]
-    inner = getattr(feat, "feature", feat)
-    return getattr(inner, "names", None)
+def detection_rows(ds, where: str) -> Rows:
+    """Rows of a detection split with tag names (not ids); a token/tag count mismatch names the row."""
+    rows = []
+    for r in ds:
+        if len(r["tokens"]) != len(r["tags"]):
+            raise ValueError(f"{where} row {r['id']}: {len(r['tokens'])} tokens but {len(r['tags'])} tags")
+        rows.append({"id": r["id"], "tokens": list(r["tokens"]), "tags": decode_labels(ds, "tags", r["tags"]),
+                     "source": r.get("source", "")})
+    return Rows.of(ds, rows)
 
 
-def load_detection(corpus: str, split: str, data_dir: str | None, *, part: str | None = None) -> list[dict[str, Any]]:
+def load_detection(corpus: str, split: str, data_dir: str | None, *, part: str | None = None) -> Rows:
     """Sentences of ``corpus`` (en | es | vua | cometa) / ``split`` with string tags.
 
     A split the corpus lacks (CoMeta has no validation) is a clear error.
     ``part`` (premises | hypotheses) keeps only Meta4XNLI sentences of that source side.
     """
-    from figbench import load_dataset
+    check_corpus(corpus, part)
+    rows = detection_rows(load_split("meta4xnli", CORPUS_CONFIG[corpus], split, data_dir),
+                          f"meta4xnli/{corpus}/{split}")
+    if part is not None:
+        rows = rows.where(lambda r: r["source"].endswith(PARTS[part]))
+    if not len(rows):
+        raise ValueError(f"meta4xnli/{corpus}/{split}{'/' + part if part else ''}: the split is empty")
+    return rows
 
+
+def check_corpus(corpus: str, part: str | None = None) -> None:
+    """A known detection corpus, and a source side only for the Meta4XNLI corpora (before loading anything)."""
     if corpus not in CORPUS_CONFIG:
         raise ValueError(f"unknown detection corpus {corpus!r}; choose from {sorted(CORPUS_CONFIG)}")
-    dd = load_dataset("meta4xnli", CORPUS_CONFIG[corpus], data_dir=data_dir)
-    if split not in dd:
-        raise ValueError(f"meta4xnli/{CORPUS_CONFIG[corpus]} has no {split!r} split (splits: {sorted(dd)})")
-    ds = dd[split]
-    names = _names(ds, "tags")
-    rows = []
-    for r in ds:
-        if len(r["tokens"]) != len(r["tags"]):
-            raise ValueError(f"meta4xnli/{corpus}/{split} row {r['id']}: {len(r['tokens'])} tokens but "
-                             f"{len(r['tags'])} tags")
-        tags = [names[t] if names and isinstance(t, int) else t for t in r["tags"]]
-        rows.append({"id": r["id"], "tokens": list(r["tokens"]), "tags": tags, "source": r.get("source", "")})
     if part is not None:
         if part not in PARTS:
             raise ValueError(f"unknown part {part!r}; choose from {sorted(PARTS)}")
         if corpus not in ("en", "es"):
             raise ValueError(f"--part applies to the Meta4XNLI corpora (en, es), not {corpus!r}")
-        rows = [r for r in rows if r["source"].endswith(PARTS[part])]
-    if not rows:
-        raise ValueError(f"meta4xnli/{corpus}/{split}{'/' + part if part else ''}: the split is empty")
-    return rows
 
 
-def load_nli(split: str, data_dir: str | None) -> list[dict[str, Any]]:
-    """Interpretation pairs of ``split`` with string gold labels."""
-    from figbench import load_dataset
+def load_source_sets(lang: str, data_dir: str | None) -> dict[tuple[str, str], Rows]:
+    """The per-source detection sets of ``lang``: (config, split) -> rows, e.g. ("xnli_dev_en", "premise")."""
+    out = {}
+    for source in SOURCES:
+        config = f"{source}_{lang}"
+        for split in SOURCE_SPLITS:
+            out[(config, split)] = detection_rows(load_split("meta4xnli", config, split, data_dir),
+                                                  f"meta4xnli/{config}/{split}")
+    return out
 
-    ds = load_dataset("meta4xnli", "interpretation", split=split, data_dir=data_dir)
-    names = _names(ds, "gold_label")
-    rows = []
-    for r in ds:
-        r = dict(r)
-        if names and isinstance(r["gold_label"], int):
-            if not 0 <= r["gold_label"] < len(names):
-                raise ValueError(f"meta4xnli/interpretation/{split} row {r['id']}: gold_label {r['gold_label']} "
-                                 "is not a label (unlabelled split?)")
-            r["gold_label"] = names[r["gold_label"]]
-        rows.append(r)
-    return rows
+
+def load_nli(split: str, data_dir: str | None) -> Rows:
+    """Interpretation pairs of ``split`` with string gold labels (an unlabelled split is an error)."""
+    ds = load_split("meta4xnli", "interpretation", split, data_dir)
+    try:
+        labels = decode_labels(ds, "gold_label", ds["gold_label"])
+    except ValueError as e:
+        raise ValueError(f"meta4xnli/interpretation/{split}: {e} (unlabelled split?)") from None
+    rows: list[dict[str, Any]] = [{**r, "gold_label": lab} for r, lab in zip(ds, labels)]
+    return Rows.of(ds, rows)

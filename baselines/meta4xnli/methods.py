@@ -1,25 +1,25 @@
 """Meta4XNLI baselines: metaphor detection as token classification (first sub-token of each word
-labelled, max length 128) and metaphor interpretation as NLI (sequence-pair classification).
+labelled, max length 128), the most-frequent-tag lexicon, and metaphor interpretation as NLI
+(sequence-pair classification).
 
-Detection scores: strict BIO span P/R/F1 and token P/R/F1 (:func:`figbench.scoring.spans.bio_span_scores`),
-in-/out-of-vocabulary token P/R/F1 (:func:`figbench.scoring.vocab.vocab_scores`), bootstrap over
-sentences. NLI scores: accuracy on all test pairs and separately on pairs with metaphors (``met``),
-without (``no_met``) and with non-relevant metaphors, per language.
+Tag and label sets are the builder's ``ClassLabel`` names (the model's output order). Scores are the
+tasks' (``metaphor_detection``, ``metaphor_nli``): :mod:`figbench_baselines.common.scoring`, plus
+in-/out-of-vocabulary scores (:mod:`figbench.scoring.vocab_spans`) for detection.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import numpy as np
 
-TAGS = ("O", "B-METAPHOR", "I-METAPHOR")
-NLI_LABELS = ("entailment", "neutral", "contradiction")
-STATUSES = ("met", "no_met", "non-relevant")
+#: the metaphor status of NLI pairs whose metaphor is not relevant to the inference (excluded by the paper)
+NON_RELEVANT = "non-relevant"
 
 
 # ------------------------------------------------------------------ detection
 
-def check_tags(rows: Sequence[dict], where: str, tags: Sequence[str] = TAGS) -> None:
+def check_tags(rows: Sequence[dict], where: str, tags: Sequence[str]) -> None:
     """Every tag must be one of ``tags`` (mismatched label sets are an error, naming the row)."""
     allowed = set(tags)
     for r in rows:
@@ -28,17 +28,18 @@ def check_tags(rows: Sequence[dict], where: str, tags: Sequence[str] = TAGS) -> 
             raise ValueError(f"{where} row {r['id']}: tags {sorted(bad)} are not in the label set {list(tags)}")
 
 
-def train_token_classifier(rows: Sequence[dict], cfg, *, model_name: str | None, max_length: int = 128):
-    """Fine-tune ``AutoModelForTokenClassification`` on ``rows`` (tokens, tags)."""
+def train_token_classifier(rows: Sequence[dict], cfg, *, tags: Sequence[str], model_name: str | None,
+                           max_length: int = 128):
+    """Fine-tune ``AutoModelForTokenClassification`` on ``rows`` (tokens, tags); ``tags``: the tag set."""
     from transformers import AutoModelForTokenClassification
 
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate, set_threads, word_label_features
 
     set_threads()
-    label2id = {t: i for i, t in enumerate(TAGS)}
-    tok, model = load_tokenizer_and_model(model_name, AutoModelForTokenClassification, num_labels=len(TAGS),
-                                          id2label=dict(enumerate(TAGS)), label2id=label2id)
+    label2id = {t: i for i, t in enumerate(tags)}
+    tok, model = load_tokenizer_and_model(model_name, AutoModelForTokenClassification, num_labels=len(tags),
+                                          id2label=dict(enumerate(tags)), label2id=label2id)
     feats, _ = word_label_features(tok, [r["tokens"] for r in rows], [[label2id[t] for t in r["tags"]] for r in rows],
                                    max_length=max_length)
     model, stats = finetune(model, feats, pad_collate(tok), cfg, desc="meta4xnli detection")
@@ -46,38 +47,13 @@ def train_token_classifier(rows: Sequence[dict], cfg, *, model_name: str | None,
 
 
 def predict_tags(tok, model, rows: Sequence[dict], *, max_length: int = 128) -> tuple[list[list[str]], dict]:
-    """One tag per word; words beyond ``max_length`` sub-tokens are tagged ``O``."""
+    """One tag per word (names from the model's ``id2label``); words beyond ``max_length`` sub-tokens are ``O``."""
     from figbench_baselines.common.figurative import pad_collate, predict_logits, word_label_features, word_predictions
 
     feats, pos = word_label_features(tok, [r["tokens"] for r in rows], None, max_length=max_length)
     logits, stats = predict_logits(model, feats, pad_collate(tok))
-    tags = word_predictions(logits, feats, pos, [len(r["tokens"]) for r in rows], dict(enumerate(TAGS)))
+    tags = word_predictions(logits, feats, pos, [len(r["tokens"]) for r in rows], model.config.id2label)
     return tags, stats
-
-
-def detection_scores(train: Sequence[dict], test: Sequence[dict], pred: Sequence[Sequence[str]], *,
-                     idx: np.ndarray | None = None) -> dict[str, float]:
-    """Span/token scores and in-/out-of-vocabulary token scores over ``test[idx]``."""
-    from figbench.scoring.spans import bio_span_scores
-    from figbench.scoring.vocab import vocab_scores
-
-    idx = np.arange(len(test)) if idx is None else idx
-    gold = [test[i]["tags"] for i in idx]
-    p = [pred[i] for i in idx]
-    toks = [test[i]["tokens"] for i in idx]
-    bio = bio_span_scores(gold, p)
-    voc = vocab_scores([r["tokens"] for r in train], [r["tags"] for r in train], toks, gold, p)
-    out = {k: float(bio[k]) for k in ("precision", "recall", "f1", "token_precision", "token_recall", "token_f1")}
-    for part in ("in_vocab", "out_vocab"):
-        for m in ("precision", "recall", "f1"):
-            out[f"{part}_{m}"] = float(voc[f"{part}_{m}"])
-    return out
-
-
-def metaphor_vocabulary_rows(train: Sequence[dict]) -> list[dict]:
-    """A one-sentence stand-in for ``train`` with the same metaphor vocabulary (fast bootstrap)."""
-    toks = [t for r in train for t, g in zip(r["tokens"], r["tags"]) if g != "O"]
-    return [{"tokens": toks or ["<none>"], "tags": ["B-METAPHOR"] * len(toks) if toks else ["O"]}]
 
 
 def most_frequent_tags(train: Sequence[dict]) -> dict[str, str]:
@@ -124,16 +100,22 @@ def select_training(rows: Sequence[dict], train_on: str) -> list[dict]:
     raise ValueError(f"unknown --train-on {train_on!r}; choose no_met or all")
 
 
-def train_nli(rows: Sequence[dict], cfg, *, model_name: str | None, max_length: int = 128):
+def is_relevant(row: dict) -> bool:
+    """False for pairs whose metaphor is not relevant to the inference (the paper leaves them out)."""
+    return row["metaphor_status"] != NON_RELEVANT
+
+
+def train_nli(rows: Sequence[dict], cfg, *, labels: Sequence[str], model_name: str | None, max_length: int = 128):
+    """Fine-tune a sequence-pair classifier over ``labels`` (the NLI label set) on ``rows``."""
     from transformers import AutoModelForSequenceClassification
 
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate, set_threads
 
     set_threads()
-    label2id = {t: i for i, t in enumerate(NLI_LABELS)}
-    tok, model = load_tokenizer_and_model(model_name, AutoModelForSequenceClassification, num_labels=len(NLI_LABELS),
-                                          id2label=dict(enumerate(NLI_LABELS)), label2id=label2id)
+    label2id = {t: i for i, t in enumerate(labels)}
+    tok, model = load_tokenizer_and_model(model_name, AutoModelForSequenceClassification, num_labels=len(labels),
+                                          id2label=dict(enumerate(labels)), label2id=label2id)
     feats = nli_features(tok, rows, max_length=max_length, label2id=label2id)
     model, stats = finetune(model, feats, pad_collate(tok), cfg, desc="meta4xnli nli")
     return tok, model, stats
@@ -153,40 +135,16 @@ def predict_nli(tok, model, rows: Sequence[dict], *, max_length: int = 128) -> t
     from figbench_baselines.common.figurative import pad_collate, predict_logits
 
     logits, stats = predict_logits(model, nli_features(tok, rows, max_length=max_length), pad_collate(tok))
-    return [NLI_LABELS[int(np.argmax(lg))] for lg in logits], stats
+    return [model.config.id2label[int(np.argmax(lg))] for lg in logits], stats
 
 
-def nli_groups(rows: Sequence[dict]) -> dict[str, np.ndarray]:
-    """Boolean masks: all, per metaphor status, per language and per language x status."""
-    status = np.array([r["metaphor_status"] for r in rows], dtype=object)
-    lang = np.array([r["language"] for r in rows], dtype=object)
-    groups = {"": np.ones(len(rows), dtype=bool)}
-    for s in STATUSES:
-        groups[f"_{s.replace('-', '')}"] = status == s
-    for lg in sorted(set(lang)):
-        groups[f"_{lg}"] = lang == lg
-        for s in STATUSES:
-            groups[f"_{lg}_{s.replace('-', '')}"] = (lang == lg) & (status == s)
-    return {k: v for k, v in groups.items() if v.any()}
-
-
-def nli_accuracies(correct: np.ndarray, groups: dict[str, np.ndarray], idx: np.ndarray | None = None) -> dict[str, float]:
-    idx = np.arange(len(correct)) if idx is None else idx
-    c = correct[idx]
-    out = {}
-    for name, mask in groups.items():
-        m = mask[idx]
-        if m.any():
-            out[f"accuracy{name}"] = float(c[m].mean())
-    return out
-
-
-def nli_label_check(train: Sequence[dict], test: Sequence[dict]) -> None:
+def nli_label_check(train: Sequence[dict], test: Sequence[dict], labels: Sequence[str]) -> None:
+    """Every gold label is one of ``labels``; test labels all occur in training."""
     from figbench_baselines.common.figurative import check_label_sets
 
     for where, rows in (("train", train), ("test", test)):
-        bad = sorted({r["gold_label"] for r in rows} - set(NLI_LABELS))
+        bad = sorted({r["gold_label"] for r in rows} - set(labels))
         if bad:
-            raise ValueError(f"meta4xnli interpretation {where}: labels {bad} are not NLI labels {list(NLI_LABELS)}")
+            raise ValueError(f"meta4xnli interpretation {where}: labels {bad} are not NLI labels {list(labels)}")
     check_label_sets([r["gold_label"] for r in train], [r["gold_label"] for r in test], where="meta4xnli interpretation")
 

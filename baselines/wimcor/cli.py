@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-METHODS = ("random", "majority", "imm", "predicate", "finetune")
+METHODS = ("random", "random_prior", "majority", "imm", "predicate", "finetune")
+TASK = "metonymy"
 #: GPU-scale defaults of the fine-tuned PMW-marked transformer (ours; the paper does not list them here)
 TRAIN_DEFAULTS = dict(epochs=3, batch_size=16, lr=3e-5, weight_decay=0.01, warmup_ratio=0.1)
 QUICK = dict(max_train=800, max_steps=40, batch_size=16, lr=1e-4)
@@ -13,7 +14,8 @@ QUICK = dict(max_train=800, max_steps=40, batch_size=16, lr=1e-4)
 def register(bsub: argparse._SubParsersAction) -> None:
     from figbench_baselines.common.runs import add_common_args
 
-    p = bsub.add_parser("wimcor", help="WiMCor metonymy resolution (random, majority, imm, predicate, finetune)",
+    p = bsub.add_parser("wimcor", help="WiMCor metonymy resolution (random, random_prior, majority, imm, predicate, "
+                                       "finetune)",
                         description="Classify the potentially metonymic word (PMW) of WiMCor into its medium "
                                     "class (or coarse literal/metonymic) and write a result record.")
     p.add_argument("--method", choices=METHODS, default="majority")
@@ -31,15 +33,18 @@ def register(bsub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from figbench.results import RunClock, make_result, provenance
+    from figbench.tasks import get_task
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.figurative import (
-        bootstrap_classification, check_label_sets, classification_scores, load_encoder, model_record,
-        n_parameters, require_rows, is_main_process, skip_summary, subsample,
-        write_predictions)
+        check_label_sets, is_main_process, load_encoder, model_record, n_parameters, require_rows, skip_summary,
+        subsample, write_predictions)
     from figbench_baselines.common.runs import finish_run, train_config_from_args
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.wimcor import methods
-    from figbench_baselines.wimcor.data import load_split
+    from figbench_baselines.wimcor.data import load_split_examples
 
     clock = RunClock()
     if args.quick:
@@ -47,21 +52,26 @@ def run(args: argparse.Namespace) -> int:
         args.max_steps = args.max_steps or QUICK["max_steps"]
         args.batch_size = args.batch_size or QUICK["batch_size"]
         args.lr = args.lr or QUICK["lr"]
-    train_l = load_split(args.config, args.train_split, args.data_dir)
-    test_l = load_split(args.config, args.split, args.data_dir)
+    train_l = load_split_examples(args.config, args.train_split, args.data_dir)
+    test_l = load_split_examples(args.config, args.split, args.data_dir)
     require_rows(train_l.examples, f"wimcor/{args.config}/{args.train_split}")
     require_rows(test_l.examples, f"wimcor/{args.config}/{args.split}")
     train = subsample(train_l.examples, args.max_train, args.seed)
-    test = subsample(test_l.examples, args.max_test, args.seed)
+    test_rows = test_l.examples.sample(args.max_test, args.seed)
+    test = list(test_rows)
     key = "label" if args.granularity == "medium" else "coarse"
     labels = check_label_sets([ex[key] for ex in train], [ex[key] for ex in test],
                               where=f"wimcor/{args.config} {args.train_split} -> {args.split}")
 
     throughput: dict[str, float] = {}
     options = {"granularity": args.granularity, "n_train": len(train), "quick": bool(args.quick)}
-    if args.method in ("random", "majority"):
-        pred = (methods.random_baseline(train, test, key, seed=args.seed) if args.method == "random"
-                else methods.majority_baseline(train, test, key))
+    if args.method in ("random", "random_prior", "majority"):
+        if args.method == "majority":
+            pred = methods.majority_baseline(train, test, key)
+        else:
+            draw = "prior" if args.method == "random_prior" else "uniform"
+            pred = methods.random_baseline(train, test, key, seed=args.seed, draw=draw)
+            options["draw"] = draw
         model = model_record(args.method, type="heuristic", parameters=0)
         method = args.method
     elif args.method in ("imm", "predicate"):
@@ -94,21 +104,24 @@ def run(args: argparse.Namespace) -> int:
         model = model_record(model_display_name(args.model), type="fine-tuned encoder",
                              parameters=info["parameters"])
 
+    if args.granularity == "coarse":
+        method += "_coarse"  # another protocol: its own leaderboard name
     if not is_main_process():
         return 0
-    gold = [ex[key] for ex in test]
-    scores = classification_scores(gold, pred, labels)
-    cis = bootstrap_classification(gold, pred, labels, n_resamples=args.n_resamples, seed=args.seed)
-    counts = {"n_train": len(train), "n_test": len(test), "n_labels": len(labels),
-              "n_skipped_train": len(train_l.skipped), "n_skipped_test": len(test_l.skipped)}
     predictions = {ex["id"]: p for ex, p in zip(test, pred)}
+    # medium labels are the task's gold column; the coarse level scores the builder's coarse column the same way
+    task = get_task(TASK) if args.granularity == "medium" else replace(get_task(TASK), label_column="coarse")
+    ev = score_with_task(task, test_rows.gold_split(), benchmark_key(TASK, "wimcor", args.config, args.split),
+                         predictions, n_resamples=args.n_resamples, seed=args.seed)
+    counts = {"n_train": len(train), "n_test": len(test), "n_labels": len(ev.gold.label_set),
+              "n_skipped_train": len(train_l.skipped), "n_skipped_test": len(test_l.skipped)}
     record = make_result(
-        task="metonymy", dataset="wimcor", config=args.config, split=args.split, model=model,
-        scores=scores, confidence_intervals=cis, predictions=predictions if not args.predictions_file else None,
+        task=TASK, dataset="wimcor", config=args.config, split=args.split, model=model,
+        scores=ev.scores, confidence_intervals=ev.confidence_intervals,
+        predictions=predictions if not args.predictions_file else None,
         predictions_path=write_predictions(args.predictions_file, predictions),
         provenance=provenance(clock, seed=args.seed, throughput=throughput), method=method,
         counts=counts, options=options)
     skipped = skip_summary(train_l.skipped + test_l.skipped)
     finish_run(record, args, skipped)
     return 0
-

@@ -1,7 +1,7 @@
 """WiMCor examples for the baselines: tokens, the PMW's token span, medium and coarse labels.
 
-Rows come from the ``wimcor`` builder (``figbench.load_dataset("wimcor", config)``: ``text`` and
-the PMW's character offsets); the text is split on whitespace around the PMW and a row becomes::
+Rows come from the ``wimcor`` builder (``text`` and the PMW's character offsets; label names from its
+``ClassLabel`` features); the text is split on whitespace around the PMW and a row becomes::
 
     {"id": str, "tokens": [str], "pmw_start": int, "pmw_end": int, "label": MEDIUM, "coarse": str}
 
@@ -14,20 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-MEDIUM_LABELS = ("ARTIFACT", "EVENT", "INSTITUTE", "LOCATION", "TEAM")
-LITERAL_MEDIUM = ("LOCATION",)
+from figbench.corpora.wimcor import coarse_for_medium as coarse_of
+from figbench_baselines.common.splits import Rows, decode_labels, load_split
 
-
-def coarse_of(medium: str) -> str:
-    """WiMCor's coarse class: LOCATION is literal, every other medium class metonymic."""
-    return "literal" if medium.upper() in LITERAL_MEDIUM else "metonymic"
+_LABEL_COLUMNS = ("medium", "coarse")
 
 
 @dataclass
 class Loaded:
-    """Examples of one split plus the records that could not be used (counted, with reasons)."""
+    """Examples of one split (with the rows they come from) plus the records that could not be used."""
 
-    examples: list[dict[str, Any]]
+    examples: Rows
     skipped: list[str] = field(default_factory=list)
     source: str = ""
 
@@ -48,17 +45,16 @@ def example_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
             "coarse": str(row.get("coarse") or coarse_of(medium)).lower()}
 
 
-def load_split(config: str, split: str, data_dir: str | None) -> Loaded:
+def load_split_examples(config: str, split: str, data_dir: str | None) -> Loaded:
     """Examples of ``config``/``split`` from the ``wimcor`` builder; unusable rows are counted skips."""
-    from figbench import load_dataset
-
-    ds = load_dataset("wimcor", config, split=split, data_dir=data_dir)
-    names = {k: f.names for k, f in ds.features.items() if hasattr(f, "names")}
-    out = Loaded([], source=f"wimcor/{config}/{split}")
+    ds = load_split("wimcor", config, split, data_dir)
+    labels = {c: decode_labels(ds, c, ds[c]) for c in _LABEL_COLUMNS if c in ds.column_names}
+    examples, index, skipped = [], [], []
     for i, row in enumerate(ds):
-        row = {k: (names[k][v] if k in names and isinstance(v, int) else v) for k, v in row.items()}
+        row = {**row, **{c: values[i] for c, values in labels.items()}}
         try:
-            out.examples.append(example_from_row(row))
+            examples.append(example_from_row(row))
+            index.append(i)
         except ValueError as e:
-            out.skipped.append(str(e))
-    return out
+            skipped.append(str(e))
+    return Loaded(Rows.of(ds, examples, index), skipped, source=f"wimcor/{config}/{split}")

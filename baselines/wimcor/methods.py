@@ -1,4 +1,4 @@
-"""WiMCor metonymy baselines (Mathews & Strube): random, majority, immediate-context windows
+"""WiMCor metonymy baselines (Mathews & Strube): random (uniform or by class prior), majority, immediate-context windows
 (frozen contextual embeddings + a pooled logistic-regression classifier), a predicate window
 (needs a spaCy dependency parser) and a fine-tuned transformer with the PMW marked.
 
@@ -22,11 +22,18 @@ PMW_OPEN, PMW_CLOSE = "[pmw]", "[/pmw]"
 
 # ------------------------------------------------------------------ trivial baselines
 
-def random_baseline(train: Sequence[dict], test: Sequence[dict], key: str, *, seed: int = 0) -> list[str]:
-    """A label drawn uniformly from the training label set for every test example (seeded)."""
-    labels = sorted({ex[key] for ex in train})
+def random_baseline(train: Sequence[dict], test: Sequence[dict], key: str, *, seed: int = 0,
+                    draw: str = "uniform") -> list[str]:
+    """A label drawn for every test example (seeded) from the training labels: ``uniform`` over the
+    label set, or ``prior``: by the training class frequencies (the paper's random baseline)."""
+    counts = Counter(ex[key] for ex in train)
+    labels = sorted(counts)
     rng = random.Random(seed)
-    return [rng.choice(labels) for _ in test]
+    if draw == "uniform":
+        return [rng.choice(labels) for _ in test]
+    if draw == "prior":
+        return rng.choices(labels, weights=[counts[lab] for lab in labels], k=len(test))
+    raise ValueError(f"unknown random draw {draw!r}; choose uniform or prior")
 
 
 def majority_baseline(train: Sequence[dict], test: Sequence[dict], key: str) -> list[str]:

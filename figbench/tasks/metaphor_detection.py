@@ -16,7 +16,10 @@ TASK = TaggingTask(
     metrics=(Metric("f1", "Span F1"), Metric("precision", "Span P"), Metric("recall", "Span R"),
              Metric("token_f1", "Token F1"), Metric("token_precision", "Token P"), Metric("token_recall", "Token R"),
              Metric("accuracy", "Tag accuracy"),
-             *(Metric(f"{part}_{m}", f"{title} {m if m != 'f1' else 'F1'}")
+             # in-/out-of-vocabulary scores at span level (as f1) and token level (as token_f1), baseline-only:
+             # they need the training vocabulary (figbench.scoring.vocab_spans)
+             *(Metric(f"{part}{level}_{m}", f"{title}{label} {m if m != 'f1' else 'F1'}")
+               for level, label in (("", " span"), ("_token", " token"))
                for part, title in (("in_vocab", "In-vocabulary"), ("out_vocab", "Out-of-vocabulary"))
                for m in ("f1", "precision", "recall"))),
     columns=("f1", "precision", "recall", "token_f1", "in_vocab_f1", "out_vocab_f1"),

@@ -1,0 +1,99 @@
+"""The ePiC baseline runs (reproduction table ``epic``)."""
+
+from __future__ import annotations
+
+from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
+from figbench_baselines.specs import BaselineSpec, Historical, Published
+
+DATA = ("ePiC (epic-benchmark data/: 2,500 narratives, 250 proverbs; splits of sgdgp/epic); epic builder 1.0.0")
+PAPER = "Ghosh & Srivastava 2022 (ePiC)"
+_C = "0bcdedf"  # the commit whose code measured the historical values
+RANKING = ("accuracy", "mrr")
+NO_VALUE = "the paper reports this task; its value is not copied here yet (TODO: value and table)"
+
+
+def _spec(name: str, task: str, config: str, method: str, argv: tuple[str, ...], **kw) -> BaselineSpec:
+    protocols = {
+        "proverb_prediction": {"candidates": "all 250 proverbs" if config == "seen" else "the 100 unseen test proverbs",
+                               "ranking": "full ranking submitted; ties to the lower candidate index"},
+        "similar_narratives": {"pool": f"the {config} test narratives", "hit": "the nearest other narrative "
+                               "illustrates the same proverb"},
+        "proverb_alignment": {"pairs": "aligned span pairs (unlocatable pairs left out)",
+                              "score": "SQuAD token P/R/F1 by position, averaged over pairs"},
+        "narrative_generation": {"references": "the test narratives", "keywords": "verbs and entities "
+                                 "(lookup heuristic offline)"},
+    }
+    kw.setdefault("protocol", protocols[task])
+    kw.setdefault("metrics", RANKING if task == "proverb_prediction" else ())
+    return BaselineSpec(name=name, table="epic", family="epic", task=task, dataset="epic", config=config, split="test",
+                        method=method, argv=("epic", "--task", task, *argv), data_version=DATA,
+                        quick="--quick" in argv, **kw)
+
+
+def _gpu(*argv: str) -> str:
+    return "accelerate launch -m figbench.cli baseline epic " + " ".join(argv) + " --out run.json"
+
+
+SPECS: tuple[BaselineSpec, ...] = (
+    _spec("epic_bm25_seen_test", "proverb_prediction", "seen", "bm25", ("--config", "seen", "--method", "bm25"),
+          fast=True, title="proverb prediction, BM25", model="BM25 (rank-bm25)",
+          historical=Historical("1.8 [1.0, 2.6] / 4.6 [3.8, 5.5]", _C, ("-", "306.8", "7")),
+          comparability="the paper says retrieval is far below its 28.2 without giving a number"),
+    _spec("epic_bm25_unseen_test", "proverb_prediction", "unseen", "bm25", ("--config", "unseen", "--method", "bm25"),
+          title="proverb prediction, BM25", model="BM25 (rank-bm25)",
+          historical=Historical("3.9 [2.8, 5.1] / 9.4 [8.1, 10.8]", _C), comparability=NO_VALUE),
+    _spec("epic_minilm_seen_test", "proverb_prediction", "seen", "embedding",
+          ("--config", "seen", "--method", "embedding"), fast=True, title="proverb prediction, MiniLM retrieval",
+          model=f"{DEFAULT_MODEL_ID} (cosine)", encoder=DEFAULT_MODEL_ID,
+          historical=Historical("8.2 [6.3, 9.9] / 14.9 [13.1, 16.6]", _C, ("-", "27.1", "44")),
+          comparability="no published retrieval value"),
+    _spec("epic_minilm_unseen_test", "proverb_prediction", "unseen", "embedding",
+          ("--config", "unseen", "--method", "embedding"), fast=True, title="proverb prediction, MiniLM retrieval",
+          model=f"{DEFAULT_MODEL_ID} (cosine)", encoder=DEFAULT_MODEL_ID,
+          historical=Historical("12.4 [10.4, 14.7] / 22.0 [20.0, 24.1]", _C), comparability=NO_VALUE),
+    _spec("epic_finetune_seen_quick", "proverb_prediction", "seen", "finetune",
+          ("--config", "seen", "--method", "finetune", "--quick"), title="proverb prediction, fine-tuned bi-encoder",
+          model=f"{DEFAULT_MODEL_ID} bi-encoder (in-batch softmax), quick: 30 steps x 16", encoder=DEFAULT_MODEL_ID,
+          historical=Historical("9.7 [7.9, 11.6] / 17.6 [15.8, 19.5]", _C, ("2.6", "21.2", "248")),
+          published=Published("28.2", "accuracy", PAPER, "", "test", "seen proverbs, all 250 candidates",
+                              model="RoBERTa (a cross-encoder, not a bi-encoder)"),
+          comparability="quick MiniLM bi-encoder: no quality claim; only task and metric match the paper's model",
+          gpu_command=_gpu("--task proverb_prediction --method finetune --model roberta-large")),
+    _spec("epic_similar_embedding", "similar_narratives", "seen", "embedding_cosine", ("--method", "embedding"),
+          title="similar narratives, MiniLM sentence embeddings", model=f"{DEFAULT_MODEL_ID} (cosine)",
+          encoder=DEFAULT_MODEL_ID, historical=Historical("4.9 [3.7, 6.3]", _C),
+          published=Published("6.6", "accuracy", PAPER, "", "test", "nearest other test narrative, seen split",
+                              model="as in the paper (not re-read offline)")),
+    _spec("epic_similar_distribution_js", "similar_narratives", "seen", "distribution_embedding_js",
+          ("--method", "distribution", "--scorer", "embedding", "--distance", "js"),
+          title="similar narratives, MiniLM proverb distributions", model=f"{DEFAULT_MODEL_ID} proverb scores, softmax",
+          encoder=DEFAULT_MODEL_ID, metrics=("accuracy_cosine", "accuracy_js", "accuracy_l2", "accuracy_l1"),
+          historical=Historical("cos / JS / L2 / L1 4.4 [3.3, 5.7] / 6.4 [4.9, 8.0] / 2.8 [1.9, 3.9] / 5.8 [4.5, 7.2]",
+                                _C),
+          comparability=NO_VALUE,
+          gpu_command=_gpu("--task similar_narratives --method distribution --scorer finetune --model roberta-large")),
+    _spec("epic_lexical_alignment_test", "proverb_alignment", "alignment", "lexical", ("--method", "lexical"),
+          fast=True, title="alignment (gold proverb), lexical-overlap sentence", model="lexical overlap",
+          metrics=("token_f1", "exact_match"), historical=Historical("18.7 [17.4, 20.1] / 6.1 [5.2, 7.2]", _C),
+          comparability="no published heuristic value"),
+    _spec("epic_lexical_alignment_pipelined", "proverb_alignment", "alignment", "lexical_pipelined",
+          ("--method", "lexical", "--pipeline", "embedding"),
+          title="alignment, pipelined (MiniLM-retrieved proverb), lexical-overlap sentence",
+          model="lexical overlap; proverbs by MiniLM retrieval", metrics=("token_f1", "exact_match"),
+          protocol={"pairs": "aligned span pairs", "pipeline": "spans of narratives whose retrieved proverb is wrong "
+                    "score zero"},
+          historical=Historical("1.8 [1.3, 2.3] / 0.6 [0.3, 0.9]", _C), comparability=NO_VALUE),
+    _spec("epic_finetune_alignment_quick", "proverb_alignment", "alignment", "finetune", ("--method", "finetune",
+          "--quick"), title="alignment (gold proverb), start/end span scorer",
+          model=f"{DEFAULT_MODEL_ID}, quick: 40 steps x 16 pairs of 300 train narratives", encoder=DEFAULT_MODEL_ID,
+          metrics=("token_f1", "exact_match"),
+          historical=Historical("30.0 [28.7, 31.4] / 5.1 [4.3, 6.1]", _C, ("13.8", "63.2", "85")),
+          comparability=NO_VALUE + "; quick run, no quality claim",
+          gpu_command=_gpu("--task proverb_alignment --method finetune --model roberta-large")),
+    _spec("epic_keywords_generation", "narrative_generation", "seen", "keywords", ("--method", "keywords"),
+          title="narrative generation, proverb + keywords copy", model="no model",
+          metrics=("bleu", "rougeL", "keyword_recall"),
+          historical=Historical("0.0 [0.0, 0.1] / 19.6 [19.2, 20.0] / 100.0 [100.0, 100.0]", _C),
+          comparability=NO_VALUE,
+          gpu_command=_gpu("--task narrative_generation --method seq2seq --model t5-base")),
+)

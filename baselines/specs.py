@@ -1,0 +1,144 @@
+"""Baselines as data: one :class:`BaselineSpec` per baseline run.
+
+A spec names what a run evaluates (task, dataset, config, split; data version and protocol), how
+(method, model, the exact ``figbench baseline`` command, whether it is a quick CPU configuration,
+whether ``quickstart`` runs it) and what it is compared with (the published value for the same split
+and protocol, with its source and table, or a note saying why there is none). Each family declares
+its specs in ``figbench_baselines.<family>.specs`` (``SPECS``); :func:`all_specs` collects them.
+``quickstart`` runs the specs marked ``fast``, ``figbench baseline --list`` prints them, and the
+reproduction tables of ``baselines/README.md`` are generated from them
+(:mod:`figbench_baselines.tables`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Published:
+    """A number a paper reports, for the same split and protocol as the spec it belongs to."""
+
+    value: str          #: as printed in the paper (several metrics joined by " / ")
+    metrics: str        #: what the value is, e.g. "MUC / B3 / CEAF-e / CoNLL F1"
+    source: str         #: the paper
+    table: str          #: where in the paper ("Table 1"); "" when not yet checked
+    split: str          #: the split the paper scored
+    protocol: str       #: how the paper scored it (topics, singletons, clustering, threshold...)
+    model: str = ""     #: the paper's model, when the row's method uses another encoder
+
+
+@dataclass(frozen=True)
+class Historical:
+    """A value an earlier version of the reproduction tables printed for this spec's command, kept
+    until a committed result record (``results/<name>.json``) replaces it."""
+
+    value: str          #: as printed then
+    commit: str         #: the commit whose code measured it
+    throughput: tuple[str, str, str] = ()  #: training and inference examples/s and wall time (s), as printed then
+
+
+@dataclass(frozen=True)
+class BaselineSpec:
+    """One baseline run: what it evaluates, the command, and what it is compared with."""
+
+    name: str                     #: unique; the result record is ``results/<name>.json``
+    table: str                    #: the README table the row belongs to
+    family: str                   #: ``figbench baseline <family>``
+    task: str                     #: a task of :mod:`figbench.tasks`
+    dataset: str
+    config: str
+    split: str
+    method: str                   #: the record's ``method`` (the leaderboard row ``figbench-<method>``)
+    argv: tuple[str, ...]         #: ``figbench baseline <argv> --out FILE`` (corpora from FIGBENCH_DATA_DIR)
+    title: str                    #: the row's label
+    data_version: str             #: the corpus version and builder the split comes from
+    protocol: Mapping[str, str] = field(default_factory=dict)  #: how the split is scored
+    model: str = "heuristic"      #: the model, as described in the table
+    encoder: str | None = None    #: encoder id in the leaderboard name (``figbench-<method> (<encoder>)``)
+    quick: bool = False           #: ``argv`` is a small CPU configuration: no quality claim
+    fast: bool = False            #: ``figbench quickstart`` runs it (heuristics and retrieval: seconds to minutes)
+    needs: tuple[str, ...] = ()   #: other corpora the run reads (e.g. ECB+ train for LH on ECB+META)
+    metrics: tuple[str, ...] = ()  #: scores shown in the table (default: the task's headline)
+    published: Published | None = None
+    comparability: str = ""       #: why there is no published value for this split and protocol, or caveats
+    gpu_command: str = ""         #: the paper-scale command (GPU / Hub access; not run here)
+    not_run: str = ""             #: why the command has not been run here (no GPU, corpus not offline...)
+    historical: Historical | None = None
+
+    def __post_init__(self) -> None:
+        if self.published is None and not self.comparability:
+            raise ValueError(f"spec {self.name}: give the published value or say why there is none (comparability)")
+        if "--quick" in self.argv and not self.quick:
+            raise ValueError(f"spec {self.name}: argv has --quick, so quick must be True")
+        if self.argv[:1] != (self.family,):
+            raise ValueError(f"spec {self.name}: argv must start with the family {self.family!r}")
+
+    @property
+    def benchmark(self) -> str:
+        """``task/dataset/config/split`` (the leaderboard's benchmark key)."""
+        return f"{self.task}/{self.dataset}/{self.config}/{self.split}"
+
+    @property
+    def corpora(self) -> tuple[str, ...]:
+        """Every corpus folder the run reads."""
+        return (self.dataset, *self.needs)
+
+    @property
+    def system_name(self) -> str:
+        """The leaderboard name of the run's record (:func:`figbench_baselines.common.runs.system_name`)."""
+        from figbench_baselines.common.runs import system_name
+
+        return system_name(self.method, self.encoder)
+
+    @property
+    def shown_metrics(self) -> tuple[str, ...]:
+        if self.metrics:
+            return self.metrics
+        from figbench.tasks import get_task
+
+        return (get_task(self.task).headline,)
+
+    def command(self, out: str | None = None) -> str:
+        """The shell command of this run (``--out`` added when given)."""
+        tail = ("--out", out) if out else ()
+        return "figbench baseline " + shlex.join((*self.argv, *tail))
+
+
+def _families() -> tuple[str, ...]:
+    from figbench_baselines.cli import FAMILIES
+
+    return FAMILIES
+
+
+@lru_cache(maxsize=1)
+def all_specs() -> tuple[BaselineSpec, ...]:
+    """Every family's specs (``figbench_baselines.<family>.specs.SPECS``), in family order; names unique."""
+    specs: list[BaselineSpec] = []
+    for family in _families():
+        module = importlib.import_module(f"figbench_baselines.{family}.specs")
+        specs.extend(module.SPECS)
+    names = [s.name for s in specs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"duplicate baseline spec names: {dup}")
+    return tuple(specs)
+
+
+def get_spec(name: str) -> BaselineSpec:
+    for spec in all_specs():
+        if spec.name == name:
+            return spec
+    raise ValueError(f"unknown baseline spec {name!r}; `figbench baseline --list` lists them")
+
+
+def fast_specs() -> tuple[BaselineSpec, ...]:
+    """The runs ``quickstart`` makes, in order."""
+    return tuple(s for s in all_specs() if s.fast)
+
+
+__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "fast_specs", "get_spec"]

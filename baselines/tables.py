@@ -1,0 +1,164 @@
+"""The reproduction tables of ``baselines/README.md``, generated from the baseline specs.
+
+Each table sits between ``<!-- figbench:table NAME -->`` and ``<!-- /figbench:table -->``; everything
+else in the README is prose and is kept. A row's measured value comes from the committed result record
+``results/<spec name>.json`` when there is one, else from the value an earlier version printed for the
+same command (marked *historical*, with the commit), else it says why the run was not made.
+``figbench baseline tables --write`` regenerates the README; ``tests/test_baseline_specs.py`` fails
+when it is stale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from figbench_baselines.specs import BaselineSpec, all_specs
+
+PACKAGE = Path(__file__).resolve().parent
+README = PACKAGE / "README.md"
+#: committed result records, one per spec: results/<spec name>.json at the project root
+RESULTS = PACKAGE.parent / "results"
+_MARKER = re.compile(r"(<!-- figbench:table (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figbench:table -->)", re.S)
+
+
+# ------------------------------------------------------------------ records
+
+def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] | None:
+    """The committed record of ``spec`` (validated; it must be the spec's run), or None."""
+    path = results / f"{spec.name}.json"
+    if not path.is_file():
+        return None
+    from figbench.results import read_result
+
+    record = read_result(path)
+    got = (record["task"], record["dataset"], record["config"], record["split"], record.get("method"))
+    want = (spec.task, spec.dataset, spec.config, spec.split, spec.method)
+    if got != want:
+        raise ValueError(f"{path}: the record is {got}, but spec {spec.name} is {want}")
+    return record
+
+
+# ------------------------------------------------------------------ cells
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _title(task: str, metric: str) -> str:
+    from figbench.tasks import get_task
+
+    return get_task(task).metric(metric).title
+
+
+def measured_cell(spec: BaselineSpec, record: Mapping[str, Any] | None) -> str:
+    if record is not None:
+        parts = []
+        for m in spec.shown_metrics:
+            if m not in record["scores"]:
+                parts.append(f"{_title(spec.task, m)} -")
+                continue
+            ci = record["confidence_intervals"].get(m)
+            ci_txt = f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else ""
+            parts.append(f"{_title(spec.task, m)} {_pct(record['scores'][m])}{ci_txt}")
+        prov = record["provenance"]
+        return " / ".join(parts) + f" ({prov.get('start_time', '')[:10]}, {prov['wall_time_s']:.0f} s)"
+    if spec.historical is not None:
+        return f"{spec.historical.value} *(historical, measured with this command at {spec.historical.commit})*"
+    return f"not run: {spec.not_run}" if spec.not_run else "not measured"
+
+
+def published_cell(spec: BaselineSpec) -> str:
+    p = spec.published
+    note = f" Note: {spec.comparability}." if spec.comparability else ""
+    if p is None:
+        return f"none for this split and protocol: {spec.comparability}"
+    table = p.table or "table to be checked"
+    model = f", {p.model}" if p.model else ""
+    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}; {p.split}; {p.protocol}).{note}"
+
+
+def protocol_cell(spec: BaselineSpec) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in spec.protocol.items())
+
+
+def command_cell(spec: BaselineSpec) -> str:
+    cmd = f"`{spec.command(spec.name + '.json')}`"
+    return cmd + (f"<br>paper scale: `{spec.gpu_command}`" if spec.gpu_command else "")
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+# ------------------------------------------------------------------ tables
+
+def _rows(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
+    header = list(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
+    """The rows of the specs of table ``name``."""
+    chosen = [s for s in specs if s.table == name]
+    if not chosen:
+        raise ValueError(f"no baseline spec belongs to table {name!r}")
+    header = ("run", "data (version)", "split", "protocol", "method / model", "measured", "published (same split "
+              "and protocol)", "command")
+    rows = []
+    for s in chosen:
+        quick = " **quick CPU configuration, no quality claim**" if s.quick else ""
+        rows.append((f"`{s.name}`: {s.title}", f"{s.dataset}/{s.config}: {s.data_version}", s.split,
+                     protocol_cell(s), f"{s.method}: {s.model}{quick}", measured_cell(s, read_record(s, results)),
+                     published_cell(s), command_cell(s)))
+    return _rows(header, rows)
+
+
+def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
+    """Training / inference rates and wall time of every run that has them (record, else historical)."""
+    rows = []
+    for s in specs:
+        record = read_record(s, results)
+        if record is not None:
+            thr = record["provenance"].get("throughput", {})
+            train = next((v for k, v in thr.items() if k.startswith("train") and k.endswith("_per_s")), None)
+            infer = next((v for k, v in thr.items() if k.startswith("inference") and k.endswith("_per_s")), None)
+            rows.append((f"`{s.name}`", f"{train:,.1f}" if train else "-", f"{infer:,.1f}" if infer else "-",
+                         f"{record['provenance']['wall_time_s']:.0f}", "result record"))
+        elif s.historical is not None and s.historical.throughput:
+            rows.append((f"`{s.name}`", *s.historical.throughput, f"historical ({s.historical.commit})"))
+    return _rows(("run", "training examples/s", "inference examples/s", "wall time (s)", "source"), rows)
+
+
+#: tables that are not one row per spec of the same name
+SPECIAL: dict[str, Callable[..., str]] = {"throughput": throughput_table}
+
+
+def render(name: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
+    specs = tuple(all_specs() if specs is None else specs)
+    if name in SPECIAL:
+        return SPECIAL[name](specs, results)
+    return spec_table(name, specs, results)
+
+
+def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
+    """``text`` with every marked table regenerated; a spec table without markers is an error."""
+    specs = tuple(all_specs() if specs is None else specs)
+    names = [m.group("name") for m in _MARKER.finditer(text)]
+    missing = sorted({s.table for s in specs} - set(names))
+    if missing:
+        raise ValueError(f"README has no <!-- figbench:table NAME --> markers for tables {missing}")
+    return _MARKER.sub(lambda m: m.group(1) + render(m.group("name"), specs, results) + m.group(4), text)
+
+
+def check_or_write(readme: Path = README, results: Path = RESULTS, *, write: bool) -> bool:
+    """Regenerate ``readme``'s tables; write them (``write``) or report whether they are up to date."""
+    text = readme.read_text("utf-8")
+    new = regenerate(text, results=results)
+    if write and new != text:
+        readme.write_text(new, "utf-8")
+    return new == text

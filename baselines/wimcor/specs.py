@@ -1,0 +1,80 @@
+"""The WiMCor baseline runs (reproduction table ``wimcor``).
+
+The offline numbers are on the ``sample`` config (the repository's 4,662 sample sentences); the paper's
+are on the full 206K corpus (config ``full``), so published values sit on the ``full`` rows only.
+"""
+
+from __future__ import annotations
+
+from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
+from figbench_baselines.specs import BaselineSpec, Historical, Published
+
+SAMPLE = "WiMCor sample files (nlpAThits/WiMCor glove/sample_data: 2,482 train / 2,180 test); wimcor builder 1.1.0"
+FULL = "WiMCor v1.1, the full 206K corpus (not offline); wimcor builder 1.1.0"
+PAPER = "Mathews & Strube 2020 (WiMCor)"
+METRICS = ("micro_f1", "macro_f1")
+_C = "0bcdedf"  # the commit whose code measured the historical values
+SAMPLE_NOTE = "the sample is not the full corpus the paper scores (its classes are nearly balanced)"
+FULL_NOT_RUN = "the full corpus is not available offline"
+
+
+def _protocol(config: str, granularity: str = "medium", **extra: str) -> dict[str, str]:
+    labels = ("5 medium labels (LOCATION, INSTITUTE, TEAM, ARTIFACT, EVENT)" if granularity == "medium"
+              else "coarse: literal / metonymic")
+    return {"labels": labels, "averages": "micro and macro over the declared label set",
+            "test": "every test sentence" + (" of the sample" if config == "sample" else ""), **extra}
+
+
+def _spec(name: str, method: str, record_method: str, *extra_argv: str, config: str = "sample", **kw) -> BaselineSpec:
+    argv = ("wimcor", "--method", method, *(("--config", config) if config != "sample" else ()), *extra_argv)
+    kw.setdefault("protocol", _protocol(config))
+    kw.setdefault("metrics", METRICS)
+    return BaselineSpec(name=name, table="wimcor", family="wimcor", task="metonymy", dataset="wimcor", config=config,
+                        split="test", method=record_method, argv=argv, data_version=SAMPLE if config == "sample" else FULL,
+                        quick="--quick" in extra_argv, **kw)
+
+
+def _gpu(*argv: str) -> str:
+    return "accelerate launch -m figbench.cli baseline wimcor " + " ".join(argv) + " --config full --out run.json"
+
+
+SPECS: tuple[BaselineSpec, ...] = (
+    _spec("wimcor_majority_sample_test", "majority", "majority", title="majority", fast=True,
+          historical=Historical("22.9 [21.2, 24.9] / 7.5 [7.0, 8.0]", _C),
+          comparability=SAMPLE_NOTE + "; the sample's majority class is a tie (ARTIFACT chosen)"),
+    _spec("wimcor_majority_coarse_sample_test", "majority", "majority_coarse", "--granularity", "coarse",
+          title="majority, coarse labels", protocol=_protocol("sample", "coarse"),
+          historical=Historical("77.1 [75.4, 78.7] / 43.5 [43.0, 44.0]", _C), comparability=SAMPLE_NOTE),
+    _spec("wimcor_random_sample_test", "random", "random", title="random (uniform)", fast=True,
+          historical=Historical("19.7 [18.0, 21.4] / 19.2 [17.5, 20.8]", _C), comparability=SAMPLE_NOTE),
+    _spec("wimcor_random_prior_sample_test", "random_prior", "random_prior", title="random (by class prior)",
+          fast=True, comparability=SAMPLE_NOTE),
+    *(_spec(f"wimcor_imm{w}_quick", "imm", f"imm{w}", "--window", str(w), "--quick", title=f"IMM{w}",
+            model=f"frozen {DEFAULT_MODEL_ID} + logistic regression, 800 train", encoder=DEFAULT_MODEL_ID,
+            historical=Historical(value, _C, rates), comparability=SAMPLE_NOTE + "; frozen MiniLM, not BERT",
+            gpu_command=_gpu("--method imm --window", str(w), "--model bert-base-uncased"))
+      for w, value, rates in ((5, "69.1 [67.2, 70.9] / 67.8 [65.9, 69.7]", ("25.6", "30.1", "134")),
+                              (10, "72.0 [70.2, 73.8] / 70.6 [68.8, 72.4]", ("37.5", "52.1", "90")),
+                              (50, "69.3 [67.3, 71.2] / 68.1 [66.1, 70.0]", ("62.6", "37.3", "93")))),
+    _spec("wimcor_finetune_quick", "finetune", "finetune_marked50", "--quick", title="PMW-marked fine-tuned",
+          model=f"{DEFAULT_MODEL_ID}, quick: 40 steps x 16 of 800 train; window 50", encoder=DEFAULT_MODEL_ID,
+          historical=Historical("57.8 [55.6, 59.8] / 50.9 [49.4, 52.5]", _C, ("2.6", "29.5", "343")),
+          comparability=SAMPLE_NOTE + "; quick run, no quality claim",
+          gpu_command=_gpu("--method finetune --model bert-base-uncased")),
+    _spec("wimcor_prewin5", "predicate", "prewin5", "--window", "5", title="predicate window (PreWin5)",
+          model=f"frozen {DEFAULT_MODEL_ID} + logistic regression; spaCy parser", encoder=DEFAULT_MODEL_ID,
+          not_run="no spaCy dependency parser offline (`python -m spacy download en_core_web_sm`)",
+          comparability=SAMPLE_NOTE),
+    # ---------------------------------------------------------------- the paper's corpus (not offline)
+    _spec("wimcor_majority_full", "majority", "majority", config="full", title="majority", not_run=FULL_NOT_RUN,
+          published=Published(".749 / .171", "micro / macro F1", PAPER, "", "test", "full corpus, 5 medium labels")),
+    _spec("wimcor_random_prior_full", "random_prior", "random_prior", config="full", title="random (by class prior)",
+          not_run=FULL_NOT_RUN,
+          published=Published(".587", "micro F1", PAPER, "", "test",
+                              "full corpus, 5 medium labels; labels drawn by class prior (implied by the value)")),
+    _spec("wimcor_imm50_full", "imm", "imm50", "--window", "50", "--model", "bert-base-uncased", config="full",
+          title="IMM50, BERT", model="bert-base-uncased + classifier", encoder="bert-base-uncased",
+          not_run=FULL_NOT_RUN + "; no Hub access",
+          published=Published(".950 / .857", "micro / macro F1", PAPER, "", "test", "full corpus, 5 medium labels",
+                              model="BERT")),
+)

@@ -1,0 +1,91 @@
+"""Baselines as data: the specs are consistent with the CLI and the task declarations, and the
+reproduction tables of baselines/README.md are generated from them (this test fails when stale)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from figbench.cli import build_parser, main
+from figbench.tasks import TASKS, benchmarks, family_tasks
+from figbench_baselines.specs import BaselineSpec, all_specs, fast_specs, get_spec
+
+
+def test_specs_name_declared_tasks_metrics_and_a_reason_for_every_gap():
+    specs = all_specs()
+    assert len({s.name for s in specs}) == len(specs)
+    for s in specs:
+        assert s.task in TASKS, s.name
+        assert set(s.shown_metrics) <= set(TASKS[s.task].metric_names), s.name
+        assert s.data_version and s.protocol, s.name
+        assert s.published is not None or s.comparability, s.name
+        if s.published is not None:
+            assert s.published.source and s.published.split == s.split, s.name
+
+
+def test_fast_specs_are_leaderboard_benchmarks():
+    declared = {b.key for b in benchmarks()}
+    fast = fast_specs()
+    assert fast and all(s.benchmark in declared for s in fast)
+    assert not any(s.quick or s.not_run for s in fast)
+
+
+@pytest.mark.parametrize("spec", all_specs(), ids=lambda s: s.name)
+def test_every_spec_command_parses(spec: BaselineSpec):
+    args = build_parser().parse_args(["baseline", *spec.argv, "--out", "x.json"])
+    assert args.family == spec.family
+    if hasattr(args, "task"):
+        assert args.task == spec.task
+    if spec.family in ("cdec", "wimcor"):
+        assert (args.config, args.split) == (spec.config, spec.split)
+    assert getattr(args, "split", "test") == spec.split
+
+
+def test_task_choices_come_from_the_task_declarations(capsys):
+    parser = build_parser()
+    for family, task_family in (("meta4xnli", "meta4xnli"), ("epic", "epic")):
+        names = [t.name for t in family_tasks(task_family)]
+        for name in names:
+            assert parser.parse_args(["baseline", family, "--task", name, "--out", "x"]).task == name
+        with pytest.raises(SystemExit):
+            parser.parse_args(["baseline", family, "--task", "cdec", "--out", "x"])
+    # the short names of earlier versions still work
+    assert parser.parse_args(["baseline", "epic", "--task", "similar", "--out", "x"]).task == "similar_narratives"
+
+
+def test_readme_tables_are_up_to_date():
+    from figbench_baselines.tables import README, RESULTS, regenerate
+
+    text = README.read_text("utf-8")
+    assert regenerate(text, results=RESULTS) == text, "run `figbench baseline tables --write`"
+
+
+def test_tables_read_committed_records(tmp_path):
+    from figbench_baselines.tables import render
+
+    spec = get_spec("wimcor_majority_sample_test")
+    record = {"schema_version": "1.0", "task": "metonymy", "dataset": "wimcor", "config": "sample", "split": "test",
+              "method": "majority", "model": {"name": "figbench-majority", "revision": None, "type": "heuristic",
+                                              "parameters": 0},
+              "scores": {"micro_f1": 0.229, "macro_f1": 0.075},
+              "confidence_intervals": {"micro_f1": {"low": 0.212, "high": 0.249, "level": 0.95, "n_resamples": 1000,
+                                                    "unit": "examples"}},
+              "predictions": {"path": "predictions/x.json"},
+              "provenance": {"figbench_version": "0", "command": "c", "seed": 0, "packages": {}, "hardware": {},
+                             "start_time": "2030-01-02T00:00:00+00:00", "wall_time_s": 3.0}}
+    (tmp_path / f"{spec.name}.json").write_text(json.dumps(record))
+    table = render("wimcor", results=tmp_path)
+    assert "Micro F1 22.9 [21.2, 24.9] / Macro F1 7.5 (2030-01-02, 3 s)" in table
+    assert "historical" in render("wimcor")  # without the record: the historical value
+    record["method"] = "random"
+    (tmp_path / f"{spec.name}.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match="but spec"):
+        render("wimcor", results=tmp_path)
+
+
+def test_list_and_tables_commands(capsys):
+    assert main(["baseline", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert all(s.name in out for s in all_specs())
+    assert main(["baseline", "tables"]) == 0
