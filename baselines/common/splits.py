@@ -9,7 +9,7 @@ read from exactly those rows of the split (:mod:`figbench_baselines.common.scori
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,33 +34,6 @@ def sample_indices(n_rows: int, n: int | None, seed: int) -> list[int]:
     if n is None or n >= n_rows:
         return list(range(n_rows))
     return sorted(random.Random(seed).sample(range(n_rows), n))
-
-
-# TODO(builders): use figbench.labels.label_names / decode_labels once the builders branch is merged;
-# these two mirror their signatures so the switch is an import change.
-def label_names(source: Any, column: str) -> tuple[str, ...] | None:
-    """``ClassLabel`` names of ``column`` (or of its sequence items) of a split or ``Features``; None otherwise."""
-    features = source if isinstance(source, Mapping) else source.features
-    if column not in features:
-        raise ValueError(f"no column {column!r}; columns: {', '.join(features)}")
-    inner = getattr(features[column], "feature", features[column])
-    names = getattr(inner, "names", None)
-    return tuple(names) if names is not None else None
-
-
-def decode_labels(source: Any, column: str, values: Iterable[Any]) -> list[str]:
-    """Label names of ``values`` of ``column``: ``ClassLabel`` ids become names, strings pass through."""
-    names = label_names(source, column)
-    out = []
-    for value in values:
-        if isinstance(value, str):
-            out.append(value)
-        elif names is not None and isinstance(value, int) and not isinstance(value, bool) \
-                and 0 <= value < len(names):
-            out.append(names[value])
-        else:
-            raise ValueError(f"column {column!r}: {value!r} is not a label id of {list(names or ())}")
-    return out
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ def _run_detection(args, clock) -> int:
 
 def _tag_set(rows) -> list[str]:
     """The tag names of a detection split (the builder's ``ClassLabel``, in id order)."""
-    from figbench_baselines.common.splits import label_names
+    from figbench.labels import label_names
 
     return list(label_names(rows.split, "tags"))
 
@@ -235,7 +235,7 @@ def _run_nli(args, clock) -> int:
     from figbench_baselines.common.figurative import require_rows, subsample
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
-    from figbench_baselines.common.splits import label_names
+    from figbench.labels import label_names
     from figbench_baselines.meta4xnli import methods as M
     from figbench_baselines.meta4xnli.data import load_nli
 

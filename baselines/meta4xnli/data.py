@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from figbench_baselines.common.splits import Rows, decode_labels, load_split
+from figbench.labels import decode_labels
+from figbench_baselines.common.splits import Rows, load_split
 
 CORPUS_CONFIG = {"en": "detection_en", "es": "detection_es", "vua": "vua", "cometa": "cometa"}
 CORPUS_LANG = {"en": "en", "es": "es", "vua": "en", "cometa": "es"}

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from figbench.corpora.wimcor import coarse_for_medium as coarse_of
-from figbench_baselines.common.splits import Rows, decode_labels, load_split
+from figbench.labels import decode_labels
+from figbench_baselines.common.splits import Rows, load_split
 
 _LABEL_COLUMNS = ("medium", "coarse")
 
