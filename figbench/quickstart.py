@@ -159,8 +159,9 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
     for o in outcomes:
         print(f"  {o.name:34s} {o.seconds:7.1f} s  {o.status}{': ' + o.detail if o.detail else ''}")
     counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "stored", "failed")}
+    problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
     print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {counts['stored']} already stored, "
-          f"{counts['failed']} failed; {total_s:.1f} s in all")
+          f"{problems}; {total_s:.1f} s in all")
 
 
 def main(args: argparse.Namespace) -> int:
