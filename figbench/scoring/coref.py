@@ -25,11 +25,12 @@ large groups).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from figbench.bootstrap import DEFAULT_RESAMPLES
 from figbench.schema import Document
 
 #: Score keys returned by :func:`evaluate_coref`, in order.
@@ -84,15 +85,18 @@ def _check_document(doc, side: str, name: str) -> list[list[str]]:
         raise ValueError(f"{side} {name}: a document must be a list of clusters, got {type(doc).__name__}")
     clusters = []
     for ci, cluster in enumerate(doc):
-        if isinstance(cluster, (str, bytes)) or not isinstance(cluster, Sequence):
+        kind = type(cluster)
+        if kind is not list and (isinstance(cluster, (str, bytes)) or not isinstance(cluster, Sequence)):
             raise ValueError(f"{side} {name}, cluster {ci}: a cluster must be a list of mention ids, "
                              f"got {type(cluster).__name__}")
-        for m in cluster:
-            if not isinstance(m, str):
-                raise ValueError(f"{side} {name}, cluster {ci}: mention ids must be strings, got {m!r} "
-                                 f"({type(m).__name__})")
-        if len(cluster):
-            clusters.append(list(cluster))
+        if not cluster:
+            continue
+        if set(map(type, cluster)) != {str}:  # fast path: exact str ids; subclasses checked one by one
+            for m in cluster:
+                if not isinstance(m, str):
+                    raise ValueError(f"{side} {name}, cluster {ci}: mention ids must be strings, got {m!r} "
+                                     f"({type(m).__name__})")
+        clusters.append(cluster if kind is list else list(cluster))
     return clusters
 
 
@@ -143,25 +147,20 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         if remove_singletons:
             key = [c for c in key if len(c) > 1]
             resp = [c for c in resp if len(c) > 1]
-        key_of: dict[str, int] = {}
-        n_key = 0
-        for ci, cluster in enumerate(key):
-            for m in cluster:
-                key_of[m] = k_base + ci
-            n_key += len(cluster)
-        if len(key_of) != n_key:
+        key_sizes = [len(c) for c in key]
+        resp_sizes = [len(c) for c in resp]
+        key_ids = [m for c in key for m in c]
+        key_of = dict(zip(key_ids, np.repeat(np.arange(k_base, k_base + len(key)), key_sizes).tolist()))
+        if len(key_of) != len(key_ids):
             raise _duplicate_error(key, "reference", name)
-        seen: set[str] = set()
-        n_resp = 0
-        for ci, cluster in enumerate(resp):
-            seen.update(cluster)
-            n_resp += len(cluster)
-            matched = [key_of[m] for m in cluster if m in key_of]
-            if matched:
-                e_k.append(np.asarray(matched, dtype=np.int64))
-                e_r.append(np.full(len(matched), r_base + ci, dtype=np.int64))
-        if len(seen) != n_resp:
+        resp_ids = [m for c in resp for m in c]
+        if len(set(resp_ids)) != len(resp_ids):
             raise _duplicate_error(resp, "prediction", name)
+        matched = np.fromiter((key_of.get(m, -1) for m in resp_ids), dtype=np.int64, count=len(resp_ids))
+        owner = np.repeat(np.arange(r_base, r_base + len(resp), dtype=np.int64), resp_sizes)
+        hit = matched >= 0
+        e_k.append(matched[hit])
+        e_r.append(owner[hit])
         k_sizes.extend(len(c) for c in key)
         r_sizes.extend(len(c) for c in resp)
         k_docs.extend([d] * len(key))
@@ -177,7 +176,7 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         raise ValueError(f"no key (reference) mentions in {which}{more}"
                          + (" after removing singletons" if remove_singletons else "")
                          + ": recall is undefined")
-    if e_k:
+    if e_k and sum(len(a) for a in e_k):
         mk = np.concatenate(e_k)
         mr = np.concatenate(e_r)
         n_r = max(len(r_size), 1)
@@ -221,32 +220,82 @@ def _components(flat: _Flat) -> tuple[np.ndarray, np.ndarray, int]:
     return labels[:nk], labels[nk:], n_comp
 
 
+def _best_other(vertex: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
+    """For each edge, the largest weight among the *other* edges at its ``vertex`` (0 if none)."""
+    order = np.lexsort((-w, vertex))
+    v = vertex[order]
+    first = np.r_[True, v[1:] != v[:-1]]
+    best = np.zeros(n)
+    best[v[first]] = w[order[first]]
+    second_pos = np.flatnonzero(np.r_[False, first[:-1]] & ~first)
+    second = np.zeros(n)
+    second[v[second_pos]] = w[order[second_pos]]
+    is_best = np.zeros(len(w), dtype=bool)
+    is_best[order[first]] = True
+    return np.where(is_best, second[vertex], best[vertex])
+
+
+def _reduce_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int, nr: int) -> tuple[np.ndarray, np.ndarray]:
+    """Edges that some maximum-weight matching contains, found by a safe rule, and the edges left.
+
+    Rule: if ``w(k, r) >= (best other edge at k) + (best other edge at r)`` then some optimal
+    matching contains (k, r) (swap it in for the at most two edges it conflicts with: nothing is
+    lost). Fixing it removes k, r and their edges; repeated until no edge qualifies. This covers
+    isolated edges, clusters with one partner (pendant vertices whose edge is the best of their
+    partner) and components with one cluster on a side. Returns (fixed edge indices, alive mask).
+    """
+    alive = np.ones(len(w), dtype=bool)
+    fixed: list[np.ndarray] = []
+    idx = np.arange(len(w))
+    while len(idx):
+        k, r, ww = ek[idx], er[idx], w[idx]
+        ok = ww >= _best_other(k, ww, nk) + _best_other(r, ww, nr)
+        if not ok.any():
+            break
+        c = idx[ok]
+        c = c[np.unique(ek[c], return_index=True)[1]]  # at most one fixed edge per cluster and round
+        c = c[np.unique(er[c], return_index=True)[1]]
+        fixed.append(c)
+        used_k = np.zeros(nk, dtype=bool)
+        used_k[ek[c]] = True
+        used_r = np.zeros(nr, dtype=bool)
+        used_r[er[c]] = True
+        alive &= ~(used_k[ek] | used_r[er])
+        idx = np.flatnonzero(alive)
+    return (np.concatenate(fixed) if fixed else np.zeros(0, dtype=np.int64)), alive
+
+
 def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Optimal one-to-one alignment of key and response clusters maximising ``weights`` (one per edge).
 
-    Returns the weight each edge contributes (0 for edges outside the alignment). The problem
-    decomposes over connected components; components with one cluster on a side take their best edge.
+    Returns the weight each edge contributes (0 for edges outside the alignment). Edges that an
+    optimal alignment is known to contain are fixed first (:func:`_reduce_matching`); the rest
+    decomposes over the connected components of the remaining edges, each solved exactly with
+    ``linear_sum_assignment`` (dense) or, for very large ones, SciPy's sparse LAPJVsp. ``k_comp`` is
+    unused (kept for callers).
     """
     from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
     contrib = np.zeros(len(weights), dtype=np.float64)
     if len(weights) == 0:
         return contrib
-    comp = k_comp[flat.edge_k]
-    order = np.lexsort((-weights, comp))
-    comp_sorted = comp[order]
-    starts = np.flatnonzero(np.r_[True, comp_sorted[1:] != comp_sorted[:-1]])
-    ends = np.r_[starts[1:], len(order)]
-    # distinct key / response clusters per component
-    nk_c = np.bincount(k_comp[np.unique(flat.edge_k)], minlength=k_comp.max() + 1)
-    r_first_edge = np.unique(flat.edge_r, return_index=True)[1]  # an edge of each response cluster
-    nr_c = np.bincount(comp[r_first_edge], minlength=k_comp.max() + 1)
-    simple = (nk_c[comp_sorted[starts]] == 1) | (nr_c[comp_sorted[starts]] == 1)
-    # one cluster on a side: the best edge of the component (first after sorting by -weight)
-    contrib[order[starts[simple]]] = weights[order[starts[simple]]]
+    nk, nr = len(flat.k_size), len(flat.r_size)
+    fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, nk, nr)
+    contrib[fixed] = weights[fixed]
+    rest = np.flatnonzero(alive)
+    if len(rest) == 0:
+        return contrib
+    ek, er = flat.edge_k[rest], flat.edge_r[rest]
+    graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
+    _, labels = connected_components(graph, directed=False)
+    comp = labels[ek]
+    order = np.argsort(comp, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True])
     big: list[np.ndarray] = []
-    for s, e in zip(starts[~simple], ends[~simple]):
-        idx = order[s:e]
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        idx = rest[order[s:e]]
         ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
         rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
         if len(ks) * len(rs) > _DENSE_LIMIT:
@@ -287,8 +336,8 @@ def _sparse_matching(flat: _Flat, idx: np.ndarray, weights: np.ndarray, contrib:
         shape=(n_rows, n_cols + n_rows)).tocsr()
     row_ind, col_ind = min_weight_full_bipartite_matching(graph)
     real = col_ind < n_cols
-    edge_of = {(int(a), int(b)): int(e) for a, b, e in zip(rows, cols, idx)}
-    chosen = np.fromiter((edge_of[(int(a), int(b))] for a, b in zip(row_ind[real], col_ind[real])), dtype=np.int64)
+    lookup = coo_matrix((idx + 1, (rows, cols)), shape=(n_rows, n_cols)).tocsr()
+    chosen = np.asarray(lookup[row_ind[real], col_ind[real]]).ravel().astype(np.int64) - 1
     contrib[chosen] = weights[chosen]
 
 
@@ -439,34 +488,195 @@ def evaluate_coref(predictions: list[Document], references: list[Document], *, r
     return result
 
 
-def bootstrap_coref(predictions: list[Document], references: list[Document], *, n_resamples: int = 1000,
-                    level: float = 0.95, seed: int = 0, remove_singletons: bool = False) -> dict[str, dict]:
+def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`scores_from_counts` for many DOC_FIELDS rows at once (one row per resample)."""
+    c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    d = _D
+
+    def ratio(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den != 0, num / np.where(den != 0, den, 1.0), empty)
+
+    def f1(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+        return ratio(2 * p * r, p + r)
+
+    def prf(num_r, den_r, num_p, den_p):
+        r, p = ratio(num_r, den_r), ratio(num_p, den_p)
+        return r, p, f1(p, r)
+
+    col = {name: c[:, i] for name, i in d.items()}
+    km, rm, mm = col["key_mentions"], col["resp_mentions"], col["mention_match"]
+    parts = {
+        "mentions": prf(mm, km, mm, rm),
+        "muc": prf(col["muc_num"], col["muc_key_links"], col["muc_num"], col["muc_resp_links"]),
+        "bcub": prf(col["bcub_rnum"], km, col["bcub_pnum"], rm),
+        "ceafm": prf(col["ceafm_num"], km, col["ceafm_num"], rm),
+        "ceafe": prf(col["ceafe_num"], col["key_clusters"], col["ceafe_num"], col["resp_clusters"]),
+    }
+    # BLANC as _blanc: -1 marks an undefined recall
+    ra = ratio(col["blanc_cl_isect"], col["blanc_key_cl"], -1.0)
+    rr = ratio(col["blanc_ncl_isect"], col["blanc_key_ncl"], -1.0)
+    pa = ratio(col["blanc_cl_isect"], col["blanc_resp_cl"])
+    pr = ratio(col["blanc_ncl_isect"], col["blanc_resp_ncl"])
+    fa, fr = f1(pa, ra), f1(pr, rr)
+    no_a, no_r = ra == -1, rr == -1
+    parts["blanc"] = tuple(
+        np.where(no_a & no_r, 0.0, np.where(no_a, b, np.where(no_r, a, (a + b) / 2)))
+        for a, b in ((ra, rr), (pa, pr), (fa, fr)))
+    parts["lea"] = prf(col["lea_rnum"], km, col["lea_pnum"], rm)
+    out: dict[str, np.ndarray] = {}
+    for metric in METRICS:
+        out[f"{metric}_recall"], out[f"{metric}_precision"], out[f"{metric}_f1"] = parts[metric]
+    out["conll_f1"] = (out["muc_f1"] + out["bcub_f1"] + out["ceafe_f1"]) / 3
+    return out
+
+
+def _resampled_scores(unit_counts: np.ndarray, n_resamples: int, seed: int, *, raw: bool) -> dict[str, np.ndarray]:
+    """Scores of ``n_resamples`` bootstrap resamples of the rows of ``unit_counts`` (one row per unit).
+
+    A resample sums the drawn units' rows (a unit drawn twice counts twice, as a disjoint copy);
+    ``raw`` rows are RAW_FIELDS (one document: BLANC's non-coreference links come from the summed
+    mention totals), otherwise DOC_FIELDS. Draws the same indices as :func:`figbench.bootstrap.bootstrap_ci`.
+    """
+    n_units = len(unit_counts)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_resamples, 2_000_000 // max(n_units, 1)))
+    pieces: list[dict[str, np.ndarray]] = []
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        idx = rng.integers(0, n_units, size=(b, n_units))
+        flat_idx = (idx + (np.arange(b) * n_units)[:, None]).ravel()
+        weights = np.bincount(flat_idx, minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+        sums = weights @ unit_counts
+        pieces.append(_scores_matrix(_finalize_counts(sums) if raw else sums))
+        done += b
+    return {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
+
+
+def _group_labels(groups: Mapping[str, Hashable], flat_ids: Sequence[str], side: str) -> list:
+    try:
+        return [groups[m] for m in flat_ids]
+    except KeyError as e:
+        raise ValueError(f"groups: no resampling unit for {side} mention {e.args[0]!r}; groups must map "
+                         "every mention id of both sides to a unit") from None
+
+
+def _cut_by_group(doc: list[list[str]], groups: Mapping[str, Hashable], side: str) -> tuple[list[list[str]], list, int]:
+    """Clusters split at group boundaries: (pieces, group of each piece, coreference links cut)."""
+    pieces: list[list[str]] = []
+    labels: list = []
+    cut = 0
+    for cluster in doc:
+        by: dict = {}
+        for m, g in zip(cluster, _group_labels(groups, cluster, side)):
+            by.setdefault(g, []).append(m)
+        if len(by) > 1:
+            n = len(cluster)
+            cut += n * (n - 1) // 2 - sum(len(v) * (len(v) - 1) // 2 for v in by.values())
+        pieces.extend(by.values())
+        labels.extend(by.keys())
+    return pieces, labels, cut
+
+
+def _single_document_units(prediction, reference, *, remove_singletons: bool,
+                           groups: Mapping[str, Hashable] | None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """RAW_FIELDS rows per resampling unit of one document, each unit's mention count, and notes."""
+    key = _check_document(reference, "reference", "document 0")
+    resp = _check_document(prediction, "prediction", "document 0")
+    if remove_singletons:
+        key = [c for c in key if len(c) > 1]
+        resp = [c for c in resp if len(c) > 1]
+    notes: list[str] = []
+    if groups is None:
+        flat = _flatten([resp], [key], remove_singletons=False, names=None)
+        k_comp, r_comp, n_comp = _components(flat)
+        raw = _raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
+    else:
+        key_cut, k_lab, k_links = _cut_by_group(key, groups, "reference")
+        resp_cut, r_lab, r_links = _cut_by_group(resp, groups, "prediction")
+        codes: dict = {}
+        k_group = np.asarray([codes.setdefault(g, len(codes)) for g in k_lab], dtype=np.int64)
+        r_group = np.asarray([codes.setdefault(g, len(codes)) for g in r_lab], dtype=np.int64)
+        flat = _flatten([resp_cut], [key_cut], remove_singletons=False, names=None)
+        k_comp, _, _ = _components(flat)
+        raw = _raw_counts(flat, k_group, r_group, len(codes), k_comp)
+        if r_links or k_links:
+            total_r = sum(len(c) * (len(c) - 1) // 2 for c in resp)
+            total_k = sum(len(c) * (len(c) - 1) // 2 for c in key)
+            notes.append(
+                f"the groups cut {r_links} of {total_r} response and {k_links} of {total_k} key coreference links "
+                "(clusters crossing groups): the interval describes the scores with clusters restricted to each "
+                "group, the point estimate does not")
+    sizes = raw[:, _R["key_mentions"]] + raw[:, _R["resp_mentions"]] - raw[:, _R["mention_match"]]
+    return raw, sizes, notes
+
+
+def bootstrap_coref(predictions: list[Document], references: list[Document], *,
+                    n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95, seed: int = 0,
+                    remove_singletons: bool = False, groups: Mapping[str, Hashable] | None = None,
+                    unit: str | None = None) -> dict[str, dict]:
     """Percentile bootstrap confidence intervals for every :func:`evaluate_coref` score.
 
-    Several documents: documents are resampled with replacement (each resample sums the drawn
-    documents' counts). One document (cross-document coreference): the units are the key clusters,
-    each taken together with the response clusters that share mentions with it (connected groups of
-    overlapping key and response clusters; a response cluster without key mentions is a unit of its
-    own); drawn units are treated as disjoint copies, so the response is restricted to the drawn
-    units. Returns the shape of a result record's ``confidence_intervals``.
-    """
-    from figbench.bootstrap import bootstrap_ci
+    Resampling units (drawn with replacement; a unit drawn twice is a disjoint copy, as if its
+    mention ids were renamed, so no cluster ever holds a mention twice):
 
+    * ``groups`` (mention id -> unit, e.g. the mention's topic; every mention of both sides): one
+      document: the groups; a drawn group contributes its key clusters and its response clusters
+      restricted to its own mentions (clusters crossing groups are cut; the warning then says how
+      many links were cut and that the interval describes the restricted scores). Several
+      documents: every document must lie in one group; a group contributes its documents.
+    * otherwise, several documents: the documents (``unit: "documents"``);
+    * otherwise, one document (cross-document coreference): the connected groups of overlapping key
+      and response clusters, i.e. each key cluster together with every response cluster sharing a
+      mention with it, transitively (``unit: "clusters"``): nothing is cut, so every resample is an
+      exact score of disjoint copies. A response that links most clusters into one group is reported
+      as degenerate (``warning``).
+
+    Each interval also has ``n_units`` and, for degenerate cases (see :mod:`figbench.bootstrap`), a
+    ``warning``. ``unit`` names the units in the output (default ``"groups"`` with ``groups``).
+    Returns the shape of a result record's ``confidence_intervals``.
+    """
+    from figbench.bootstrap import degenerate_reasons, percentile_intervals
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    def point() -> dict[str, float]:  # only needed for the zero-width check
+        return evaluate_coref(predictions, references, remove_singletons=remove_singletons)
+
+    notes: list[str] = []
     if len(references) > 1:
         counts = document_counts(predictions, references, remove_singletons=remove_singletons)
+        if groups is not None:
+            counts, name = _group_documents(counts, predictions, references, groups), unit or "groups"
+        else:
+            name = unit or "documents"
+        sizes = counts[:, _D["key_mentions"]] + counts[:, _D["resp_mentions"]] - counts[:, _D["mention_match"]]
+        samples = _resampled_scores(counts, n_resamples, seed, raw=False)
+    else:
+        raw, sizes, notes = _single_document_units(predictions[0], references[0], remove_singletons=remove_singletons,
+                                                   groups=groups)
+        name = unit or ("groups" if groups is not None else "clusters")
+        samples = _resampled_scores(raw, n_resamples, seed, raw=True)
+    reasons = degenerate_reasons(len(sizes), unit_sizes=sizes, unit=name) + notes
+    return percentile_intervals(samples, level=level, n_resamples=n_resamples, unit=name, n_units=len(sizes),
+                                point=point, reasons=reasons)
 
-        def statistic(idx: np.ndarray) -> dict[str, float]:
-            return scores_from_counts(counts[idx].sum(axis=0))
 
-        return bootstrap_ci(len(counts), statistic, n_resamples=n_resamples, level=level, seed=seed,
-                            unit="documents")
-
-    flat = _flatten(predictions, references, remove_singletons=remove_singletons, names=None)
-    k_comp, r_comp, n_comp = _components(flat)
-    raw = _raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
-
-    def unit_statistic(idx: np.ndarray) -> dict[str, float]:
-        return scores_from_counts(_finalize_counts(raw[idx].sum(axis=0))[0])
-
-    return bootstrap_ci(n_comp, unit_statistic, n_resamples=n_resamples, level=level, seed=seed,
-                        unit="clusters")
+def _group_documents(counts: np.ndarray, predictions, references, groups: Mapping[str, Hashable]) -> np.ndarray:
+    """Per-document DOC_FIELDS rows summed per group; each document must lie in one group."""
+    codes: dict = {}
+    doc_group = []
+    for d, (pred, ref) in enumerate(zip(predictions, references)):
+        ids = [m for doc in (ref, pred) for c in doc for m in c]
+        labels = set(_group_labels(groups, ids, f"document {d}"))
+        if len(labels) > 1:
+            raise ValueError(f"groups: document {d} has mentions in {len(labels)} groups; with several documents "
+                             "each document must lie in one group (e.g. its topic)")
+        label = labels.pop() if labels else ("__empty__", d)
+        doc_group.append(codes.setdefault(label, len(codes)))
+    out = np.zeros((len(codes), counts.shape[1]))
+    np.add.at(out, np.asarray(doc_group), counts)
+    return out
