@@ -14,8 +14,10 @@ sentence) when the interval is degenerate and should not be read as a confident 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used, so the CLI can read the defaults cheaply
+    import numpy as np
 
 #: The one default number of resamples (metric wrappers, CLIs and baselines use it).
 DEFAULT_RESAMPLES = 1000
@@ -33,6 +35,8 @@ _WARNING_MAX = 500
 def degenerate_reasons(n_units: int, *, unit_sizes: Sequence[float] | np.ndarray | None = None,
                        unit: str = "units") -> list[str]:
     """Reasons (plain sentences) why resampling ``n_units`` units cannot give a reliable interval."""
+    import numpy as np
+
     reasons = []
     if n_units < MIN_UNITS:
         reasons.append(f"only {n_units} {unit} to resample (fewer than {MIN_UNITS}): the interval is unreliable")
@@ -46,22 +50,31 @@ def degenerate_reasons(n_units: int, *, unit_sizes: Sequence[float] | np.ndarray
 
 
 def percentile_intervals(samples: Mapping[str, np.ndarray], *, level: float, n_resamples: int, unit: str,
-                         n_units: int, point: Mapping[str, float] | None = None,
+                         n_units: int, point: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None,
                          reasons: Sequence[str] = ()) -> dict[str, dict]:
     """Percentile intervals from resampled values (metric name -> array), with degenerate-case warnings.
 
     ``reasons`` are warnings that apply to every metric (e.g. from :func:`degenerate_reasons`); a
-    metric whose interval has zero width while ``point[name]`` is not at 0 or 1 gets one more.
+    metric whose interval has zero width while ``point[name]`` is not at 0 or 1 gets one more
+    (``point`` may be a callable returning the mapping; it is called only if some interval has zero width).
     """
+    import numpy as np
+
     alpha = (1 - level) / 2
+    names = list(samples)
+    if not names:
+        return {}
+    bounds = np.quantile(np.vstack([np.asarray(samples[k], dtype=np.float64) for k in names]),
+                         [alpha, 1 - alpha], axis=1)
+    if callable(point) and bool(np.any(bounds[1] - bounds[0] <= 1e-12)):
+        point = point()
     out = {}
-    for name, values in samples.items():
-        arr = np.asarray(values, dtype=np.float64)
-        low, high = (float(v) for v in np.quantile(arr, [alpha, 1 - alpha]))
+    for i, name in enumerate(names):
+        low, high = float(bounds[0, i]), float(bounds[1, i])
         ci: dict = {"low": low, "high": high, "level": level, "n_resamples": n_resamples, "unit": unit,
                     "n_units": int(n_units)}
         why = list(reasons)
-        p = None if point is None else point.get(name)
+        p = None if point is None or callable(point) else point.get(name)
         if p is not None and high - low <= 1e-12 and 1e-12 < p < 1 - 1e-12:
             why.append(f"zero-width interval although the score ({p:.4g}) is not at 0 or 1: nothing varied "
                        "between resamples")
@@ -92,6 +105,8 @@ def bootstrap_ci(
     ``unit_sizes`` (one weight per unit, e.g. its number of mentions) enables the dominant-unit
     check; ``point`` (the point estimates) defaults to ``statistic(arange(n_units))``.
     """
+    import numpy as np
+
     if n_units < 1:
         raise ValueError("bootstrap needs at least one unit to resample")
     if not 0 < level < 1:
@@ -105,7 +120,8 @@ def bootstrap_ci(
         for name, value in statistic(idx).items():
             samples.setdefault(name, []).append(float(value))
     if point is None:
-        point = {k: float(v) for k, v in statistic(np.arange(n_units)).items()}
+        def point() -> dict[str, float]:
+            return {k: float(v) for k, v in statistic(np.arange(n_units)).items()}
     reasons = degenerate_reasons(n_units, unit_sizes=unit_sizes, unit=unit)
     return percentile_intervals({k: np.asarray(v) for k, v in samples.items()}, level=level,
                                 n_resamples=n_resamples, unit=unit, n_units=n_units, point=point,
