@@ -44,15 +44,27 @@ def evaluate(rows: Sequence[Mapping], labels: np.ndarray, *, remove_singletons: 
 
 
 def confidence_intervals(rows: Sequence[Mapping], labels: np.ndarray, *, n_resamples: int, seed: int,
-                         remove_singletons: bool = False) -> dict[str, dict]:
-    """Bootstrap intervals of every metric value (``figbench.scoring.coref.bootstrap_coref``)."""
+                         remove_singletons: bool = False, groups: str | None = None) -> dict[str, dict]:
+    """Bootstrap intervals of every metric value (``figbench.scoring.coref.bootstrap_coref``).
+
+    ``groups``: a row field (``"topic"``, ``"subtopic"``) whose values are the resampling units;
+    ``None`` uses bootstrap_coref's default for one document (connected groups of overlapping clusters).
+    """
     from figbench.scoring.coref import bootstrap_coref
 
     pred = predicted_document(rows, labels)
     gold = gold_clusters(rows)[0]
+    unit_of = {str(r["mention_id"]): str(r[groups]) for r in rows} if groups else None
     cis = bootstrap_coref([pred], [gold], n_resamples=n_resamples, seed=seed,
-                          remove_singletons=remove_singletons)
+                          remove_singletons=remove_singletons, groups=unit_of,
+                          unit=f"{groups}s" if groups else None)
     return {k: dict(v) for k, v in cis.items()}
+
+
+def resampling_field(rows: Sequence[Mapping]) -> str | None:
+    """``"topic"`` when the rows come from several topics (ECB+, ECB+META), else ``None`` (e.g. WEC-Eng)."""
+    topics = {str(r.get("topic")) for r in rows if r.get("topic") is not None}
+    return "topic" if len(topics) > 1 else None
 
 
 def per_group_scores(rows: Sequence[Mapping], labels: np.ndarray, by: str = "topic", *,

@@ -212,6 +212,7 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
         evaluate,
         per_group_scores,
         predicted_document,
+        resampling_field,
         split_scores,
     )
 
@@ -233,7 +234,8 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     flat = evaluate(rows, labels, remove_singletons=args.remove_singletons)
     scores, metric_counts = split_scores(flat)
     cis = confidence_intervals(rows, labels, n_resamples=args.n_resamples, seed=args.seed,
-                               remove_singletons=args.remove_singletons) if args.n_resamples > 0 else {}
+                               remove_singletons=args.remove_singletons,
+                               groups=resampling_field(rows)) if args.n_resamples > 0 else {}
     cis = {k: v for k, v in cis.items() if k in scores}
     scores.update(stage.extra_scores)
     counts = {"mentions": len(rows), "gold_clusters": len({str(r["cluster_id"]) for r in rows}),
