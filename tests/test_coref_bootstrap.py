@@ -106,23 +106,54 @@ def _key(n_mentions: int, n_clusters: int, seed: int = 0):
     return ids, labels, [ids[labels == c].tolist() for c in range(n_clusters) if (labels == c).any()]
 
 
-def test_merge_everything_is_reported_not_a_confident_interval():
-    """The issue's case: one response cluster -> one resampling unit, formerly [0.2692, 0.2692] silently."""
+def test_merge_everything_falls_back_to_the_jackknife_with_a_warning():
+    """The issue's case: one response cluster -> one overlap group, formerly [0.2692, 0.2692] silently."""
     ids, _, key = _key(2000, 300)
-    ci = bootstrap_coref([[ids.tolist()]], [key], n_resamples=200)
+    response = [ids.tolist()]
+    ci = bootstrap_coref([response], [key], n_resamples=200)
     iv = ci["conll_f1"]
-    assert iv["n_units"] == 1
-    assert "only 1 clusters to resample" in iv["warning"] and "zero-width interval" in iv["warning"]
+    assert iv["unit"] == "key clusters (jackknife)" and iv["n_units"] == len(key) and iv["n_resamples"] == 20
+    assert "links 100% of the mentions into one of 1 groups" in iv["warning"]
+    assert "delete-a-group jackknife over key clusters" in iv["warning"]
+    point = evaluate_coref([response], [key])
+    assert iv["low"] < point["conll_f1"] < iv["high"]
+    assert interval_is_sane(point["conll_f1"], iv)
+    assert ci["mentions_f1"]["low"] == ci["mentions_f1"]["high"] == 1.0  # nothing varies at the bound
 
 
-def test_random_response_giant_group_is_reported():
+def test_random_response_giant_group_falls_back_to_the_jackknife():
     """The issue's case (0.237 with [0.225, 0.583] before): random clusters link almost everything."""
     ids, labels, key = _key(2000, 1200)
     noisy = np.random.default_rng(1).integers(0, 1200, len(ids))
     resp = [ids[noisy == c].tolist() for c in range(1200) if (noisy == c).any()]
     iv = bootstrap_coref([resp], [key], n_resamples=200)["conll_f1"]
-    assert iv["n_units"] >= 20
-    assert "of the data: resamples differ mainly by whether it was drawn" in iv["warning"]
+    assert "of the mentions into one of" in iv["warning"] and iv["unit"] == "key clusters (jackknife)"
+    assert interval_is_sane(evaluate_coref([resp], [key])["conll_f1"], iv)
+
+
+def test_jackknife_replicate_equals_rescoring_the_rest():
+    """Leaving units out of the flat arrays equals scoring the documents without them."""
+    resp, key, _ = _topics(30, seed=4)
+    resp = resp + [["lonely1", "lonely2"]]  # a response cluster without key mentions: its own unit
+    flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
+    _, owner, twinless, n_units = coref._jackknife_units(flat)
+    keyless = [c for c in resp if not any(m in {x for k in key for x in k} for m in c)]
+    assert n_units == len(key) + len(keyless) and keyless[-1] == ["lonely1", "lonely2"]
+    dropped = np.zeros(n_units, dtype=bool)
+    dropped[[0, 3, 7, n_units - 1]] = True
+    fast = coref._flat_scores(coref._without_units(flat, dropped, owner, twinless))
+    gone = {m for i in (0, 3, 7) for m in key[i]} | {"lonely1", "lonely2"}
+    # twinless mentions go with the key cluster sharing most mentions with their response cluster
+    k_of = {m: i for i, c in enumerate(key) for m in c}
+    for c in resp:
+        shared = [k_of[m] for m in c if m in k_of]
+        if shared:
+            best = max(set(shared), key=lambda i: (shared.count(i), -i))
+            if best in (0, 3, 7):
+                gone |= {m for m in c if m not in k_of}
+    slow = evaluate_coref([[x for x in ([m for m in c if m not in gone] for c in resp) if x]],
+                          [[c for i, c in enumerate(key) if i not in (0, 3, 7)]])
+    assert fast == pytest.approx(slow, abs=1e-12)
 
 
 def test_default_single_document_unit_is_overlap_groups():

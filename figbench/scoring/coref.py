@@ -271,22 +271,29 @@ def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.n
     Returns the weight each edge contributes (0 for edges outside the alignment). Edges that an
     optimal alignment is known to contain are fixed first (:func:`_reduce_matching`); the rest
     decomposes over the connected components of the remaining edges, each solved exactly with
-    ``linear_sum_assignment`` (dense) or, for very large ones, SciPy's sparse LAPJVsp. ``k_comp`` is
-    unused (kept for callers).
+    ``linear_sum_assignment`` (dense) or, for very large ones, pruned with LP duals from an auction
+    (:func:`_prune_by_auction`) and solved with SciPy's sparse LAPJVsp. ``k_comp`` is unused (kept
+    for callers).
     """
+    contrib = np.zeros(len(weights), dtype=np.float64)
+    if len(weights) == 0:
+        return contrib
+    fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
+    contrib[fixed] = weights[fixed]
+    _solve_components(flat, np.flatnonzero(alive), weights, contrib, prune=True)
+    return contrib
+
+
+def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contrib: np.ndarray, *,
+                      prune: bool) -> None:
+    """Exact matching of the edges ``rest``, component by component; fills ``contrib``."""
     from scipy.optimize import linear_sum_assignment
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    contrib = np.zeros(len(weights), dtype=np.float64)
-    if len(weights) == 0:
-        return contrib
-    nk, nr = len(flat.k_size), len(flat.r_size)
-    fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, nk, nr)
-    contrib[fixed] = weights[fixed]
-    rest = np.flatnonzero(alive)
     if len(rest) == 0:
-        return contrib
+        return
+    nk, nr = len(flat.k_size), len(flat.r_size)
     ek, er = flat.edge_k[rest], flat.edge_r[rest]
     graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
     _, labels = connected_components(graph, directed=False)
@@ -309,9 +316,101 @@ def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.n
         chosen = lookup[rows, cols]
         chosen = chosen[chosen >= 0]
         contrib[chosen] = weights[chosen]
-    if big:
-        _sparse_matching(flat, np.concatenate(big), weights, contrib)
-    return contrib
+    for idx in big:
+        if not prune:
+            _sparse_matching(flat, idx, weights, contrib)
+            continue
+        kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
+        if matched is not None:  # the auction's matching is provably optimal
+            contrib[idx[matched]] = weights[idx[matched]]
+            continue
+        idx = idx[kept]
+        fixed, alive = _reduce_matching(flat.edge_k[idx], flat.edge_r[idx], weights[idx], nk, nr)
+        contrib[idx[fixed]] = weights[idx[fixed]]
+        _solve_components(flat, idx[alive], weights, contrib, prune=False)
+
+
+#: Auction: final price step relative to the largest weight, and the most bidding rounds tried.
+_AUCTION_EPS = 1e-7
+_AUCTION_MAX_ROUNDS = 20_000
+
+
+def _auction(row: np.ndarray, col: np.ndarray, w: np.ndarray, n_rows: int, n_cols: int,
+             eps: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """Forward auction (Jacobi bidding, one price step ``eps``) for a max-weight bipartite matching
+    where any row may stay unmatched (value 0). Edges must be sorted by row. Returns (the column of
+    each row, -1 if unmatched; column prices), or None after too many rounds."""
+    indptr = np.r_[0, np.cumsum(np.bincount(row, minlength=n_rows))]
+    price = np.zeros(n_cols)
+    owner = np.full(n_cols, -1, dtype=np.int64)
+    assigned = np.full(n_rows, -1, dtype=np.int64)  # -1 bidding, -2 unmatched for good, else column
+    for _ in range(_AUCTION_MAX_ROUNDS):
+        bidders = np.flatnonzero(assigned == -1)
+        if len(bidders) == 0:
+            assigned[assigned == -2] = -1
+            return assigned, price
+        count = indptr[bidders + 1] - indptr[bidders]
+        assigned[bidders[count == 0]] = -2
+        bidders, count = bidders[count > 0], count[count > 0]
+        if len(bidders) == 0:
+            continue
+        starts = np.r_[0, np.cumsum(count)[:-1]]
+        idx = np.repeat(indptr[bidders] - starts, count) + np.arange(int(count.sum()))
+        value = w[idx] - price[col[idx]]
+        seg = np.repeat(np.arange(len(bidders)), count)
+        best = np.maximum.reduceat(value, starts)
+        at_best = np.flatnonzero(value == best[seg])
+        first = at_best[np.r_[True, seg[at_best][1:] != seg[at_best][:-1]]]
+        value[first] = -np.inf
+        second = np.maximum(np.maximum.reduceat(value, starts), 0.0)  # staying unmatched is worth 0
+        gives_up = best <= 0
+        assigned[bidders[gives_up]] = -2
+        bid_row = bidders[~gives_up]
+        bid_col = col[idx[first[~gives_up]]]
+        bid = price[bid_col] + (best[~gives_up] - second[~gives_up]) + eps
+        if len(bid_col) == 0:
+            continue
+        o = np.lexsort((-bid, bid_col))
+        bid_row, bid_col, bid = bid_row[o], bid_col[o], bid[o]
+        win = np.r_[True, bid_col[1:] != bid_col[:-1]]
+        bid_row, bid_col, bid = bid_row[win], bid_col[win], bid[win]
+        previous = owner[bid_col]
+        assigned[previous[previous >= 0]] = -1
+        owner[bid_col] = bid_row
+        assigned[bid_row] = bid_col
+        price[bid_col] = bid
+    return None
+
+
+def _prune_by_auction(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Edges that may belong to a maximum-weight matching, by LP duality; or a proven optimum.
+
+    An auction gives a matching M (value LB) and prices p; with u_k = max(0, max_r w_kr - p_r) the
+    pair (u, p) is dual feasible, so OPT <= UB = sum u + sum p, and any matching using edge e has
+    value <= UB - rc_e (rc_e = u_k + p_r - w_e >= 0). Edges with UB - rc_e < LB (with a margin for
+    rounding) are in no optimal matching and are dropped. With integer weights (CEAF-m) and
+    UB - LB < 1/2, M itself is optimal. Returns (mask of edges kept, edge indices of M or None).
+    """
+    ks, ki = np.unique(ek, return_inverse=True)
+    rs, ri = np.unique(er, return_inverse=True)
+    order = np.lexsort((ri, ki))
+    row, col, ww = ki[order], ri[order], w[order]
+    result = _auction(row, col, ww, len(ks), len(rs), _AUCTION_EPS * float(ww.max()))
+    if result is None:
+        return np.ones(len(w), dtype=bool), None
+    assigned, price = result
+    u = np.zeros(len(ks))
+    np.maximum.at(u, row, ww - price[col])
+    upper = float(u.sum() + price.sum())
+    in_m = assigned[row] == col
+    lower = float(ww[in_m].sum())
+    if np.all(ww == np.round(ww)) and upper - lower < 0.5:
+        return np.ones(len(w), dtype=bool), order[in_m]
+    reduced = u[row] + price[col] - ww
+    keep_sorted = upper - reduced >= lower - 1e-9 * max(1.0, abs(upper))
+    keep = np.zeros(len(w), dtype=bool)
+    keep[order[keep_sorted]] = True
+    return keep, None
 
 
 def _sparse_matching(flat: _Flat, idx: np.ndarray, weights: np.ndarray, contrib: np.ndarray) -> None:
@@ -612,6 +711,107 @@ def _single_document_units(prediction, reference, *, remove_singletons: bool,
     return raw, sizes, notes
 
 
+#: Delete-a-group jackknife (the fallback for one document whose overlap groups are degenerate):
+#: key clusters are split at random into this many groups, each left out once.
+JACKKNIFE_GROUPS = 20
+
+
+def _jackknife_units(flat: _Flat) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Units of the jackknife: each key cluster, with the twinless response mentions of the response
+    clusters it dominates (most shared mentions, ties to the lowest index); a response cluster
+    without key mentions is a unit of its own. Returns (unit of each key cluster, unit owning each
+    response cluster's twinless mentions, twinless mentions per response cluster, number of units)."""
+    nk, nr = len(flat.k_size), len(flat.r_size)
+    shared = np.bincount(flat.edge_r, weights=flat.edge_n, minlength=nr).astype(np.int64)
+    twinless = flat.r_size - shared
+    owner = np.full(nr, -1, dtype=np.int64)
+    if len(flat.edge_n):
+        order = np.lexsort((flat.edge_k, -flat.edge_n, flat.edge_r))
+        er = flat.edge_r[order]
+        first = np.r_[True, er[1:] != er[:-1]]
+        owner[er[first]] = flat.edge_k[order[first]]
+    keyless = np.flatnonzero(owner < 0)
+    owner[keyless] = nk + np.arange(len(keyless))
+    return np.arange(nk), owner, twinless, nk + len(keyless)
+
+
+def _without_units(flat: _Flat, dropped: np.ndarray, owner: np.ndarray, twinless: np.ndarray) -> _Flat | None:
+    """``flat`` with the units marked in ``dropped`` (bool per unit) left out of both sides."""
+    nk = len(flat.k_size)
+    k_keep = ~dropped[:nk]
+    e_keep = k_keep[flat.edge_k]
+    r_size = (np.bincount(flat.edge_r[e_keep], weights=flat.edge_n[e_keep], minlength=len(flat.r_size))
+              .astype(np.int64) + np.where(dropped[owner], 0, twinless))
+    r_keep = r_size > 0
+    if not k_keep.any():
+        return None
+    k_new = np.cumsum(k_keep) - 1
+    r_new = np.cumsum(r_keep) - 1
+    k_size, r_size = flat.k_size[k_keep], r_size[r_keep]
+    edge_k, edge_r, edge_n = k_new[flat.edge_k[e_keep]], r_new[flat.edge_r[e_keep]], flat.edge_n[e_keep]
+    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
+    k_ss = np.zeros(len(k_size), dtype=bool)
+    r_ss = np.zeros(len(r_size), dtype=bool)
+    k_ss[edge_k[both_single]] = True
+    r_ss[edge_r[both_single]] = True
+    return _Flat(names=flat.names, n_docs=1, k_size=k_size, k_doc=np.zeros(len(k_size), dtype=np.int64),
+                 r_size=r_size, r_doc=np.zeros(len(r_size), dtype=np.int64), edge_k=edge_k, edge_r=edge_r,
+                 edge_n=edge_n, k_single_matched_single=k_ss, r_single_matched_single=r_ss)
+
+
+def _flat_scores(flat: _Flat) -> dict[str, float]:
+    one_k = np.zeros(len(flat.k_size), dtype=np.int64)
+    one_r = np.zeros(len(flat.r_size), dtype=np.int64)
+    return scores_from_counts(_finalize_counts(_raw_counts(flat, one_k, one_r, 1, one_k))[0])
+
+
+def jackknife_coref(prediction: Document, reference: Document, *, level: float = 0.95, seed: int = 0,
+                    n_groups: int = JACKKNIFE_GROUPS, remove_singletons: bool = False,
+                    unit: str = "clusters") -> dict[str, dict]:
+    """Delete-a-group jackknife intervals for one document (cross-document coreference).
+
+    The key clusters (each with the twinless response mentions of the response clusters it
+    dominates; a response cluster without key mentions is a unit of its own) are split at random
+    into ``n_groups`` groups (all units if fewer); each replicate leaves one group out of both sides
+    and rescores exactly (the response restricted to the remaining mentions: nothing is duplicated
+    or cut). Interval: ``point +- t(n_groups - 1) * se`` with the jackknife standard error
+    ``se^2 = (G - 1) / G * sum (score_-g - mean)^2``, clipped to [0, 1]. Used by
+    :func:`bootstrap_coref` when the response links most clusters into one group; valid when the
+    key clusters (events) are the sampling units, however the response links them.
+    """
+    from scipy.special import stdtrit  # Student t quantile (scipy.stats is slow to import)
+
+    from figbench.bootstrap import degenerate_reasons, percentile_intervals
+
+    flat = _flatten([prediction], [reference], remove_singletons=remove_singletons, names=None)
+    point = _flat_scores(flat)
+    _, owner, twinless, n_units = _jackknife_units(flat)
+    groups = min(n_groups, n_units)
+    if groups < 2:
+        samples = {k: np.full(2, v) for k, v in point.items()}
+        return percentile_intervals(samples, level=level, n_resamples=1, unit=unit, n_units=n_units, point=point,
+                                    reasons=degenerate_reasons(n_units, unit=unit))
+    label = np.random.default_rng(seed).permutation(n_units) % groups
+    reps: dict[str, list[float]] = {k: [] for k in point}
+    for g in range(groups):
+        sub = _without_units(flat, label == g, owner, twinless)
+        scores = _flat_scores(sub) if sub is not None else dict.fromkeys(point, 0.0)
+        for k, v in scores.items():
+            reps[k].append(v)
+    t = float(stdtrit(groups - 1, (1 + level) / 2))
+    out = {}
+    for k, values in reps.items():
+        v = np.asarray(values)
+        se = float(np.sqrt((groups - 1) / groups * ((v - v.mean()) ** 2).sum()))
+        out[k] = np.array([max(0.0, point[k] - t * se), min(1.0, point[k] + t * se)])
+    # two "samples" per metric: the interval ends (percentile_intervals then returns them as they are)
+    ci = percentile_intervals(out, level=0.0 + level, n_resamples=groups, unit=unit, n_units=n_units, point=point,
+                              reasons=degenerate_reasons(n_units, unit=unit))
+    for k, iv in ci.items():
+        iv["low"], iv["high"] = float(out[k][0]), float(out[k][1])
+    return ci
+
+
 def bootstrap_coref(predictions: list[Document], references: list[Document], *,
                     n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95, seed: int = 0,
                     remove_singletons: bool = False, groups: Mapping[str, Hashable] | None = None,
@@ -659,10 +859,28 @@ def bootstrap_coref(predictions: list[Document], references: list[Document], *,
         raw, sizes, notes = _single_document_units(predictions[0], references[0], remove_singletons=remove_singletons,
                                                    groups=groups)
         name = unit or ("groups" if groups is not None else "clusters")
+        reasons = degenerate_reasons(len(sizes), unit_sizes=sizes, unit=name)
+        if groups is None and reasons:
+            return _jackknife_fallback(predictions[0], references[0], sizes, level=level, seed=seed,
+                                       remove_singletons=remove_singletons, unit=unit)
         samples = _resampled_scores(raw, n_resamples, seed, raw=True)
     reasons = degenerate_reasons(len(sizes), unit_sizes=sizes, unit=name) + notes
     return percentile_intervals(samples, level=level, n_resamples=n_resamples, unit=name, n_units=len(sizes),
                                 point=point, reasons=reasons)
+
+
+def _jackknife_fallback(prediction, reference, sizes: np.ndarray, *, level: float, seed: int,
+                        remove_singletons: bool, unit: str | None) -> dict[str, dict]:
+    """:func:`jackknife_coref` intervals, each with a warning saying why and how they were made."""
+    share = 100 * float(sizes.max()) / max(float(sizes.sum()), 1.0)
+    why = (f"the response links {share:.0f}% of the mentions into one of {len(sizes)} groups of overlapping "
+           "clusters, which cannot be resampled as units: the interval is a delete-a-group jackknife over key "
+           f"clusters ({JACKKNIFE_GROUPS} groups, t interval) instead of the percentile bootstrap")
+    ci = jackknife_coref(prediction, reference, level=level, seed=seed, remove_singletons=remove_singletons,
+                         unit=unit or "key clusters (jackknife)")
+    for iv in ci.values():
+        iv["warning"] = "; ".join(x for x in (why, iv.get("warning")) if x)[:500]
+    return ci
 
 
 def _group_documents(counts: np.ndarray, predictions, references, groups: Mapping[str, Hashable]) -> np.ndarray:
