@@ -373,11 +373,12 @@ def test_bootstrap_single_document_uses_clusters_and_is_fast():
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_reduced_ceaf_matching_equals_dense_assignment(seed):
+def test_reduced_ceaf_matching_equals_dense_assignment(seed, monkeypatch):
     """The safe-edge reduction + per-component solve gives the optimum of linear_sum_assignment on
     the whole dense overlap matrix, for both CEAF weights (random responses: one big component)."""
     from scipy.optimize import linear_sum_assignment
 
+    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 400))
     n_key = int(rng.integers(1, n))
@@ -406,6 +407,8 @@ def test_auction_pruned_matching_equals_dense_assignment(seed, monkeypatch):
     from scipy.optimize import linear_sum_assignment
 
     monkeypatch.setattr(coref, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(coref, "_AUCTION_MIN_EDGES", 0)
+    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0 if seed % 2 else 10**9)
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(20, 600))
     n_key = int(rng.integers(2, n // 2))

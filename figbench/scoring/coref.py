@@ -278,9 +278,13 @@ def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.n
     contrib = np.zeros(len(weights), dtype=np.float64)
     if len(weights) == 0:
         return contrib
-    fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
-    contrib[fixed] = weights[fixed]
-    _solve_components(flat, np.flatnonzero(alive), weights, contrib, prune=True)
+    if len(weights) >= _REDUCE_MIN_EDGES:
+        fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
+        contrib[fixed] = weights[fixed]
+        rest = np.flatnonzero(alive)
+    else:  # small inputs: the reduction's fixed cost is not worth it
+        rest = np.arange(len(weights))
+    _solve_components(flat, rest, weights, contrib, prune=True)
     return contrib
 
 
@@ -298,8 +302,21 @@ def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contri
     graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
     _, labels = connected_components(graph, directed=False)
     comp = labels[ek]
+    # components with one cluster on a side: their best edge (vectorised)
+    n_comp = int(labels.max()) + 1
+    nk_c = np.bincount(labels[np.unique(ek)], minlength=n_comp)
+    nr_c = np.bincount(labels[nk + np.unique(er)], minlength=n_comp)
+    simple = (nk_c[comp] == 1) | (nr_c[comp] == 1)
+    if simple.any():
+        s_idx = rest[simple]
+        s_comp = comp[simple]
+        o = np.lexsort((-weights[s_idx], s_comp))
+        first = np.r_[True, s_comp[o][1:] != s_comp[o][:-1]]
+        best = s_idx[o[first]]
+        contrib[best] = weights[best]
+        rest, comp = rest[~simple], comp[~simple]
     order = np.argsort(comp, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True])
+    bounds = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True]) if len(comp) else np.zeros(1, int)
     big: list[np.ndarray] = []
     for s, e in zip(bounds[:-1], bounds[1:]):
         idx = rest[order[s:e]]
@@ -317,7 +334,7 @@ def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contri
         chosen = chosen[chosen >= 0]
         contrib[chosen] = weights[chosen]
     for idx in big:
-        if not prune:
+        if not prune or len(idx) < _AUCTION_MIN_EDGES:
             _sparse_matching(flat, idx, weights, contrib)
             continue
         kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
@@ -330,6 +347,10 @@ def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contri
         _solve_components(flat, idx[alive], weights, contrib, prune=False)
 
 
+#: Inputs with at least this many overlap edges are reduced (:func:`_reduce_matching`) before matching.
+_REDUCE_MIN_EDGES = 5_000
+#: Components with at least this many edges are pruned by an auction before LAPJVsp (below, LAPJVsp alone is faster).
+_AUCTION_MIN_EDGES = 50_000
 #: Auction: final price step relative to the largest weight, and the most bidding rounds tried.
 _AUCTION_EPS = 1e-7
 _AUCTION_MAX_ROUNDS = 20_000
@@ -350,29 +371,34 @@ def _auction(row: np.ndarray, col: np.ndarray, w: np.ndarray, n_rows: int, n_col
             assigned[assigned == -2] = -1
             return assigned, price
         count = indptr[bidders + 1] - indptr[bidders]
-        assigned[bidders[count == 0]] = -2
-        bidders, count = bidders[count > 0], count[count > 0]
-        if len(bidders) == 0:
-            continue
-        starts = np.r_[0, np.cumsum(count)[:-1]]
-        idx = np.repeat(indptr[bidders] - starts, count) + np.arange(int(count.sum()))
+        if not count.all():
+            assigned[bidders[count == 0]] = -2
+            bidders, count = bidders[count > 0], count[count > 0]
+            if len(bidders) == 0:
+                continue
+        ends = np.cumsum(count)
+        starts = ends - count
+        idx = np.repeat(indptr[bidders] - starts, count) + np.arange(ends[-1])
         value = w[idx] - price[col[idx]]
         seg = np.repeat(np.arange(len(bidders)), count)
         best = np.maximum.reduceat(value, starts)
         at_best = np.flatnonzero(value == best[seg])
-        first = at_best[np.r_[True, seg[at_best][1:] != seg[at_best][:-1]]]
+        new_seg = np.ones(len(at_best), dtype=bool)
+        new_seg[1:] = seg[at_best[1:]] != seg[at_best[:-1]]
+        first = at_best[new_seg]
         value[first] = -np.inf
         second = np.maximum(np.maximum.reduceat(value, starts), 0.0)  # staying unmatched is worth 0
-        gives_up = best <= 0
-        assigned[bidders[gives_up]] = -2
-        bid_row = bidders[~gives_up]
-        bid_col = col[idx[first[~gives_up]]]
-        bid = price[bid_col] + (best[~gives_up] - second[~gives_up]) + eps
-        if len(bid_col) == 0:
+        bids = best > 0
+        assigned[bidders[~bids]] = -2
+        if not bids.any():
             continue
+        bid_row = bidders[bids]
+        bid_col = col[idx[first[bids]]]
+        bid = price[bid_col] + (best[bids] - second[bids]) + eps
         o = np.lexsort((-bid, bid_col))
         bid_row, bid_col, bid = bid_row[o], bid_col[o], bid[o]
-        win = np.r_[True, bid_col[1:] != bid_col[:-1]]
+        win = np.ones(len(bid_col), dtype=bool)
+        win[1:] = bid_col[1:] != bid_col[:-1]
         bid_row, bid_col, bid = bid_row[win], bid_col[win], bid[win]
         previous = owner[bid_col]
         assigned[previous[previous >= 0]] = -1
