@@ -64,8 +64,11 @@ def percentile_intervals(samples: Mapping[str, np.ndarray], *, level: float, n_r
     names = list(samples)
     if not names:
         return {}
-    bounds = np.quantile(np.vstack([np.asarray(samples[k], dtype=np.float64) for k in names]),
-                         [alpha, 1 - alpha], axis=1)
+    arrays = [np.asarray(samples[k], dtype=np.float64) for k in names]
+    if len({len(a) for a in arrays}) == 1:  # one vectorised quantile call
+        bounds = np.quantile(np.vstack(arrays), [alpha, 1 - alpha], axis=1)
+    else:  # a statistic may omit a metric in some resamples (e.g. a language absent from the draw)
+        bounds = np.array([np.quantile(a, [alpha, 1 - alpha]) for a in arrays]).T
     if callable(point) and bool(np.any(bounds[1] - bounds[0] <= 1e-12)):
         point = point()
     out = {}

@@ -83,3 +83,16 @@ def test_schema_accepts_optional_n_units_and_warning():
         validate_result(_record({**base, "warning": "x" * 501}))
     with pytest.raises(ResultValidationError, match="extra"):
         validate_result(_record({**base, "extra": 1}))
+
+
+def test_statistic_may_omit_a_metric_in_some_resamples():
+    values = np.random.default_rng(0).random(30)
+
+    def stat(idx):
+        out = {"mean": values[idx].mean()}
+        if 0 in idx:
+            out["with_first"] = values[idx].max()
+        return out
+
+    ci = bootstrap_ci(30, stat, n_resamples=100)
+    assert set(ci) == {"mean", "with_first"} and ci["with_first"]["low"] <= ci["with_first"]["high"]
