@@ -18,9 +18,14 @@ Metrics (all fractions in [0, 1]):
 * ``conll_f1``: mean of MUC, B-cubed and CEAF-e F1.
 
 A zero denominator scores 0, as in the reference scorer. Everything is computed from cluster overlap
-counts (memory linear in mentions); CEAF uses ``scipy.optimize.linear_sum_assignment`` on the
-overlap matrix of each connected group of overlapping clusters (a sparse LAPJV matching for very
-large groups).
+counts (memory linear in mentions); CEAF's optimal alignment fixes edges that some optimal alignment
+provably contains, then solves each connected group of overlapping clusters with
+``scipy.optimize.linear_sum_assignment`` (SciPy's sparse LAPJVsp for very large groups, pruned first
+by LP duals from an auction when huge); exact, equal to the dense solver.
+
+Confidence intervals: :func:`bootstrap_coref` (percentile bootstrap over documents, given groups such
+as topics, or the groups of overlapping clusters of one document) and :func:`jackknife_coref` (its
+fallback for one document whose overlap groups are degenerate); see the conll_coref metric card.
 """
 
 from __future__ import annotations
@@ -856,8 +861,10 @@ def bootstrap_coref(predictions: list[Document], references: list[Document], *,
     * otherwise, one document (cross-document coreference): the connected groups of overlapping key
       and response clusters, i.e. each key cluster together with every response cluster sharing a
       mention with it, transitively (``unit: "clusters"``): nothing is cut, so every resample is an
-      exact score of disjoint copies. A response that links most clusters into one group is reported
-      as degenerate (``warning``).
+      exact score of disjoint copies. If these groups are degenerate (fewer than 20, or one holding
+      more than half of the mentions, as when a response links most clusters), the intervals come
+      from :func:`jackknife_coref` over key clusters instead (``unit: "key clusters (jackknife)"``,
+      ``n_resamples`` = its 20 replicates), with a ``warning`` saying so.
 
     Each interval also has ``n_units`` and, for degenerate cases (see :mod:`figbench.bootstrap`), a
     ``warning``. ``unit`` names the units in the output (default ``"groups"`` with ``groups``).
