@@ -71,21 +71,25 @@ def percentile_intervals(samples: Mapping[str, np.ndarray], *, level: float, n_r
         bounds = np.array([np.quantile(a, [alpha, 1 - alpha]) for a in arrays]).T
     if callable(point) and bool(np.any(bounds[1] - bounds[0] <= 1e-12)):
         point = point()
-    out = {}
-    for i, name in enumerate(names):
-        low, high = float(bounds[0, i]), float(bounds[1, i])
-        ci: dict = {"low": low, "high": high, "level": level, "n_resamples": n_resamples, "unit": unit,
-                    "n_units": int(n_units)}
-        why = list(reasons)
-        p = None if point is None or callable(point) else point.get(name)
-        if p is not None and high - low <= 1e-12 and 1e-12 < p < 1 - 1e-12:
-            why.append(f"zero-width interval although the score ({p:.4g}) is not at 0 or 1: nothing varied "
-                       "between resamples")
-        if why:
-            text = "; ".join(why)
-            ci["warning"] = text if len(text) <= _WARNING_MAX else text[: _WARNING_MAX - 3] + "..."
-        out[name] = ci
-    return out
+    return {name: make_interval(float(bounds[0, i]), float(bounds[1, i]), level=level, n_resamples=n_resamples,
+                                unit=unit, n_units=n_units,
+                                point=None if point is None or callable(point) else point.get(name), reasons=reasons)
+            for i, name in enumerate(names)}
+
+
+def make_interval(low: float, high: float, *, level: float, n_resamples: int, unit: str, n_units: int,
+                  point: float | None = None, reasons: Sequence[str] = ()) -> dict:
+    """One ``confidence_intervals`` entry; ``warning`` joins ``reasons`` and the zero-width check."""
+    ci: dict = {"low": low, "high": high, "level": level, "n_resamples": n_resamples, "unit": unit,
+                "n_units": int(n_units)}
+    why = list(reasons)
+    if point is not None and high - low <= 1e-12 and 1e-12 < point < 1 - 1e-12:
+        why.append(f"zero-width interval although the score ({point:.4g}) is not at 0 or 1: nothing varied "
+                   "between resamples")
+    if why:
+        text = "; ".join(why)
+        ci["warning"] = text if len(text) <= _WARNING_MAX else text[: _WARNING_MAX - 3] + "..."
+    return ci
 
 
 def bootstrap_ci(

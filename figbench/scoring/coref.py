@@ -812,16 +812,16 @@ def jackknife_coref(prediction: Document, reference: Document, *, level: float =
     """
     from scipy.special import stdtrit  # Student t quantile (scipy.stats is slow to import)
 
-    from figbench.bootstrap import degenerate_reasons, percentile_intervals
+    from figbench.bootstrap import degenerate_reasons, make_interval
 
     flat = _flatten([prediction], [reference], remove_singletons=remove_singletons, names=None)
     point = _flat_scores(flat)
     _, owner, twinless, n_units = _jackknife_units(flat)
+    reasons = degenerate_reasons(n_units, unit=unit)
     groups = min(n_groups, n_units)
     if groups < 2:
-        samples = {k: np.full(2, v) for k, v in point.items()}
-        return percentile_intervals(samples, level=level, n_resamples=1, unit=unit, n_units=n_units, point=point,
-                                    reasons=degenerate_reasons(n_units, unit=unit))
+        return {k: make_interval(v, v, level=level, n_resamples=1, unit=unit, n_units=n_units, point=v,
+                                 reasons=reasons) for k, v in point.items()}
     label = np.random.default_rng(seed).permutation(n_units) % groups
     reps: dict[str, list[float]] = {k: [] for k in point}
     for g in range(groups):
@@ -834,13 +834,9 @@ def jackknife_coref(prediction: Document, reference: Document, *, level: float =
     for k, values in reps.items():
         v = np.asarray(values)
         se = float(np.sqrt((groups - 1) / groups * ((v - v.mean()) ** 2).sum()))
-        out[k] = np.array([max(0.0, point[k] - t * se), min(1.0, point[k] + t * se)])
-    # two "samples" per metric: the interval ends (percentile_intervals then returns them as they are)
-    ci = percentile_intervals(out, level=0.0 + level, n_resamples=groups, unit=unit, n_units=n_units, point=point,
-                              reasons=degenerate_reasons(n_units, unit=unit))
-    for k, iv in ci.items():
-        iv["low"], iv["high"] = float(out[k][0]), float(out[k][1])
-    return ci
+        out[k] = make_interval(max(0.0, point[k] - t * se), min(1.0, point[k] + t * se), level=level,
+                               n_resamples=groups, unit=unit, n_units=n_units, point=point[k], reasons=reasons)
+    return out
 
 
 def bootstrap_coref(predictions: list[Document], references: list[Document], *,
