@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from figbench.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score predictions against a key (e.g. CoNLL coreference files)",
@@ -20,9 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     cp.add_argument("response", help="response (system) CoNLL file")
     cp.add_argument("--remove-singletons", action="store_true", help="drop one-mention clusters on both sides")
     cp.add_argument("--per-document", action="store_true", help="also report every document's scores")
-    cp.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                    help="add percentile bootstrap confidence intervals from N resamples")
-    cp.add_argument("--level", type=float, default=0.95, help="confidence level for --bootstrap (0.95)")
+    cp.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, metavar="N",
+                    help=f"percentile bootstrap confidence intervals from N resamples (default {DEFAULT_RESAMPLES}; "
+                         "0 turns them off); documents are resampled, see the conll_coref card")
+    cp.add_argument("--level", type=float, default=DEFAULT_LEVEL,
+                    help=f"confidence level for --bootstrap ({DEFAULT_LEVEL})")
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     cp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     cp.set_defaults(func=_coref)
@@ -39,6 +43,8 @@ def _coref(args: argparse.Namespace) -> int:
     names, preds, refs = aligned_documents(key, response, key_source=args.key, response_source=args.response)
     result = evaluate_coref(preds, refs, remove_singletons=args.remove_singletons,
                             per_document=args.per_document, names=names)
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0 (0 turns intervals off), got {args.bootstrap}")
     if args.bootstrap:
         result["confidence_intervals"] = bootstrap_coref(
             preds, refs, n_resamples=args.bootstrap, level=args.level, seed=args.seed,
@@ -48,19 +54,21 @@ def _coref(args: argparse.Namespace) -> int:
         return 0
     ci = result.get("confidence_intervals", {})
     print(f"{len(names)} document(s); key {args.key}; response {args.response}")
-    print(f"{'metric':10s} {'recall':>8s} {'precision':>10s} {'F1':>8s}" + ("   F1 interval" if ci else ""))
+    print(f"{'metric':10s} {'recall':>8s} {'precision':>10s} {'F1':>8s}")
     for m in METRICS:
-        line = (f"{m:10s} {100 * result[m + '_recall']:8.2f} {100 * result[m + '_precision']:10.2f} "
-                f"{100 * result[m + '_f1']:8.2f}")
-        if ci:
-            iv = ci[m + "_f1"]
-            line += f"   [{100 * iv['low']:.2f}, {100 * iv['high']:.2f}]"
-        print(line)
-    line = f"{'conll_f1':10s} {'':8s} {'':10s} {100 * result['conll_f1']:8.2f}"
+        print(f"{m:10s} {100 * result[m + '_recall']:8.2f} {100 * result[m + '_precision']:10.2f} "
+              f"{100 * result[m + '_f1']:8.2f}")
+    print(f"{'conll_f1':10s} {'':8s} {'':10s} {100 * result['conll_f1']:8.2f}")
     if ci:
-        iv = ci["conll_f1"]
-        line += f"   [{100 * iv['low']:.2f}, {100 * iv['high']:.2f}]"
-    print(line)
+        first = ci["conll_f1"]
+        print()
+        print(f"F1 {100 * first['level']:g}% bootstrap intervals ({first['n_resamples']} resamples of "
+              f"{first['n_units']} {first['unit']}):")
+        for m in (*METRICS, "conll"):
+            iv = ci[f"{m}_f1"]
+            print(f"  {m:10s} [{100 * iv['low']:.2f}, {100 * iv['high']:.2f}]")
+        for text in sorted({iv["warning"] for iv in ci.values() if "warning" in iv}):
+            print(f"WARNING (confidence intervals): {text}")
     if args.per_document:
         print()
         print(f"{'document':40s} {'MUC F1':>8s} {'B3 F1':>8s} {'CEAFe F1':>9s} {'CoNLL F1':>9s}")

@@ -370,3 +370,59 @@ def test_bootstrap_single_document_uses_clusters_and_is_fast():
     point = evaluate_coref([resp], [key])
     assert ci["conll_f1"]["low"] < point["conll_f1"] < ci["conll_f1"]["high"]
     assert elapsed < 30  # a few seconds normally; generous for a shared machine
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reduced_ceaf_matching_equals_dense_assignment(seed, monkeypatch):
+    """The safe-edge reduction + per-component solve gives the optimum of linear_sum_assignment on
+    the whole dense overlap matrix, for both CEAF weights (random responses: one big component)."""
+    from scipy.optimize import linear_sum_assignment
+
+    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 400))
+    n_key = int(rng.integers(1, n))
+    labels = rng.integers(0, n_key, n)
+    key = [c for c in ([f"m{i}" for i in np.flatnonzero(labels == k)] for k in range(n_key)) if c]
+    n_resp = int(rng.integers(1, n))
+    noisy = np.where(rng.random(n) < rng.random(), rng.integers(0, n_resp, n), labels % n_resp)
+    resp = [c for c in ([f"m{i}" for i in np.flatnonzero(noisy == k)] for k in range(n_resp)) if c]
+    flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
+    k_comp, _, _ = coref._components(flat)
+    ks, rs, en = flat.k_size, flat.r_size, flat.edge_n.astype(float)
+    for w in (en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])):
+        got = coref._ceaf_matching(flat, k_comp, w)
+        dense = np.zeros((len(ks), len(rs)))
+        dense[flat.edge_k, flat.edge_r] = w
+        rows, cols = linear_sum_assignment(dense, maximize=True)
+        assert got.sum() == pytest.approx(dense[rows, cols].sum(), rel=1e-13, abs=1e-13)
+        # a matching: at most one chosen edge per cluster
+        chosen = np.flatnonzero(got)
+        assert len(set(flat.edge_k[chosen])) == len(chosen) == len(set(flat.edge_r[chosen]))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_auction_pruned_matching_equals_dense_assignment(seed, monkeypatch):
+    """Every component through the auction pruning (+ LAPJVsp): still the dense optimum, both weights."""
+    from scipy.optimize import linear_sum_assignment
+
+    monkeypatch.setattr(coref, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(coref, "_AUCTION_MIN_EDGES", 0)
+    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0 if seed % 2 else 10**9)
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(20, 600))
+    n_key = int(rng.integers(2, n // 2))
+    labels = rng.integers(0, n_key, n)
+    key = [c for c in ([f"m{i}" for i in np.flatnonzero(labels == k)] for k in range(n_key)) if c]
+    noisy = np.where(rng.random(n) < 0.3 + 0.7 * rng.random(), rng.integers(0, n_key, n), labels)
+    resp = [c for c in ([f"m{i}" for i in np.flatnonzero(noisy == k)] for k in range(n_key)) if c]
+    flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
+    ks, rs, en = flat.k_size, flat.r_size, flat.edge_n.astype(float)
+    for w in (en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])):
+        got = coref._ceaf_matching(flat, None, w)
+        dense = np.zeros((len(ks), len(rs)))
+        dense[flat.edge_k, flat.edge_r] = w
+        rows, cols = linear_sum_assignment(dense, maximize=True)
+        assert got.sum() == pytest.approx(dense[rows, cols].sum(), rel=1e-13, abs=1e-13)
+        chosen = np.flatnonzero(got)
+        assert len(set(flat.edge_k[chosen])) == len(chosen) == len(set(flat.edge_r[chosen]))

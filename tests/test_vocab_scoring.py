@@ -147,3 +147,29 @@ def test_lemmatize_equals_spacy_run_on_whole_sentences(lang, sents):
         doc = nlp(Doc(nlp.vocab, words=[w.lower() if w else " " for w in words]))
         want.append([(t.lemma_ or t.text).lower() if w else "" for w, t in zip(words, doc)])
     assert lemmatize(sents, lang) == want
+
+
+@pytest.mark.parametrize("bad, side", [("o", "prediction"), ("-", "prediction"), ("B-metaphor", "prediction"),
+                                       ("METAPHOR", "gold"), (3, "prediction"), (-1, "gold"), (True, "prediction")])
+def test_vocab_unknown_tags_are_rejected(bad, side):
+    """Only O/B-METAPHOR/I-METAPHOR (or ids 0/1/2) count; 'o' or '-' must not become metaphors."""
+    gold = [list(s) for s in GOLD]
+    pred = [list(s) for s in PRED]
+    (pred if side == "prediction" else gold)[1][2] = bad
+    with pytest.raises(ValueError, match=rf"{side} sentence 1, token 2: (unknown )?tag {bad!r}"):
+        vocab_scores(TRAIN_TOKENS, TRAIN_TAGS, TEST_TOKENS, gold, pred)
+    with pytest.raises(ValueError, match=r"train sentence 0, token 3: unknown tag 'x'"):
+        vocab_scores(TRAIN_TOKENS, [["O", "B-METAPHOR", "O", "x"], ["O", "O"]], TEST_TOKENS, GOLD, PRED)
+
+
+def test_vocab_f1_metric_rejects_unknown_tags():
+    import evaluate
+
+    import figbench
+
+    metric = evaluate.load(figbench.metric_path("vocab_f1"))
+    pred = [list(s) for s in PRED]
+    pred[0][0] = "-"
+    with pytest.raises(ValueError, match=r"prediction sentence 0, token 0: unknown tag '-'"):
+        metric.compute(predictions=pred, references=GOLD, tokens=TEST_TOKENS,
+                       train_tokens=TRAIN_TOKENS, train_tags=TRAIN_TAGS)

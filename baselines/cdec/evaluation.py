@@ -75,8 +75,8 @@ def score_clusters(rows: Sequence[Mapping], labels: np.ndarray, key: str, *, n_r
     ref = [list(c) for c in gold.clusters]
     scores = {k: float(v) for k, v in evaluate_coref([preds], [ref], remove_singletons=True).items()
               if k in task.metric_names}
-    cis = bootstrap_coref([preds], [ref], n_resamples=n_resamples, seed=seed,
-                          remove_singletons=True) if n_resamples else {}
+    cis = bootstrap_coref([preds], [ref], n_resamples=n_resamples, seed=seed, remove_singletons=True,
+                          **task.bootstrap_groups(gold)) if n_resamples else {}
     counts = {"mentions": float(len(gold.ids)), "gold_clusters": float(len(gold.clusters)),
               "predicted_clusters": float(len(preds))}
     return Evaluation(task, gold, preds, scores, {k: dict(v) for k, v in cis.items() if k in scores}, counts)

@@ -18,18 +18,24 @@ Metrics (all fractions in [0, 1]):
 * ``conll_f1``: mean of MUC, B-cubed and CEAF-e F1.
 
 A zero denominator scores 0, as in the reference scorer. Everything is computed from cluster overlap
-counts (memory linear in mentions); CEAF uses ``scipy.optimize.linear_sum_assignment`` on the
-overlap matrix of each connected group of overlapping clusters (a sparse LAPJV matching for very
-large groups).
+counts (memory linear in mentions); CEAF's optimal alignment fixes edges that some optimal alignment
+provably contains, then solves each connected group of overlapping clusters with
+``scipy.optimize.linear_sum_assignment`` (SciPy's sparse LAPJVsp for very large groups, pruned first
+by LP duals from an auction when huge); exact, equal to the dense solver.
+
+Confidence intervals: :func:`bootstrap_coref` (percentile bootstrap over documents, given groups such
+as topics, or the groups of overlapping clusters of one document) and :func:`jackknife_coref` (its
+fallback for one document whose overlap groups are degenerate); see the conll_coref metric card.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from figbench.bootstrap import DEFAULT_RESAMPLES
 from figbench.schema import Document
 
 #: Score keys returned by :func:`evaluate_coref`, in order.
@@ -84,15 +90,18 @@ def _check_document(doc, side: str, name: str) -> list[list[str]]:
         raise ValueError(f"{side} {name}: a document must be a list of clusters, got {type(doc).__name__}")
     clusters = []
     for ci, cluster in enumerate(doc):
-        if isinstance(cluster, (str, bytes)) or not isinstance(cluster, Sequence):
+        kind = type(cluster)
+        if kind is not list and (isinstance(cluster, (str, bytes)) or not isinstance(cluster, Sequence)):
             raise ValueError(f"{side} {name}, cluster {ci}: a cluster must be a list of mention ids, "
                              f"got {type(cluster).__name__}")
-        for m in cluster:
-            if not isinstance(m, str):
-                raise ValueError(f"{side} {name}, cluster {ci}: mention ids must be strings, got {m!r} "
-                                 f"({type(m).__name__})")
-        if len(cluster):
-            clusters.append(list(cluster))
+        if not cluster:
+            continue
+        if set(map(type, cluster)) != {str}:  # fast path: exact str ids; subclasses checked one by one
+            for m in cluster:
+                if not isinstance(m, str):
+                    raise ValueError(f"{side} {name}, cluster {ci}: mention ids must be strings, got {m!r} "
+                                     f"({type(m).__name__})")
+        clusters.append(cluster if kind is list else list(cluster))
     return clusters
 
 
@@ -143,25 +152,20 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         if remove_singletons:
             key = [c for c in key if len(c) > 1]
             resp = [c for c in resp if len(c) > 1]
-        key_of: dict[str, int] = {}
-        n_key = 0
-        for ci, cluster in enumerate(key):
-            for m in cluster:
-                key_of[m] = k_base + ci
-            n_key += len(cluster)
-        if len(key_of) != n_key:
+        key_sizes = [len(c) for c in key]
+        resp_sizes = [len(c) for c in resp]
+        key_ids = [m for c in key for m in c]
+        key_of = dict(zip(key_ids, np.repeat(np.arange(k_base, k_base + len(key)), key_sizes).tolist()))
+        if len(key_of) != len(key_ids):
             raise _duplicate_error(key, "reference", name)
-        seen: set[str] = set()
-        n_resp = 0
-        for ci, cluster in enumerate(resp):
-            seen.update(cluster)
-            n_resp += len(cluster)
-            matched = [key_of[m] for m in cluster if m in key_of]
-            if matched:
-                e_k.append(np.asarray(matched, dtype=np.int64))
-                e_r.append(np.full(len(matched), r_base + ci, dtype=np.int64))
-        if len(seen) != n_resp:
+        resp_ids = [m for c in resp for m in c]
+        if len(set(resp_ids)) != len(resp_ids):
             raise _duplicate_error(resp, "prediction", name)
+        matched = np.fromiter((key_of.get(m, -1) for m in resp_ids), dtype=np.int64, count=len(resp_ids))
+        owner = np.repeat(np.arange(r_base, r_base + len(resp), dtype=np.int64), resp_sizes)
+        hit = matched >= 0
+        e_k.append(matched[hit])
+        e_r.append(owner[hit])
         k_sizes.extend(len(c) for c in key)
         r_sizes.extend(len(c) for c in resp)
         k_docs.extend([d] * len(key))
@@ -177,7 +181,7 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         raise ValueError(f"no key (reference) mentions in {which}{more}"
                          + (" after removing singletons" if remove_singletons else "")
                          + ": recall is undefined")
-    if e_k:
+    if e_k and sum(len(a) for a in e_k):
         mk = np.concatenate(e_k)
         mr = np.concatenate(e_r)
         n_r = max(len(r_size), 1)
@@ -221,32 +225,106 @@ def _components(flat: _Flat) -> tuple[np.ndarray, np.ndarray, int]:
     return labels[:nk], labels[nk:], n_comp
 
 
+def _best_other(vertex: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
+    """For each edge, the largest weight among the *other* edges at its ``vertex`` (0 if none)."""
+    order = np.lexsort((-w, vertex))
+    v = vertex[order]
+    first = np.r_[True, v[1:] != v[:-1]]
+    best = np.zeros(n)
+    best[v[first]] = w[order[first]]
+    second_pos = np.flatnonzero(np.r_[False, first[:-1]] & ~first)
+    second = np.zeros(n)
+    second[v[second_pos]] = w[order[second_pos]]
+    is_best = np.zeros(len(w), dtype=bool)
+    is_best[order[first]] = True
+    return np.where(is_best, second[vertex], best[vertex])
+
+
+def _reduce_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int, nr: int) -> tuple[np.ndarray, np.ndarray]:
+    """Edges that some maximum-weight matching contains, found by a safe rule, and the edges left.
+
+    Rule: if ``w(k, r) >= (best other edge at k) + (best other edge at r)`` then some optimal
+    matching contains (k, r) (swap it in for the at most two edges it conflicts with: nothing is
+    lost). Fixing it removes k, r and their edges; repeated until no edge qualifies. This covers
+    isolated edges, clusters with one partner (pendant vertices whose edge is the best of their
+    partner) and components with one cluster on a side. Returns (fixed edge indices, alive mask).
+    """
+    alive = np.ones(len(w), dtype=bool)
+    fixed: list[np.ndarray] = []
+    idx = np.arange(len(w))
+    while len(idx):
+        k, r, ww = ek[idx], er[idx], w[idx]
+        ok = ww >= _best_other(k, ww, nk) + _best_other(r, ww, nr)
+        if not ok.any():
+            break
+        c = idx[ok]
+        c = c[np.unique(ek[c], return_index=True)[1]]  # at most one fixed edge per cluster and round
+        c = c[np.unique(er[c], return_index=True)[1]]
+        fixed.append(c)
+        used_k = np.zeros(nk, dtype=bool)
+        used_k[ek[c]] = True
+        used_r = np.zeros(nr, dtype=bool)
+        used_r[er[c]] = True
+        alive &= ~(used_k[ek] | used_r[er])
+        idx = np.flatnonzero(alive)
+    return (np.concatenate(fixed) if fixed else np.zeros(0, dtype=np.int64)), alive
+
+
 def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Optimal one-to-one alignment of key and response clusters maximising ``weights`` (one per edge).
 
-    Returns the weight each edge contributes (0 for edges outside the alignment). The problem
-    decomposes over connected components; components with one cluster on a side take their best edge.
+    Returns the weight each edge contributes (0 for edges outside the alignment). Edges that an
+    optimal alignment is known to contain are fixed first (:func:`_reduce_matching`); the rest
+    decomposes over the connected components of the remaining edges, each solved exactly with
+    ``linear_sum_assignment`` (dense) or, for very large ones, pruned with LP duals from an auction
+    (:func:`_prune_by_auction`) and solved with SciPy's sparse LAPJVsp. ``k_comp`` is unused (kept
+    for callers).
     """
-    from scipy.optimize import linear_sum_assignment
-
     contrib = np.zeros(len(weights), dtype=np.float64)
     if len(weights) == 0:
         return contrib
-    comp = k_comp[flat.edge_k]
-    order = np.lexsort((-weights, comp))
-    comp_sorted = comp[order]
-    starts = np.flatnonzero(np.r_[True, comp_sorted[1:] != comp_sorted[:-1]])
-    ends = np.r_[starts[1:], len(order)]
-    # distinct key / response clusters per component
-    nk_c = np.bincount(k_comp[np.unique(flat.edge_k)], minlength=k_comp.max() + 1)
-    r_first_edge = np.unique(flat.edge_r, return_index=True)[1]  # an edge of each response cluster
-    nr_c = np.bincount(comp[r_first_edge], minlength=k_comp.max() + 1)
-    simple = (nk_c[comp_sorted[starts]] == 1) | (nr_c[comp_sorted[starts]] == 1)
-    # one cluster on a side: the best edge of the component (first after sorting by -weight)
-    contrib[order[starts[simple]]] = weights[order[starts[simple]]]
+    if len(weights) >= _REDUCE_MIN_EDGES:
+        fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
+        contrib[fixed] = weights[fixed]
+        rest = np.flatnonzero(alive)
+    else:  # small inputs: the reduction's fixed cost is not worth it
+        rest = np.arange(len(weights))
+    _solve_components(flat, rest, weights, contrib, prune=True)
+    return contrib
+
+
+def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contrib: np.ndarray, *,
+                      prune: bool) -> None:
+    """Exact matching of the edges ``rest``, component by component; fills ``contrib``."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if len(rest) == 0:
+        return
+    nk, nr = len(flat.k_size), len(flat.r_size)
+    ek, er = flat.edge_k[rest], flat.edge_r[rest]
+    graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
+    _, labels = connected_components(graph, directed=False)
+    comp = labels[ek]
+    # components with one cluster on a side: their best edge (vectorised)
+    n_comp = int(labels.max()) + 1
+    nk_c = np.bincount(labels[np.unique(ek)], minlength=n_comp)
+    nr_c = np.bincount(labels[nk + np.unique(er)], minlength=n_comp)
+    simple = (nk_c[comp] == 1) | (nr_c[comp] == 1)
+    if simple.any():
+        s_idx = rest[simple]
+        s_comp = comp[simple]
+        o = np.lexsort((-weights[s_idx], s_comp))
+        first = np.r_[True, s_comp[o][1:] != s_comp[o][:-1]]
+        best = s_idx[o[first]]
+        contrib[best] = weights[best]
+        rest, comp = rest[~simple], comp[~simple]
+    order = np.argsort(comp, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True]) if len(comp) else np.zeros(1, int)
     big: list[np.ndarray] = []
-    for s, e in zip(starts[~simple], ends[~simple]):
-        idx = order[s:e]
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        idx = rest[order[s:e]]
         ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
         rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
         if len(ks) * len(rs) > _DENSE_LIMIT:
@@ -260,9 +338,110 @@ def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.n
         chosen = lookup[rows, cols]
         chosen = chosen[chosen >= 0]
         contrib[chosen] = weights[chosen]
-    if big:
-        _sparse_matching(flat, np.concatenate(big), weights, contrib)
-    return contrib
+    for idx in big:
+        if not prune or len(idx) < _AUCTION_MIN_EDGES:
+            _sparse_matching(flat, idx, weights, contrib)
+            continue
+        kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
+        if matched is not None:  # the auction's matching is provably optimal
+            contrib[idx[matched]] = weights[idx[matched]]
+            continue
+        idx = idx[kept]
+        fixed, alive = _reduce_matching(flat.edge_k[idx], flat.edge_r[idx], weights[idx], nk, nr)
+        contrib[idx[fixed]] = weights[idx[fixed]]
+        _solve_components(flat, idx[alive], weights, contrib, prune=False)
+
+
+#: Inputs with at least this many overlap edges are reduced (:func:`_reduce_matching`) before matching.
+_REDUCE_MIN_EDGES = 5_000
+#: Components with at least this many edges are pruned by an auction before LAPJVsp (below, LAPJVsp alone is faster).
+_AUCTION_MIN_EDGES = 50_000
+#: Auction: final price step relative to the largest weight, and the most bidding rounds tried.
+_AUCTION_EPS = 1e-7
+_AUCTION_MAX_ROUNDS = 20_000
+
+
+def _auction(row: np.ndarray, col: np.ndarray, w: np.ndarray, n_rows: int, n_cols: int,
+             eps: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """Forward auction (Jacobi bidding, one price step ``eps``) for a max-weight bipartite matching
+    where any row may stay unmatched (value 0). Edges must be sorted by row. Returns (the column of
+    each row, -1 if unmatched; column prices), or None after too many rounds."""
+    indptr = np.r_[0, np.cumsum(np.bincount(row, minlength=n_rows))]
+    price = np.zeros(n_cols)
+    owner = np.full(n_cols, -1, dtype=np.int64)
+    assigned = np.full(n_rows, -1, dtype=np.int64)  # -1 bidding, -2 unmatched for good, else column
+    for _ in range(_AUCTION_MAX_ROUNDS):
+        bidders = np.flatnonzero(assigned == -1)
+        if len(bidders) == 0:
+            assigned[assigned == -2] = -1
+            return assigned, price
+        count = indptr[bidders + 1] - indptr[bidders]
+        if not count.all():
+            assigned[bidders[count == 0]] = -2
+            bidders, count = bidders[count > 0], count[count > 0]
+            if len(bidders) == 0:
+                continue
+        ends = np.cumsum(count)
+        starts = ends - count
+        idx = np.repeat(indptr[bidders] - starts, count) + np.arange(ends[-1])
+        value = w[idx] - price[col[idx]]
+        seg = np.repeat(np.arange(len(bidders)), count)
+        best = np.maximum.reduceat(value, starts)
+        at_best = np.flatnonzero(value == best[seg])
+        new_seg = np.ones(len(at_best), dtype=bool)
+        new_seg[1:] = seg[at_best[1:]] != seg[at_best[:-1]]
+        first = at_best[new_seg]
+        value[first] = -np.inf
+        second = np.maximum(np.maximum.reduceat(value, starts), 0.0)  # staying unmatched is worth 0
+        bids = best > 0
+        assigned[bidders[~bids]] = -2
+        if not bids.any():
+            continue
+        bid_row = bidders[bids]
+        bid_col = col[idx[first[bids]]]
+        bid = price[bid_col] + (best[bids] - second[bids]) + eps
+        o = np.lexsort((-bid, bid_col))
+        bid_row, bid_col, bid = bid_row[o], bid_col[o], bid[o]
+        win = np.ones(len(bid_col), dtype=bool)
+        win[1:] = bid_col[1:] != bid_col[:-1]
+        bid_row, bid_col, bid = bid_row[win], bid_col[win], bid[win]
+        previous = owner[bid_col]
+        assigned[previous[previous >= 0]] = -1
+        owner[bid_col] = bid_row
+        assigned[bid_row] = bid_col
+        price[bid_col] = bid
+    return None
+
+
+def _prune_by_auction(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Edges that may belong to a maximum-weight matching, by LP duality; or a proven optimum.
+
+    An auction gives a matching M (value LB) and prices p; with u_k = max(0, max_r w_kr - p_r) the
+    pair (u, p) is dual feasible, so OPT <= UB = sum u + sum p, and any matching using edge e has
+    value <= UB - rc_e (rc_e = u_k + p_r - w_e >= 0). Edges with UB - rc_e < LB (with a margin for
+    rounding) are in no optimal matching and are dropped. With integer weights (CEAF-m) and
+    UB - LB < 1/2, M itself is optimal. Returns (mask of edges kept, edge indices of M or None).
+    """
+    ks, ki = np.unique(ek, return_inverse=True)
+    rs, ri = np.unique(er, return_inverse=True)
+    order = np.lexsort((ri, ki))
+    row, col, ww = ki[order], ri[order], w[order]
+    result = _auction(row, col, ww, len(ks), len(rs), _AUCTION_EPS * float(ww.max()))
+    if result is None:
+        return np.ones(len(w), dtype=bool), None
+    assigned, price = result
+    u = np.zeros(len(ks))
+    np.maximum.at(u, row, ww - price[col])
+    upper = float(u.sum() + price.sum())
+    in_m = assigned[row] == col
+    lower = float(ww[in_m].sum())
+    if np.all(ww == np.round(ww)) and upper - lower < 0.5:
+        return np.ones(len(w), dtype=bool), order[in_m]
+    reduced = u[row] + price[col] - ww
+    keep_sorted = upper - reduced >= lower - 1e-9 * max(1.0, abs(upper))
+    keep = np.zeros(len(w), dtype=bool)
+    keep[order[keep_sorted]] = True
+    return keep, None
 
 
 def _sparse_matching(flat: _Flat, idx: np.ndarray, weights: np.ndarray, contrib: np.ndarray) -> None:
@@ -287,8 +466,8 @@ def _sparse_matching(flat: _Flat, idx: np.ndarray, weights: np.ndarray, contrib:
         shape=(n_rows, n_cols + n_rows)).tocsr()
     row_ind, col_ind = min_weight_full_bipartite_matching(graph)
     real = col_ind < n_cols
-    edge_of = {(int(a), int(b)): int(e) for a, b, e in zip(rows, cols, idx)}
-    chosen = np.fromiter((edge_of[(int(a), int(b))] for a, b in zip(row_ind[real], col_ind[real])), dtype=np.int64)
+    lookup = coo_matrix((idx + 1, (rows, cols)), shape=(n_rows, n_cols)).tocsr()
+    chosen = np.asarray(lookup[row_ind[real], col_ind[real]]).ravel().astype(np.int64) - 1
     contrib[chosen] = weights[chosen]
 
 
@@ -439,34 +618,312 @@ def evaluate_coref(predictions: list[Document], references: list[Document], *, r
     return result
 
 
-def bootstrap_coref(predictions: list[Document], references: list[Document], *, n_resamples: int = 1000,
-                    level: float = 0.95, seed: int = 0, remove_singletons: bool = False) -> dict[str, dict]:
+def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`scores_from_counts` for many DOC_FIELDS rows at once (one row per resample)."""
+    c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    d = _D
+
+    def ratio(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den != 0, num / np.where(den != 0, den, 1.0), empty)
+
+    def f1(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+        return ratio(2 * p * r, p + r)
+
+    def prf(num_r, den_r, num_p, den_p):
+        r, p = ratio(num_r, den_r), ratio(num_p, den_p)
+        return r, p, f1(p, r)
+
+    col = {name: c[:, i] for name, i in d.items()}
+    km, rm, mm = col["key_mentions"], col["resp_mentions"], col["mention_match"]
+    parts = {
+        "mentions": prf(mm, km, mm, rm),
+        "muc": prf(col["muc_num"], col["muc_key_links"], col["muc_num"], col["muc_resp_links"]),
+        "bcub": prf(col["bcub_rnum"], km, col["bcub_pnum"], rm),
+        "ceafm": prf(col["ceafm_num"], km, col["ceafm_num"], rm),
+        "ceafe": prf(col["ceafe_num"], col["key_clusters"], col["ceafe_num"], col["resp_clusters"]),
+    }
+    # BLANC as _blanc: -1 marks an undefined recall
+    ra = ratio(col["blanc_cl_isect"], col["blanc_key_cl"], -1.0)
+    rr = ratio(col["blanc_ncl_isect"], col["blanc_key_ncl"], -1.0)
+    pa = ratio(col["blanc_cl_isect"], col["blanc_resp_cl"])
+    pr = ratio(col["blanc_ncl_isect"], col["blanc_resp_ncl"])
+    fa, fr = f1(pa, ra), f1(pr, rr)
+    no_a, no_r = ra == -1, rr == -1
+    parts["blanc"] = tuple(
+        np.where(no_a & no_r, 0.0, np.where(no_a, b, np.where(no_r, a, (a + b) / 2)))
+        for a, b in ((ra, rr), (pa, pr), (fa, fr)))
+    parts["lea"] = prf(col["lea_rnum"], km, col["lea_pnum"], rm)
+    out: dict[str, np.ndarray] = {}
+    for metric in METRICS:
+        out[f"{metric}_recall"], out[f"{metric}_precision"], out[f"{metric}_f1"] = parts[metric]
+    out["conll_f1"] = (out["muc_f1"] + out["bcub_f1"] + out["ceafe_f1"]) / 3
+    return out
+
+
+def _resampled_scores(unit_counts: np.ndarray, n_resamples: int, seed: int, *, raw: bool) -> dict[str, np.ndarray]:
+    """Scores of ``n_resamples`` bootstrap resamples of the rows of ``unit_counts`` (one row per unit).
+
+    A resample sums the drawn units' rows (a unit drawn twice counts twice, as a disjoint copy);
+    ``raw`` rows are RAW_FIELDS (one document: BLANC's non-coreference links come from the summed
+    mention totals), otherwise DOC_FIELDS. Draws the same indices as :func:`figbench.bootstrap.bootstrap_ci`.
+    """
+    n_units = len(unit_counts)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_resamples, 2_000_000 // max(n_units, 1)))
+    pieces: list[dict[str, np.ndarray]] = []
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        idx = rng.integers(0, n_units, size=(b, n_units))
+        flat_idx = (idx + (np.arange(b) * n_units)[:, None]).ravel()
+        weights = np.bincount(flat_idx, minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+        sums = weights @ unit_counts
+        pieces.append(_scores_matrix(_finalize_counts(sums) if raw else sums))
+        done += b
+    return {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
+
+
+def _group_labels(groups: Mapping[str, Hashable], flat_ids: Sequence[str], side: str) -> list:
+    try:
+        return [groups[m] for m in flat_ids]
+    except KeyError as e:
+        raise ValueError(f"groups: no resampling unit for {side} mention {e.args[0]!r}; groups must map "
+                         "every mention id of both sides to a unit") from None
+
+
+def _cut_by_group(doc: list[list[str]], groups: Mapping[str, Hashable], side: str) -> tuple[list[list[str]], list, int]:
+    """Clusters split at group boundaries: (pieces, group of each piece, coreference links cut)."""
+    pieces: list[list[str]] = []
+    labels: list = []
+    cut = 0
+    for cluster in doc:
+        by: dict = {}
+        for m, g in zip(cluster, _group_labels(groups, cluster, side)):
+            by.setdefault(g, []).append(m)
+        if len(by) > 1:
+            n = len(cluster)
+            cut += n * (n - 1) // 2 - sum(len(v) * (len(v) - 1) // 2 for v in by.values())
+        pieces.extend(by.values())
+        labels.extend(by.keys())
+    return pieces, labels, cut
+
+
+def _single_document_units(prediction, reference, *, remove_singletons: bool,
+                           groups: Mapping[str, Hashable] | None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """RAW_FIELDS rows per resampling unit of one document, each unit's mention count, and notes."""
+    key = _check_document(reference, "reference", "document 0")
+    resp = _check_document(prediction, "prediction", "document 0")
+    if remove_singletons:
+        key = [c for c in key if len(c) > 1]
+        resp = [c for c in resp if len(c) > 1]
+    notes: list[str] = []
+    if groups is None:
+        flat = _flatten([resp], [key], remove_singletons=False, names=None)
+        k_comp, r_comp, n_comp = _components(flat)
+        raw = _raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
+    else:
+        key_cut, k_lab, k_links = _cut_by_group(key, groups, "reference")
+        resp_cut, r_lab, r_links = _cut_by_group(resp, groups, "prediction")
+        codes: dict = {}
+        k_group = np.asarray([codes.setdefault(g, len(codes)) for g in k_lab], dtype=np.int64)
+        r_group = np.asarray([codes.setdefault(g, len(codes)) for g in r_lab], dtype=np.int64)
+        flat = _flatten([resp_cut], [key_cut], remove_singletons=False, names=None)
+        k_comp, _, _ = _components(flat)
+        raw = _raw_counts(flat, k_group, r_group, len(codes), k_comp)
+        if r_links or k_links:
+            total_r = sum(len(c) * (len(c) - 1) // 2 for c in resp)
+            total_k = sum(len(c) * (len(c) - 1) // 2 for c in key)
+            notes.append(
+                f"the groups cut {r_links} of {total_r} response and {k_links} of {total_k} key coreference links "
+                "(clusters crossing groups): the interval describes the scores with clusters restricted to each "
+                "group, the point estimate does not")
+    sizes = raw[:, _R["key_mentions"]] + raw[:, _R["resp_mentions"]] - raw[:, _R["mention_match"]]
+    return raw, sizes, notes
+
+
+#: Delete-a-group jackknife (the fallback for one document whose overlap groups are degenerate):
+#: key clusters are split at random into this many groups, each left out once.
+JACKKNIFE_GROUPS = 20
+
+
+def _jackknife_units(flat: _Flat) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Units of the jackknife: each key cluster, with the twinless response mentions of the response
+    clusters it dominates (most shared mentions, ties to the lowest index); a response cluster
+    without key mentions is a unit of its own. Returns (unit of each key cluster, unit owning each
+    response cluster's twinless mentions, twinless mentions per response cluster, number of units)."""
+    nk, nr = len(flat.k_size), len(flat.r_size)
+    shared = np.bincount(flat.edge_r, weights=flat.edge_n, minlength=nr).astype(np.int64)
+    twinless = flat.r_size - shared
+    owner = np.full(nr, -1, dtype=np.int64)
+    if len(flat.edge_n):
+        order = np.lexsort((flat.edge_k, -flat.edge_n, flat.edge_r))
+        er = flat.edge_r[order]
+        first = np.r_[True, er[1:] != er[:-1]]
+        owner[er[first]] = flat.edge_k[order[first]]
+    keyless = np.flatnonzero(owner < 0)
+    owner[keyless] = nk + np.arange(len(keyless))
+    return np.arange(nk), owner, twinless, nk + len(keyless)
+
+
+def _without_units(flat: _Flat, dropped: np.ndarray, owner: np.ndarray, twinless: np.ndarray) -> _Flat | None:
+    """``flat`` with the units marked in ``dropped`` (bool per unit) left out of both sides."""
+    nk = len(flat.k_size)
+    k_keep = ~dropped[:nk]
+    e_keep = k_keep[flat.edge_k]
+    r_size = (np.bincount(flat.edge_r[e_keep], weights=flat.edge_n[e_keep], minlength=len(flat.r_size))
+              .astype(np.int64) + np.where(dropped[owner], 0, twinless))
+    r_keep = r_size > 0
+    if not k_keep.any():
+        return None
+    k_new = np.cumsum(k_keep) - 1
+    r_new = np.cumsum(r_keep) - 1
+    k_size, r_size = flat.k_size[k_keep], r_size[r_keep]
+    edge_k, edge_r, edge_n = k_new[flat.edge_k[e_keep]], r_new[flat.edge_r[e_keep]], flat.edge_n[e_keep]
+    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
+    k_ss = np.zeros(len(k_size), dtype=bool)
+    r_ss = np.zeros(len(r_size), dtype=bool)
+    k_ss[edge_k[both_single]] = True
+    r_ss[edge_r[both_single]] = True
+    return _Flat(names=flat.names, n_docs=1, k_size=k_size, k_doc=np.zeros(len(k_size), dtype=np.int64),
+                 r_size=r_size, r_doc=np.zeros(len(r_size), dtype=np.int64), edge_k=edge_k, edge_r=edge_r,
+                 edge_n=edge_n, k_single_matched_single=k_ss, r_single_matched_single=r_ss)
+
+
+def _flat_scores(flat: _Flat) -> dict[str, float]:
+    one_k = np.zeros(len(flat.k_size), dtype=np.int64)
+    one_r = np.zeros(len(flat.r_size), dtype=np.int64)
+    return scores_from_counts(_finalize_counts(_raw_counts(flat, one_k, one_r, 1, one_k))[0])
+
+
+def jackknife_coref(prediction: Document, reference: Document, *, level: float = 0.95, seed: int = 0,
+                    n_groups: int = JACKKNIFE_GROUPS, remove_singletons: bool = False,
+                    unit: str = "clusters") -> dict[str, dict]:
+    """Delete-a-group jackknife intervals for one document (cross-document coreference).
+
+    The key clusters (each with the twinless response mentions of the response clusters it
+    dominates; a response cluster without key mentions is a unit of its own) are split at random
+    into ``n_groups`` groups (all units if fewer); each replicate leaves one group out of both sides
+    and rescores exactly (the response restricted to the remaining mentions: nothing is duplicated
+    or cut). Interval: ``point +- t(n_groups - 1) * se`` with the jackknife standard error
+    ``se^2 = (G - 1) / G * sum (score_-g - mean)^2``, clipped to [0, 1]. Used by
+    :func:`bootstrap_coref` when the response links most clusters into one group; valid when the
+    key clusters (events) are the sampling units, however the response links them.
+    """
+    from scipy.special import stdtrit  # Student t quantile (scipy.stats is slow to import)
+
+    from figbench.bootstrap import degenerate_reasons, make_interval
+
+    flat = _flatten([prediction], [reference], remove_singletons=remove_singletons, names=None)
+    point = _flat_scores(flat)
+    _, owner, twinless, n_units = _jackknife_units(flat)
+    reasons = degenerate_reasons(n_units, unit=unit)
+    groups = min(n_groups, n_units)
+    if groups < 2:
+        return {k: make_interval(v, v, level=level, n_resamples=1, unit=unit, n_units=n_units, point=v,
+                                 reasons=reasons) for k, v in point.items()}
+    label = np.random.default_rng(seed).permutation(n_units) % groups
+    reps: dict[str, list[float]] = {k: [] for k in point}
+    for g in range(groups):
+        sub = _without_units(flat, label == g, owner, twinless)
+        scores = _flat_scores(sub) if sub is not None else dict.fromkeys(point, 0.0)
+        for k, v in scores.items():
+            reps[k].append(v)
+    t = float(stdtrit(groups - 1, (1 + level) / 2))
+    out = {}
+    for k, values in reps.items():
+        v = np.asarray(values)
+        se = float(np.sqrt((groups - 1) / groups * ((v - v.mean()) ** 2).sum()))
+        out[k] = make_interval(max(0.0, point[k] - t * se), min(1.0, point[k] + t * se), level=level,
+                               n_resamples=groups, unit=unit, n_units=n_units, point=point[k], reasons=reasons)
+    return out
+
+
+def bootstrap_coref(predictions: list[Document], references: list[Document], *,
+                    n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95, seed: int = 0,
+                    remove_singletons: bool = False, groups: Mapping[str, Hashable] | None = None,
+                    unit: str | None = None) -> dict[str, dict]:
     """Percentile bootstrap confidence intervals for every :func:`evaluate_coref` score.
 
-    Several documents: documents are resampled with replacement (each resample sums the drawn
-    documents' counts). One document (cross-document coreference): the units are the key clusters,
-    each taken together with the response clusters that share mentions with it (connected groups of
-    overlapping key and response clusters; a response cluster without key mentions is a unit of its
-    own); drawn units are treated as disjoint copies, so the response is restricted to the drawn
-    units. Returns the shape of a result record's ``confidence_intervals``.
-    """
-    from figbench.bootstrap import bootstrap_ci
+    Resampling units (drawn with replacement; a unit drawn twice is a disjoint copy, as if its
+    mention ids were renamed, so no cluster ever holds a mention twice):
 
+    * ``groups`` (mention id -> unit, e.g. the mention's topic; every mention of both sides): one
+      document: the groups; a drawn group contributes its key clusters and its response clusters
+      restricted to its own mentions (clusters crossing groups are cut; the warning then says how
+      many links were cut and that the interval describes the restricted scores). Several
+      documents: every document must lie in one group; a group contributes its documents.
+    * otherwise, several documents: the documents (``unit: "documents"``);
+    * otherwise, one document (cross-document coreference): the connected groups of overlapping key
+      and response clusters, i.e. each key cluster together with every response cluster sharing a
+      mention with it, transitively (``unit: "clusters"``): nothing is cut, so every resample is an
+      exact score of disjoint copies. If these groups are degenerate (fewer than 20, or one holding
+      more than half of the mentions, as when a response links most clusters), the intervals come
+      from :func:`jackknife_coref` over key clusters instead (``unit: "key clusters (jackknife)"``,
+      ``n_resamples`` = its 20 replicates), with a ``warning`` saying so.
+
+    Each interval also has ``n_units`` and, for degenerate cases (see :mod:`figbench.bootstrap`), a
+    ``warning``. ``unit`` names the units in the output (default ``"groups"`` with ``groups``).
+    Returns the shape of a result record's ``confidence_intervals``.
+    """
+    from figbench.bootstrap import degenerate_reasons, percentile_intervals
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    def point() -> dict[str, float]:  # only needed for the zero-width check
+        return evaluate_coref(predictions, references, remove_singletons=remove_singletons)
+
+    notes: list[str] = []
     if len(references) > 1:
         counts = document_counts(predictions, references, remove_singletons=remove_singletons)
+        if groups is not None:
+            counts, name = _group_documents(counts, predictions, references, groups), unit or "groups"
+        else:
+            name = unit or "documents"
+        sizes = counts[:, _D["key_mentions"]] + counts[:, _D["resp_mentions"]] - counts[:, _D["mention_match"]]
+        samples = _resampled_scores(counts, n_resamples, seed, raw=False)
+    else:
+        raw, sizes, notes = _single_document_units(predictions[0], references[0], remove_singletons=remove_singletons,
+                                                   groups=groups)
+        name = unit or ("groups" if groups is not None else "clusters")
+        reasons = degenerate_reasons(len(sizes), unit_sizes=sizes, unit=name)
+        if groups is None and reasons:
+            return _jackknife_fallback(predictions[0], references[0], sizes, level=level, seed=seed,
+                                       remove_singletons=remove_singletons, unit=unit)
+        samples = _resampled_scores(raw, n_resamples, seed, raw=True)
+    reasons = degenerate_reasons(len(sizes), unit_sizes=sizes, unit=name) + notes
+    return percentile_intervals(samples, level=level, n_resamples=n_resamples, unit=name, n_units=len(sizes),
+                                point=point, reasons=reasons)
 
-        def statistic(idx: np.ndarray) -> dict[str, float]:
-            return scores_from_counts(counts[idx].sum(axis=0))
 
-        return bootstrap_ci(len(counts), statistic, n_resamples=n_resamples, level=level, seed=seed,
-                            unit="documents")
+def _jackknife_fallback(prediction, reference, sizes: np.ndarray, *, level: float, seed: int,
+                        remove_singletons: bool, unit: str | None) -> dict[str, dict]:
+    """:func:`jackknife_coref` intervals, each with a warning saying why and how they were made."""
+    share = 100 * float(sizes.max()) / max(float(sizes.sum()), 1.0)
+    why = (f"the response links {share:.0f}% of the mentions into one of {len(sizes)} groups of overlapping "
+           "clusters, which cannot be resampled as units: the interval is a delete-a-group jackknife over key "
+           f"clusters ({JACKKNIFE_GROUPS} groups, t interval) instead of the percentile bootstrap")
+    ci = jackknife_coref(prediction, reference, level=level, seed=seed, remove_singletons=remove_singletons,
+                         unit=unit or "key clusters (jackknife)")
+    for iv in ci.values():
+        iv["warning"] = "; ".join(x for x in (why, iv.get("warning")) if x)[:500]
+    return ci
 
-    flat = _flatten(predictions, references, remove_singletons=remove_singletons, names=None)
-    k_comp, r_comp, n_comp = _components(flat)
-    raw = _raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
 
-    def unit_statistic(idx: np.ndarray) -> dict[str, float]:
-        return scores_from_counts(_finalize_counts(raw[idx].sum(axis=0))[0])
-
-    return bootstrap_ci(n_comp, unit_statistic, n_resamples=n_resamples, level=level, seed=seed,
-                        unit="clusters")
+def _group_documents(counts: np.ndarray, predictions, references, groups: Mapping[str, Hashable]) -> np.ndarray:
+    """Per-document DOC_FIELDS rows summed per group; each document must lie in one group."""
+    codes: dict = {}
+    doc_group = []
+    for d, (pred, ref) in enumerate(zip(predictions, references)):
+        ids = [m for doc in (ref, pred) for c in doc for m in c]
+        labels = set(_group_labels(groups, ids, f"document {d}"))
+        if len(labels) > 1:
+            raise ValueError(f"groups: document {d} has mentions in {len(labels)} groups; with several documents "
+                             "each document must lie in one group (e.g. its topic)")
+        label = labels.pop() if labels else ("__empty__", d)
+        doc_group.append(codes.setdefault(label, len(codes)))
+    out = np.zeros((len(codes), counts.shape[1]))
+    np.add.at(out, np.asarray(doc_group), counts)
+    return out

@@ -2,7 +2,9 @@
 
 Definition: the *metaphor vocabulary* is the set of lowercased word forms (or lowercased lemmas with
 ``use_lemma=True``) of the training tokens whose tag marks a metaphor (any tag other than ``O``;
-for integer tags, any value other than 0). A test token is *in-vocabulary* when its lowercased form
+for integer tags, any value other than 0). Tags must be ``O``, ``B-METAPHOR`` or ``I-METAPHOR``, or
+the label ids 0, 1, 2 (``O`` = 0); anything else (``o``, ``-``, 3) is a ``ValueError`` naming the
+sentence, position and tag. A test token is *in-vocabulary* when its lowercased form
 (lemma) is in that set and *out-of-vocabulary* otherwise. Scores are binary token-level precision,
 recall and F1 of the metaphor class (a token is positive iff its tag is not ``O``), over all test
 tokens (``precision``, ``recall``, ``f1``) and over the in-/out-of-vocabulary tokens separately
@@ -61,15 +63,25 @@ def _lemma_table(words: set[str], lang: str) -> dict[str, str]:
     return table
 
 
+#: Accepted tags: the ``meta4xnli`` dataset's string tags and their ``ClassLabel`` ids (``O`` = 0).
+STRING_TAGS = ("O", "B-METAPHOR", "I-METAPHOR")
+INT_TAGS = (0, 1, 2)
+
+
 def _positive(tags: Sequence, where: str, index: int) -> list[bool]:
+    """Metaphor flag per tag; any tag outside :data:`STRING_TAGS` / :data:`INT_TAGS` is an error."""
     out = []
     for k, t in enumerate(tags):
         if isinstance(t, str):
-            out.append(t != "O")
-        elif isinstance(t, (bool, int, np.integer)):
-            out.append(bool(t))
+            ok = t in STRING_TAGS
+        elif isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_)):
+            ok = int(t) in INT_TAGS
         else:
             raise ValueError(f"vocab_scores: {where} sentence {index}, token {k}: tag {t!r} is not a string or int")
+        if not ok:
+            raise ValueError(f"vocab_scores: {where} sentence {index}, token {k}: unknown tag {t!r} "
+                             f"(expected one of {', '.join(STRING_TAGS)} or the label ids 0, 1, 2)")
+        out.append(t != "O" if isinstance(t, str) else int(t) != 0)
     return out
 
 

@@ -34,5 +34,6 @@ TASK = ClusteringTask(
         Plot("distribution", "CoNLL F1 of every submission", "conll_f1"),
     ),
     predictions_doc="clusters of mention ids for the split (every mention exactly once, singletons included)",
-    resample_unit="clusters",
+    resample_unit="topics",
+    group_column="topic",
 )

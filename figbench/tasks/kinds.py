@@ -160,14 +160,21 @@ class ClusteringTask(Task):
         check_ids(seen, gold, "mention")
         return clusters
 
+    def bootstrap_groups(self, gold: ClusterGold) -> dict[str, Any]:
+        """Keyword arguments of :func:`~figbench.scoring.coref.bootstrap_coref` for this gold: its groups
+        (e.g. topics) when there are several, else none (the metric's default unit for one document)."""
+        if not gold.groups or len(set(gold.groups.values())) < 2:
+            return {}
+        return {"groups": dict(gold.groups), "unit": f"{self.group_column}s"}
+
     def score(self, predictions: Any, gold: ClusterGold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
         from figbench.scoring.coref import bootstrap_coref, evaluate_coref
 
         ref = [list(c) for c in gold.clusters]
         raw = evaluate_coref([predictions], [ref])
         scores = {k: float(v) for k, v in raw.items() if k in self.metric_names}
-        extra = {"groups": dict(gold.groups)} if gold.groups else {}
-        cis = bootstrap_coref([predictions], [ref], n_resamples=n_resamples, seed=seed, **extra) if n_resamples else {}
+        cis = bootstrap_coref([predictions], [ref], n_resamples=n_resamples, seed=seed,
+                              **self.bootstrap_groups(gold)) if n_resamples else {}
         counts = {"mentions": float(len(gold.ids)), "gold_clusters": float(len(gold.clusters)),
                   "predicted_clusters": float(len(predictions))}
         return Scored(scores, {k: v for k, v in cis.items() if k in scores}, counts)

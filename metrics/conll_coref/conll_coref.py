@@ -50,9 +50,12 @@ Args:
     references: list of gold documents, aligned with `predictions`.
     remove_singletons: (default False) drop one-mention clusters from both sides before scoring.
     per_document: (default False) also return `per_document`, one dict of scores per document.
-    n_resamples: (default 0) when > 0, also return `confidence_intervals` (percentile bootstrap over
-        documents, or over key-cluster groups for a single document); see the card.
+    n_resamples: (default 0 = no intervals; figbench's shared default elsewhere is 1000) when > 0, also
+        return `confidence_intervals` (percentile bootstrap over documents, `groups`, or for a single
+        document the connected groups of overlapping clusters), each with `n_units` and, when the
+        interval is degenerate, a `warning`; see the card's "Bootstrap" section.
     level, seed: bootstrap confidence level (0.95) and seed (0).
+    groups: (optional) dict mention id -> resampling unit (e.g. topic) for the bootstrap; unit: its name.
     key_file, response_file: score two CoNLL-2011/2012 files instead (pass empty `predictions` and
         `references`).
 Returns:
@@ -86,8 +89,15 @@ class ConllCoref(evaluate.Metric):
         )
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score `predictions` against `references` (see below); ids are checked before Arrow encoding.
+        """Score `predictions` against `references` (see below).
+
+        Plain Python inputs in a single process are scored directly: the Arrow round trip of
+        `evaluate.Metric.compute` would only copy them (and turn non-string ids into strings);
+        `evaluate_coref` checks them itself. Otherwise ids are checked before Arrow encoding.
         """
+        if (predictions is not None and references is not None and self.num_process == 1
+                and getattr(self, "writer", None) is None and getattr(self, "buf_writer", None) is None):
+            return self._compute(predictions, references, **kwargs)
         # check ids before Arrow encoding would silently turn non-string ids into strings
         if predictions is not None or references is not None:
             check_documents(predictions if predictions is not None else [],
@@ -95,7 +105,7 @@ class ConllCoref(evaluate.Metric):
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions, references, remove_singletons=False, per_document=False, n_resamples=0,
-                 level=0.95, seed=0, key_file=None, response_file=None):
+                 level=0.95, seed=0, groups=None, unit=None, key_file=None, response_file=None):
         if key_file is not None or response_file is not None:
             if key_file is None or response_file is None:
                 raise ValueError("pass both key_file and response_file to score CoNLL files")
@@ -106,12 +116,10 @@ class ConllCoref(evaluate.Metric):
                                  "figbench.scoring.conll_io.read_conll)")
             return score_conll(key_file, response_file, remove_singletons=remove_singletons,
                                per_document=per_document)
-        predictions = [[list(c) for c in doc] for doc in predictions]
-        references = [[list(c) for c in doc] for doc in references]
         result = evaluate_coref(predictions, references, remove_singletons=remove_singletons,
                                 per_document=per_document)
         if n_resamples:
             result["confidence_intervals"] = bootstrap_coref(
                 predictions, references, n_resamples=n_resamples, level=level, seed=seed,
-                remove_singletons=remove_singletons)
+                remove_singletons=remove_singletons, groups=groups, unit=unit)
         return result

@@ -12,7 +12,8 @@ _DESCRIPTION = """\
 Token-level metaphor detection precision/recall/F1 overall and split by vocabulary, as in Meta4XNLI:
 a test token is in-vocabulary when its lowercased form (or, with use_lemma=True, its spaCy lookup
 lemma) was labelled metaphorical (tag other than O) somewhere in the training split, and
-out-of-vocabulary otherwise. A token counts as a metaphor iff its tag is not O.
+out-of-vocabulary otherwise. A token counts as a metaphor iff its tag is not O. Tags must be O,
+B-METAPHOR or I-METAPHOR (or the label ids 0, 1, 2); any other tag is a ValueError.
 """
 
 _CITATION = """\
@@ -27,7 +28,8 @@ _CITATION = """\
 
 _KWARGS = """\
 Args:
-    predictions: list of predicted tag sequences (strings such as "B-METAPHOR"/"O", or ints, 0 = O).
+    predictions: list of predicted tag sequences: "O", "B-METAPHOR", "I-METAPHOR", or the ids 0, 1, 2
+        (0 = O); any other tag raises ValueError.
     references: list of gold tag sequences, same lengths.
     tokens: list of test token sequences (the words the tags belong to).
     train_tokens: list of training token sequences.
