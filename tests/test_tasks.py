@@ -22,7 +22,7 @@ def _tag_rows() -> datasets.Dataset:
 #: one small split per task, with the columns (and ClassLabel features) its builder declares
 SPLITS = {
     "cdec": lambda: datasets.Dataset.from_dict(
-        {"mention_id": ["m1", "m2", "m3", "m4", "m5"], "cluster_id": ["a", "a", "b", "b", "c"],
+        {"mention_id": ["m1", "m2", "m3", "m4", "m5"], "cluster_id": ["a", "a", "b", "c", "c"],
          "topic": ["1", "1", "1", "2", "2"]}),
     "metaphor_detection": _tag_rows,
     "metaphor_nli": lambda: datasets.Dataset.from_dict(
