@@ -62,6 +62,7 @@ Returns:
     mentions_recall|precision|f1, muc_*, bcub_*, ceafm_*, ceafe_*, blanc_*, lea_*, conll_f1
     (fractions in [0, 1]).
 Example:
+    >>> import evaluate, figbench
     >>> m = evaluate.load(figbench.metric_path("conll_coref"))
     >>> m.compute(predictions=[[["a", "b"], ["c"]]], references=[[["a", "b"], ["c"]]])["conll_f1"]
     1.0

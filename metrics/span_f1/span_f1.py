@@ -48,6 +48,7 @@ Returns (`bio`): precision, recall, f1 (strict span), token_precision, token_rec
 Returns (`epic`): precision, recall, f1, exact_match (means over examples), micro_precision,
     micro_recall, micro_f1, n_examples.
 Example:
+    >>> import evaluate, figbench
     >>> m = evaluate.load(figbench.metric_path("span_f1"))
     >>> m.compute(predictions=[["B-METAPHOR", "O"]], references=[["B-METAPHOR", "O"]])["f1"]
     1.0

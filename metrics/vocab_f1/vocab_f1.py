@@ -40,6 +40,7 @@ Returns: precision, recall, f1, in_vocab_precision, in_vocab_recall, in_vocab_f1
     out_vocab_precision, out_vocab_recall, out_vocab_f1, vocab_size, n_tokens, n_in_vocab_tokens,
     n_out_vocab_tokens, n_{all,in_vocab,out_vocab}_{gold,pred,correct}.
 Example:
+    >>> import evaluate, figbench
     >>> m = evaluate.load(figbench.metric_path("vocab_f1"))
     >>> m.compute(predictions=[["B-METAPHOR", "O"]], references=[["B-METAPHOR", "O"]],
     ...           tokens=[["grasp", "it"]], train_tokens=[["grasp"]], train_tags=[["B-METAPHOR"]])["in_vocab_f1"]
