@@ -6,8 +6,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import pkgutil
 
-FAMILIES = ("cdec", "meta4xnli", "wimcor", "epic")
+
+def _discover() -> tuple[str, ...]:
+    """Baseline families: the sub-packages of ``figbench_baselines`` with a ``cli`` module, ordered by
+    their package's ``ORDER`` (then name). Adding a family is adding its folder."""
+    import figbench_baselines
+
+    found = []
+    for info in pkgutil.iter_modules(figbench_baselines.__path__):
+        if not info.ispkg or info.name == "common":
+            continue
+        package = importlib.import_module(f"figbench_baselines.{info.name}")
+        if importlib.util.find_spec(f"figbench_baselines.{info.name}.cli") is not None:
+            found.append((getattr(package, "ORDER", 100), info.name))
+    return tuple(name for _, name in sorted(found))
+
+
+FAMILIES = _discover()
 
 
 def register(sub: argparse._SubParsersAction) -> None:

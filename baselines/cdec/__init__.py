@@ -6,3 +6,5 @@ loss), ``crossencoder`` (CE_LH / CE_KNN), ``wec_pairwise``, ``llm`` (yes/no scor
 through the ``cdec`` task), ``data``, ``pipeline``, ``cli`` and ``specs`` (the runs of the
 reproduction tables in ``baselines/README.md``).
 """
+
+ORDER = 10  #: position among the families (``figbench baseline``, quickstart, the tables)

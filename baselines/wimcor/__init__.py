@@ -1,0 +1,3 @@
+
+
+ORDER = 30  #: position among the families (``figbench baseline``, quickstart, the tables)

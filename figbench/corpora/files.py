@@ -10,12 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import tarfile
-import tempfile
-import urllib.error
-import urllib.request
-import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +117,10 @@ def missing_message(corpus: str, root: Path, files: Sequence[RemoteFile], *, dat
 
 def _download(url: str, target: Path) -> None:
     """Stream ``url`` to ``target`` (through a temporary file, renamed when complete)."""
+    import shutil
+    import tempfile
+    import urllib.request
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
@@ -136,6 +134,9 @@ def _download(url: str, target: Path) -> None:
 
 def _extract(archive: Path, root: Path) -> None:
     """Unpack a zip or tar archive into ``root``, refusing members that would land outside it."""
+    import tarfile
+    import zipfile
+
     root = root.resolve()
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
@@ -166,7 +167,7 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
         part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"
         try:
             _download(f.url, part)
-        except (urllib.error.URLError, OSError, ValueError) as e:
+        except (OSError, ValueError) as e:  # urllib.error.URLError is an OSError
             why = getattr(e, "reason", None) or e
             reason = f"Downloading {f.url} failed: {type(e).__name__}: {why}."
             err = MissingDataError(missing_message(corpus, root, [f], data_dir=data_dir, reason=reason))

@@ -32,7 +32,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree as ET
-from xml.sax.saxutils import quoteattr
+
+
+def _quoteattr(value: str) -> str:
+    """``xml.sax.saxutils.quoteattr``, imported on use (``xml.sax`` imports ``urllib``: slow CLI start)."""
+    from xml.sax.saxutils import quoteattr
+
+    return quoteattr(value)
 
 from figbench.corpora import files
 from figbench.corpora.files import RemoteFile
@@ -145,7 +151,7 @@ def _requote_pmw(text: str, report: ParseReport) -> str:
         for name, quote, value in attrs:
             if quote in value:
                 report.requoted_attributes += 1
-            out.append(f"{name}={quoteattr(html.unescape(value))}")
+            out.append(f"{name}={_quoteattr(html.unescape(value))}")
         return "<pmw " + " ".join(out) + ">"
 
     return _PMW_TAG.sub(fix, text)
@@ -384,8 +390,8 @@ def write_xml(samples, path: str | os.PathLike, *, coarse_codes: bool = True) ->
         f.write(f"<?xml version='1.0' encoding='utf-8'?>\n<{_ROOT}>\n")
         for s in samples:
             coarse = {"literal": "lit", "metonymic": "met"}[s.coarse] if coarse_codes else s.coarse
-            f.write(f"<sample>{escape(s.text[:s.pmw_start])}<pmw coarse={quoteattr(coarse)} "
-                    f"medium={quoteattr(s.medium)} fine={quoteattr(s.fine)}>{escape(s.pmw)}</pmw>"
+            f.write(f"<sample>{escape(s.text[:s.pmw_start])}<pmw coarse={_quoteattr(coarse)} "
+                    f"medium={_quoteattr(s.medium)} fine={_quoteattr(s.fine)}>{escape(s.pmw)}</pmw>"
                     f"{escape(s.text[s.pmw_end:])}</sample>\n")
         f.write(f"</{_ROOT}>\n")
 
