@@ -15,8 +15,9 @@ Configs
   out of train (``validation_fraction=0.1``, ``seed=0``; both can be overridden).
 
 Every example: ``id`` (opaque: a hash of split, paragraph and offsets; sample splits are ordered by
-it; ``figbench.corpora.wimcor.original_ids`` maps it back), ``text`` (paragraph without markup), ``pmw`` with character offsets
-(``text[pmw_start:pmw_end] == pmw``), ``coarse`` (literal/metonymic), ``medium`` and ``fine``.
+it; ``figbench.corpora.wimcor.original_ids`` maps it back), ``text`` (paragraph without markup),
+``pmw`` with character offsets (``text[pmw_start:pmw_end] == pmw``), ``coarse`` (literal/metonymic),
+``medium`` and ``fine``.
 Files, label sets and parsers live in :mod:`figbench.corpora.wimcor`.
 """
 

@@ -374,7 +374,8 @@ def ucdcr_head_index(mention: dict, words: list[str], numbers: list[int]) -> int
     return words.index(head) if head in words else None
 
 
-def meta_m_head(mention: dict, words: list[str], numbers: list[int], head_source: str = "content") -> tuple[str, str, str, str]:
+def meta_m_head(mention: dict, words: list[str], numbers: list[int],
+                head_source: str = "content") -> tuple[str, str, str, str]:
     """``(head, head_lemma, pos, how)`` of a META_m mention under ``head_source`` (see :data:`HEAD_SOURCES`).
 
     ``content``: :func:`phrase_head_index`; ``first_content``: the ECB+ rule

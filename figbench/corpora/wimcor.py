@@ -563,7 +563,8 @@ def original_ids(source: str = "sample", root: str | os.PathLike | None = None, 
     if source == "sample":
         parsed = read_samples(sample_paths(folder, data_dir=data_dir, download=download))
         for split in SAMPLE_SPLITS:
-            out.update({new.id: old.id for old, new in zip(parsed[split], with_opaque_ids(parsed[split], source, split))})
+            renamed = with_opaque_ids(parsed[split], source, split)
+            out.update({new.id: old.id for old, new in zip(parsed[split], renamed)})
         return out
     if source != "full":
         raise ValueError(f"wimcor: unknown source {source!r} (expected 'full' or 'sample')")
