@@ -2,7 +2,9 @@
 
 Published numbers: same-head-lemma on ECB+ test (Barhom et al. 2019 / the WEC paper): MUC F1 77.8,
 B-cubed 78.1, CEAF-e 73.6, CoNLL 76.5 (Barhom et al. list MUC 78.1 / B-cubed 77.8); LH CoNLL: ECB+
-test 74.1, ECB+META_m test 54.0 (Ahmed et al. 2024). All within 2 points.
+test 74.1, ECB+META_m test 54.0 (Ahmed et al. 2024). All within 2 points. ECB+META_m LH oracle
+B-cubed recall (Table 1) and LH on dev / dev_small (Table 4): within 2 points where met, else at the
+measured value (the gaps are explained in datasets/ecbmeta/README.md).
 """
 
 from __future__ import annotations
@@ -68,11 +70,48 @@ def test_lh_ecbplus_test_and_meta_m_test():
 def test_lh_oracle_recall_ecbplus_above_meta_m():
     ecb = _run("ecbplus", "events", "test", "lh_oracle")
     meta = _run("ecbmeta", "meta_m", "test", "lh_oracle")
-    # Table 1: 81.5 (ECB+) vs 51.3 (META_m); figbench measures 84.2 / 58.0 (see baselines/README.md)
+    # Table 1: 81.5 (ECB+) vs 51.3 (META_m test); META_m with content-word heads (issue 11) measures 51.5
     assert pts(ecb["scores"]["bcub_recall"]) == pytest.approx(81.5, abs=3)
-    assert pts(meta["scores"]["bcub_recall"]) == pytest.approx(51.3, abs=7.5)
+    assert pts(meta["scores"]["bcub_recall"]) == pytest.approx(51.3, abs=2)
     assert ecb["scores"]["bcub_recall"] - meta["scores"]["bcub_recall"] > 0.2
     assert ecb["scores"]["bcub_precision"] == pytest.approx(1.0)
+
+
+def test_lh_oracle_recall_meta_m_dev_and_dev_small():
+    # Table 1: 38.4 (dev), 59.4 (dev_small). Not met (see datasets/ecbmeta/README.md, "Heads and the LH
+    # targets"): measured 41.9 / 63.3 with the content-word heads, asserted at the measured value.
+    dev = _run("ecbmeta", "meta_m", "validation", "lh_oracle")
+    small = _run("ecbmeta", "meta_m", "dev_small", "lh_oracle")
+    assert pts(dev["scores"]["bcub_recall"]) == pytest.approx(41.9, abs=0.5)
+    assert pts(small["scores"]["bcub_recall"]) == pytest.approx(63.3, abs=0.5)
+
+
+@pytest.mark.parametrize("split, paper, measured", [
+    # Table 4 B-cubed recall / precision / F1 and CoNLL: B-cubed F1 within 2 points of the paper; the
+    # others are not met and asserted at the measured value (gaps explained in the ecbmeta card)
+    ("validation", (51.8, 64.5, 57.4, 56.3), (44.4, 76.9, 56.3, 50.6)),
+    ("dev_small", (68.4, 78.3, 73.1, 62.0), (64.3, 84.9, 73.2, 54.7)),
+])
+def test_lh_meta_m_dev_table4(split, paper, measured):
+    s = _run("ecbmeta", "meta_m", split, "lh")["scores"]
+    got = [pts(s[k]) for k in ("bcub_recall", "bcub_precision", "bcub_f1", "conll_f1")]
+    assert got[2] == pytest.approx(paper[2], abs=2)
+    for name, g, m in zip(("recall", "precision", "f1", "conll"), got, measured):
+        assert g == pytest.approx(m, abs=0.5), name
+
+
+def test_lh_oracle_meta_m_ucdcr_heads():
+    """head_source="ucdcr" keeps uCDCR's heads (a function word for 180 test mentions): the old 58.0."""
+    import figbench
+
+    corpus_path("ecbplus")
+    rows = figbench.load_dataset("ecbmeta", "meta_m", split="test", data_dir=str(corpus_path("ecbmeta")),
+                                 head_source="ucdcr").to_list()
+    args = default_args(dataset="ecbmeta", config="meta_m", split="test", method="lh_oracle", n_resamples=0,
+                        data_dir=str(corpus_path("ecbmeta")))
+    rec = run(args, rows=rows)
+    assert pts(rec["scores"]["bcub_recall"]) == pytest.approx(58.0, abs=0.5)
+    assert rec["counts"]["candidate_pairs"] == 3775
 
 
 def test_cli_lh_record_and_no_file_on_error(tmp_path):

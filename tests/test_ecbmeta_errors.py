@@ -51,7 +51,10 @@ def test_meta_m_aligned_to_ecbplus(corpus, tmp_path):
     assert {s: len(d) for s, d in ds.items()} == {"validation": 1, "dev_small": 1, "test": 1}
     r = ds["validation"][0]
     assert r["mention_id"] == "2_1ecb_2" and r["cluster_id"] == "ACT200" and r["original_text"] == "fired"
-    assert r["text"] == "sent packing" and r["head_lemma"] == "send" and r["pos"] == "VERB"
+    # default head_source="content": the last word of the first content-word run. "sent packing" is the
+    # rule's documented miss (a verb with a bare complement); uCDCR's parser head is kept by "ucdcr".
+    # (Changed deliberately with the head rule of issue 11: this pinned uCDCR's head "sent"/"send"/VERB.)
+    assert r["text"] == "sent packing" and (r["head"], r["head_lemma"], r["pos"]) == ("packing", "pack", "")
     assert r["sentence"][r["token_start"]:r["token_end"]] == ["sent", "packing"]
     assert r["context"][r["context_start"]:r["context_end"]] == ["sent", "packing"]
     t = ds["test"][0]
@@ -79,6 +82,48 @@ def test_documents_drop_repeated_blocks(corpus, tmp_path):
     assert docs["validation"]["doc_id"] == ["2_1ecb", "2_2ecb"]
     assert docs["validation"][1]["tokens"] == "Cheeks was shown the door Saturday .".split()
     assert docs["test"][0]["sentence_ids"] == [0] * 5 + [1] * 5
+
+
+def test_head_source_option(corpus, tmp_path):
+    u = _load("meta_m", corpus, tmp_path, head_source="ucdcr")["validation"][0]
+    assert (u["head"], u["head_lemma"], u["pos"]) == ("sent", "send", "VERB")  # uCDCR's head, lemma lower-cased
+    f = _load("meta_m", corpus, tmp_path, head_source="first_content")["validation"][0]
+    assert (f["head"], f["head_lemma"], f["pos"]) == ("sent", "send", "VERB")  # the ECB+ rule; uCDCR's token
+    t = _load("meta_m", corpus, tmp_path)["test"][0]
+    assert (t["head"], t["head_lemma"], t["pos"]) == ("netted", "net", "VERB")  # one word: uCDCR's token
+    with pytest.raises(ValueError, match="head_source must be one of 'content', 'first_content', 'ucdcr'"):
+        _load("meta_m", corpus, tmp_path, head_source="parser")
+
+
+@pytest.mark.parametrize("text, head", [
+    ("storm of warfare", "storm"),                    # a function word ends the head's run
+    ("dancing to the tune of", "dancing"),
+    ("judicial crucible", "crucible"),                # pre-modifiers precede the head
+    ("earth 's angry 7.6 voice", "voice"),            # the possessive joins the run
+    ("high - stakes venture", "venture"),             # hyphens join
+    ("6 . 1 seismic shockwave", "shockwave"),         # a decimal point joins
+    ("engrave their names", "engrave"),               # a determiner starts the verb's object
+    ("put a stopper in the bottle of", "stopper"),    # 'put' is a spaCy stop word
+    ("persisted relentlessly", "persisted"),          # an adverb-only word is never the head
+    ("doggedly followed", "followed"),
+    ("invaded like an army", "invaded"),              # 'like' is a preposition (not a spaCy stop word)
+    ("unleashed fury", "fury"),                       # documented miss: verb + bare noun
+])
+def test_phrase_head_rule(text, head):
+    from figbench.corpora.ecbmeta import phrase_head_index
+
+    words = text.split()
+    assert words[phrase_head_index(words)] == head
+
+
+def test_phrase_head_rule_without_content_word():
+    from figbench.corpora.ecbmeta import meta_m_head, phrase_head_index
+
+    assert phrase_head_index(["the", "one", "which"]) is None
+    m = {"mention_head": "one", "mention_head_lemma": "one", "mention_head_pos": "NOUN", "mention_head_id": 8}
+    assert meta_m_head(m, ["the", "one", "which"], [7, 8, 9]) == ("one", "one", "NOUN", "fallback")
+    m = {"mention_head": "of", "mention_head_lemma": "of", "mention_head_pos": "ADP", "mention_head_id": 2}
+    assert meta_m_head(m, ["storm", "of", "warfare"], [0, 1, 2]) == ("storm", "storm", "", "changed")
 
 
 def test_cluster_source_option(corpus, tmp_path):

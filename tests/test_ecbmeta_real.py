@@ -123,3 +123,23 @@ def test_card_counts_match_builder(roots, cache):
         ds = _load(info["config_name"], roots, cache)
         assert {s["name"]: s["num_examples"] for s in info["splits"]} == {s: len(d) for s, d in ds.items()}
         assert datasets.Features._from_yaml_list(info["features"]) == next(iter(ds.values())).features
+
+
+def test_meta_m_content_heads(meta_m, roots, cache):
+    """Issue 11: every META_m head is a content word (uCDCR gave 180 test heads like 'of'); counts as in the card."""
+    from figbench.corpora.ecbmeta import is_content_word
+
+    ucdcr = _load("meta_m", roots, cache, head_source="ucdcr")
+    # split: (mentions, heads changed from uCDCR's, spans without any content word, uCDCR non-content heads)
+    expected = {"validation": (1241, 366, 4, 173), "dev_small": (276, 85, 1, 42), "dev_rest": (965, 281, 3, 131),
+                "test": (1777, 451, 8, 180)}
+    for split, (n, changed, no_content, ucdcr_function) in expected.items():
+        new, old = meta_m[split], ucdcr[split]
+        assert new["mention_id"] == old["mention_id"] and len(new) == n
+        assert sum(a != b for a, b in zip(new["head"], old["head"])) == changed
+        assert sum(not is_content_word(h) for h in new["head"]) == no_content  # 'which', 'that', 'and', 'for'
+        assert sum(not is_content_word(h) for h in old["head"]) == ucdcr_function
+        for text, head in zip(new["text"], new["head"]):
+            assert head in text.split()
+    assert sum(h.lower() == "of" for h in ucdcr["test"]["head"]) == 101
+    assert not any(h.lower() == "of" for h in meta_m["test"]["head"])

@@ -76,7 +76,9 @@ def test_alignment(real):
         assert row["proverb"][p["proverb_start"]:p["proverb_end"]].lower() == p["proverb_span"].lower()
         assert p["narrative_occurrences"] >= 1 and p["pair_id"].startswith(row["id"] + "-")
     assert sum(p["narrative_occurrences"] > 1 for _, p in pairs) == 203
-    odd = {p["pair_id"] for _, p in pairs if p["narrative_match"] == "case_insensitive"}
+    # pair ids are <opaque narrative id>-<k> (issue 13; they were Q185N2-2...): checked through the mapping
+    original = _epic().original_ids(_epic().read_files(corpus_path("epic", "full_dataset.json").parent))
+    odd = {original[p["pair_id"]] for _, p in pairs if p["narrative_match"] == "case_insensitive"}
     assert odd == {"Q185N2-2", "Q188N7-5", "Q211N4-2", "Q39N9-1", "Q88N8-2"}
 
 
@@ -115,13 +117,15 @@ def test_locate():
 def test_fixture_corpus_loads(tmp_path):
     d = figbench.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
     assert {k: len(v) for k, v in d.items()} == {"train": 3, "test": 3}
-    q2n2 = d["test"].filter(lambda r: r["id"] == "Q2N2")[0]
+    original = _epic().original_ids(_epic().read_files(FIX / "good"))
+    q2n2 = d["test"].filter(lambda r: original[r["id"]] == "Q2N2")[0]  # ids are opaque (issue 13)
     first = q2n2["pairs"][0]
     assert (first["narrative_match"], first["narrative_start"], first["narrative_end"]) == ("case_insensitive", 0, 23)
     seen = figbench.load_dataset("epic", "seen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
     assert seen["train"].features["label"].names == ["Haste makes waste", "Look before you leap", "Time is money"]
     unseen = figbench.load_dataset("epic", "unseen", data_dir=str(FIX / "good"), cache_dir=str(tmp_path))
-    assert unseen["test"]["label"] == [-1, -1] and unseen["train"]["label"] == [0, 0, 1, 1]
+    # rows are in id order (issue 13; they were in split-file order, [0, 0, 1, 1])
+    assert unseen["test"]["label"] == [-1, -1] and sorted(unseen["train"]["label"]) == [0, 0, 1, 1]
 
 
 def _corpus_with(tmp_path, replacement: str, target: str) -> Path:
@@ -157,7 +161,8 @@ def test_bad_input_raises_naming_file_and_record(tmp_path, replacement, target, 
 def test_unaligned_span_can_be_flagged(tmp_path):
     root = _corpus_with(tmp_path, "full_dataset_unaligned.json", "full_dataset.json")
     d = figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"), on_unaligned="flag")
-    pair = d["train"].filter(lambda r: r["id"] == "Q2N1")[0]["pairs"][0]
+    original = _epic().original_ids(_epic().read_files(root, on_unaligned="flag"))
+    pair = d["train"].filter(lambda r: original[r["id"]] == "Q2N1")[0]["pairs"][0]
     assert (pair["narrative_start"], pair["narrative_end"], pair["narrative_match"]) == (-1, -1, "none")
     assert pair["narrative_span"] == "read the lease twice"
     with pytest.raises(ValueError, match="on_unaligned must be"):
@@ -183,3 +188,30 @@ def test_export_round_trip_through_plain_datasets(tmp_path):
     plain = datasets.load_dataset(str(tmp_path / "hub"), "alignment", cache_dir=str(tmp_path / "c2"))
     built = figbench.load_dataset("epic", "alignment", data_dir=str(FIX / "good"), cache_dir=str(tmp_path / "c"))
     assert plain["test"].to_list() == built["test"].to_list()
+
+
+def test_ids_are_opaque_stable_and_shared_across_configs(real, tmp_path):
+    """Issue 13: narrative ids carry no proverb (they were Q12N3); same narrative, same id in every config."""
+    from tests.id_leaks import assert_no_id_leak, id_probe
+
+    epic = _epic()
+    root = corpus_path("epic", "full_dataset.json").parent
+    again = figbench.load_dataset("epic", "seen", data_dir=str(root), cache_dir=str(tmp_path))
+    for split in ("train", "test"):
+        assert again[split]["id"] == real["seen"][split]["id"] == sorted(real["seen"][split]["id"])
+        assert len(set(real["seen"][split]["id"])) == len(real["seen"][split])
+    by_text = {r["narrative"]: r["id"] for cfg in ("seen", "unseen", "alignment") for split in ("train", "test")
+               for r in real[cfg][split].select_columns(["id", "narrative"])}
+    assert len(by_text) == len(set(by_text.values())) == 2_500
+    for cfg in ("unseen", "alignment"):
+        for split in ("train", "test"):
+            assert all(by_text[t] == i for t, i in zip(real[cfg][split]["narrative"], real[cfg][split]["id"]))
+    rows = [r for split in ("train", "test") for r in real["seen"][split].select_columns(["id", "proverb_id"])]
+    ids, labels = [r["id"] for r in rows], [r["proverb_id"] for r in rows]
+    assert_no_id_leak(ids, labels)
+    original = epic.original_ids(epic.read_files(root))
+    assert id_probe([original[i] for i in ids], labels)[0] > 0.5  # the probe finds the old leak (250 classes)
+    assert all(original[i].split("N")[0] == p for i, p in zip(ids, labels))
+    # row order carries no proverb either (the split files list narratives proverb by proverb)
+    test = real["seen"]["test"]["proverb_id"]
+    assert sum(a == b for a, b in zip(test, test[1:])) < 20

@@ -117,9 +117,10 @@ def test_cli_majority_on_sample(wimcor_dir, tmp_path):
     assert main(["baseline", "wimcor", "--method", "majority", "--data-dir", wimcor_dir, "--out", str(out),
                  "--n-resamples", "50"]) == 0
     rec = read_result(out)
-    assert rec["task"] == "metonymy" and rec["config"] == "sample" and rec["counts"]["n_test"] == 2180
-    # sample train classes: 500 each except EVENT (482): majority tie -> ARTIFACT (500 of 2180 test)
-    assert rec["scores"]["micro_f1"] == pytest.approx(500 / 2180)
+    # the sample test split drops the 7 samples that also occur in train (issue 11): 2,173 of 2,180
+    assert rec["task"] == "metonymy" and rec["config"] == "sample" and rec["counts"]["n_test"] == 2173
+    # sample train classes: 500 each except EVENT (482): majority tie -> ARTIFACT (495 of 2173 test)
+    assert rec["scores"]["micro_f1"] == pytest.approx(495 / 2173)
     assert set(rec["predictions"]["inline"].values()) == {"ARTIFACT"}
     ci = rec["confidence_intervals"]["micro_f1"]
     assert ci["low"] <= rec["scores"]["micro_f1"] <= ci["high"]

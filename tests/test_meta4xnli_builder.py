@@ -66,6 +66,40 @@ def test_detection_counts(m4x_root, cache, config, sentences, metaphors):
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
+def test_detection_ids_carry_no_label(m4x_root, cache, tmp_path, lang):
+    """Issue 13: the split files list sentences with metaphors first; ids and order no longer tell it."""
+    from tests.id_leaks import assert_no_id_leak
+
+    ds = _load(m4x_root, f"detection_{lang}", cache)
+    again = _load(m4x_root, f"detection_{lang}", str(tmp_path))
+    original = M.original_ids(lang, m4x_root)
+    rows = [r for split in ("train", "test") for r in ds[split].select_columns(["id", "tags"])]
+    ids, has = [r["id"] for r in rows], [any(rows[k]["tags"]) for k in range(len(rows))]
+    for split in ds:
+        assert again[split]["id"] == ds[split]["id"] == sorted(ds[split]["id"])
+    assert all(len(i) == 16 for i in ids) and set(original) >= set(ids)
+    assert_no_id_leak(ids, has)
+    # the position ids leaked: sorted by position, the first tenth of the test file is mostly metaphoric
+    by_position = [any(t) for _, t in sorted(zip((original[i] for i in ds["test"]["id"]), ds["test"]["tags"]))]
+    assert sum(by_position[: len(by_position) // 10]) / (len(by_position) // 10) > 0.75
+    test = [any(t) for t in ds["test"]["tags"]]
+    first_tenth = test[: len(test) // 10]
+    assert abs(sum(first_tenth) / len(first_tenth) - sum(test) / len(test)) < 0.1  # was 0.83 vs 0.2-0.3
+
+
+def test_interpretation_ids_carry_no_label(m4x_root, cache):
+    """Issue 13: NLI ids are XNLI's pair ids plus the language ({pairID}-{lang}), kept; fit on train,
+    their substrings predict test labels at the majority level. (A random half/half probe would see
+    the EN and ES copies of one pair, which share a label, on both sides: not a leak, both are test.)"""
+    from tests.id_leaks import assert_no_id_leak, probe
+
+    ds = _load(m4x_root, "interpretation", cache)
+    tr, te = ds["train"], ds["test"]
+    assert not set(tr["pair_id"]) & set(te["pair_id"])
+    assert_no_id_leak([], [], result=probe(tr["id"], tr["gold_label"], te["id"], te["gold_label"]))
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
 def test_source_configs(m4x_root, cache, lang):
     expected = {"xnli_dev": (830, 2490), "xnli_test": (1670, 5010), "esxnli": (830, 2490)}
     total_met = 0

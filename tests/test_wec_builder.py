@@ -66,11 +66,37 @@ def test_real_original_layout_matches_ucdcr_clusters(tmp_path):
                                              "DISASTER_EVENT": 168, "ACCIDENT_EVENT": 32}
 
 
+def test_real_mention_ids_carry_no_cluster(tmp_path):
+    """Issue 13: WEC's mention ids were assigned cluster by cluster; the released ids and order are opaque."""
+    from tests.id_leaks import assert_no_id_leak, id_probe
+
+    root = corpus_path("wec_eng", "ucdcr", "test", "event_mentions.json").parents[2]
+    dd = load(root, tmp=tmp_path / "a")
+    again = load(root, tmp=tmp_path / "b")
+    original = wec_io().original_ids(root)
+    for split in ("validation", "test"):
+        rows = dd[split]
+        ids, clusters = list(rows["mention_id"]), list(rows["cluster_id"])
+        assert again[split]["mention_id"] == ids == sorted(ids) and len(set(ids)) == len(ids)
+        assert all(len(i) == 16 for i in ids)
+        assert sum(a == b for a, b in zip(clusters, clusters[1:])) / (len(ids) - 1) < 0.05  # was 0.80-0.82
+        assert_no_id_leak(ids, clusters)
+        by_wec = sorted(zip(ids, clusters), key=lambda x: int(original[x[0]]))
+        assert sum(a[1] == b[1] for a, b in zip(by_wec, by_wec[1:])) / (len(ids) - 1) > 0.8  # the old leak
+        assert id_probe([original[i] for i in ids], clusters)[0] > 0.3
+
+
 def test_real_documents(tmp_path):
     root = corpus_path("wec_eng", "ucdcr", "val", "event_mentions.json").parents[2]
     dd = load(root, "documents", tmp=tmp_path)
     assert dd["validation"].features == COREF_DOCUMENT_FEATURES
     assert (len(dd["validation"]), len(dd["test"])) == (1194, 1803)
+
+
+def wec_io():
+    from figbench.corpora import wec_eng
+
+    return wec_eng
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -84,7 +110,9 @@ def original_dir(fixtures_dir):
 def test_fixture_original_all_three_splits(original_dir, tmp_path):
     dd = load(original_dir, tmp=tmp_path)
     assert {s: counts(d) for s, d in dd.items()} == {"train": (6, 3), "validation": (4, 2), "test": (5, 2)}
-    dev = {r["mention_id"]: r for r in dd["validation"]}
+    # mention ids are opaque (issue 13; they were WEC's d1, t2...): rows looked up through original_ids
+    original = wec_io().original_ids(original_dir)
+    dev = {original[r["mention_id"]]: r for r in dd["validation"]}
     d1 = dev["d1"]
     assert d1["text"] == "Family Values Tour 1998" and (d1["token_start"], d1["token_end"]) == (9, 13)
     assert d1["context"][d1["context_start"]:d1["context_end"]] == ["Family", "Values", "Tour", "1998"]
@@ -95,7 +123,7 @@ def test_fixture_original_all_three_splits(original_dir, tmp_path):
     assert dev["d4"]["sentence_id"] == 2
     assert dev["d4"]["head_lemma"] == "tour"  # empty lemma in the file: spaCy lookup lemma
     assert dev["d3"]["text"] == "2015 Pac-12 Conference Men's Basketball Tournament"
-    train = {r["mention_id"]: r for r in dd["train"]}
+    train = {original[r["mention_id"]]: r for r in dd["train"]}
     assert train["t2"]["head_lemma"] == "quake" and train["t2"]["mention_type"] == "DISASTER_EVENT"
 
 
@@ -114,7 +142,8 @@ def test_fixture_documents(original_dir, tmp_path):
 def test_fixture_ucdcr_layout(fixtures_dir, tmp_path):
     dd = load(fixtures_dir / "wec_eng" / "ucdcr", tmp=tmp_path)
     assert {s: counts(d) for s, d in dd.items()} == {"validation": (3, 2), "test": (2, 1)}
-    u1 = next(r for r in dd["validation"] if r["mention_id"] == "u1")
+    original = wec_io().original_ids(fixtures_dir / "wec_eng" / "ucdcr")  # ids are opaque (issue 13)
+    u1 = next(r for r in dd["validation"] if original[r["mention_id"]] == "u1")
     # offsets come from tokens_number_context (tokens_number points into the uCDCR source paragraph)
     assert (u1["context_start"], u1["context_end"]) == (4, 6)
     assert u1["cluster_id"] == "6006" and u1["mention_type"] == "Hurricane" and u1["doc_id"] == "New Orleans"

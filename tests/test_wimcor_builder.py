@@ -33,33 +33,67 @@ def sample(tmp_path_factory):
     return figbench.load_dataset("wimcor", "sample", data_dir=str(root), cache_dir=str(tmp_path_factory.mktemp("c")))
 
 
+#: The 7 test samples of the sample release that also occur in train (paragraph and PMW offsets), by
+#: original id -> the train copy (original id); dropped from the sample test split by default (issue 11).
+TRAIN_TEST_DUPLICATES = {
+    "test-artifact-0033": "train-artifact-0268", "test-artifact-0206": "train-artifact-0040",
+    "test-artifact-0287": "train-artifact-0162", "test-artifact-0343": "train-artifact-0032",
+    "test-artifact-0394": "train-artifact-0337", "test-event-0137": "train-artifact-0477",
+    "test-institute-0198": "train-artifact-0427",
+}
+DROPPED = {"ARTIFACT": 5, "EVENT": 1, "INSTITUTE": 1, "LOCATION": 0, "TEAM": 0}
+
+
 def test_sample_counts_and_labels(sample):
-    assert {k: len(v) for k, v in sample.items()} == {"train": 2_482, "test": 2_180}
+    # 2,180 test samples in the files, less the 7 that also occur in train (dropped by default)
+    assert {k: len(v) for k, v in sample.items()} == {"train": 2_482, "test": 2_173}
     medium = sample["train"].features["medium"]
     coarse = sample["train"].features["coarse"]
     assert medium.names == list(wio.MEDIUM_LABELS) and coarse.names == ["literal", "metonymic"]
     for i, split in enumerate(("train", "test")):
         counts = Counter(medium.int2str(m) for m in sample[split]["medium"])
-        assert counts == {m: c[i] for m, c in MEDIUM_COUNTS.items()}
+        assert counts == {m: c[i] - (DROPPED[m] if split == "test" else 0) for m, c in MEDIUM_COUNTS.items()}
         for m, c in zip(sample[split]["medium"], sample[split]["coarse"]):
             assert coarse.int2str(c) == wio.coarse_for_medium(medium.int2str(m))
         assert set(sample[split]["fine"]) == {""}
 
 
 def test_sample_offsets_and_ids(sample):
+    # ids are opaque (issue 13; they were "train-artifact-0001"...): 16 hex digits, unique, ordered
     ids = [i for split in sample.values() for i in split["id"]]
-    assert len(ids) == len(set(ids)) == 4_662
+    assert len(ids) == len(set(ids)) == 4_655
+    assert all(len(i) == 16 and int(i, 16) >= 0 for i in ids)
+    for split in sample.values():
+        assert split["id"] == sorted(split["id"])
     for row in sample["test"]:
         assert row["text"][row["pmw_start"]:row["pmw_end"]] == row["pmw"]
         assert "<ENT>" not in row["text"] and "<SEP>" not in row["text"]
-    first = sample["train"].filter(lambda r: r["id"] == "train-artifact-0001")[0]
+    original = wio.original_ids("sample", corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent)
+    new = {v: k for k, v in original.items()}["train-artifact-0001"]
+    first = sample["train"].filter(lambda r: r["id"] == new)[0]
     assert first["pmw"] == "Sarum" and first["text"].startswith("Michael Wise (1648–1687)")
+
+
+def test_sample_train_test_duplicates_dropped(sample, tmp_path):
+    root = corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent
+    parsed = wio.read_samples(wio.sample_paths(root, data_dir=str(root)))
+    found = {t.id: [x.id for x in tr] for t, tr in wio.train_test_duplicates(parsed)}
+    assert found == {k: [v] for k, v in TRAIN_TEST_DUPLICATES.items()}
+    original = wio.original_ids("sample", root)
+    assert not {original[i] for i in sample["test"]["id"]} & set(TRAIN_TEST_DUPLICATES)
+    texts = set(sample["train"]["text"])
+    assert not any(t in texts for t in sample["test"]["text"])  # no test paragraph occurs in train
+    kept = figbench.load_dataset("wimcor", "sample", data_dir=str(root), cache_dir=str(tmp_path),
+                                 keep_train_duplicates=True)
+    assert len(kept["test"]) == 2_180 and kept["train"]["id"] == sample["train"]["id"]
+    assert set(kept["test"]["id"]) - set(sample["test"]["id"]) == {
+        k for k, v in original.items() if v in TRAIN_TEST_DUPLICATES}
 
 
 def test_sample_with_validation_is_seeded_and_stratified(tmp_path):
     root = corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent
     d = figbench.load_dataset("wimcor", "sample_with_validation", data_dir=str(root), cache_dir=str(tmp_path / "a"))
-    assert {k: len(v) for k, v in d.items()} == {"train": 2_234, "validation": 248, "test": 2_180}
+    assert {k: len(v) for k, v in d.items()} == {"train": 2_234, "validation": 248, "test": 2_173}
     assert not set(d["train"]["id"]) & set(d["validation"]["id"])
     per_medium = Counter(d["validation"].features["medium"].int2str(m) for m in d["validation"]["medium"])
     assert per_medium == {"ARTIFACT": 50, "EVENT": 48, "INSTITUTE": 50, "LOCATION": 50, "TEAM": 50}
@@ -93,11 +127,15 @@ def test_full_config_from_fixture_xml(tmp_path):
     d = figbench.load_dataset("wimcor", "full", data_dir=str(FIX / "full"), cache_dir=str(tmp_path),
                               verify_counts=False)
     assert {k: len(v) for k, v in d.items()} == {"train": 5, "validation": 2, "test": 3}
+    # ids are opaque (issue 13; they were "train-000002"...), the partition order is the file's
+    original = wio.original_ids("full", FIX / "full")
+    assert [original[i] for i in d["validation"]["id"]] == ["validation-000001", "validation-000002"]
     row = d["train"][1]
-    assert row["id"] == "train-000002" and row["fine"] == "King's College London"
+    assert original[row["id"]] == "train-000002" and row["fine"] == "King's College London"
     assert row["text"][row["pmw_start"]:row["pmw_end"]] == "King's College"
     assert d["train"].features["coarse"].int2str(row["coarse"]) == "metonymic"
-    assert d["validation"]["id"] == ["validation-000001", "validation-000002"]
+    ids = [i for v in d.values() for i in v["id"]]
+    assert len(ids) == len(set(ids)) == 10 and all(len(i) == 16 for i in ids)
 
 
 def test_full_config_checks_published_partition_sizes(tmp_path):
@@ -171,3 +209,46 @@ def test_export_round_trip_through_plain_datasets(tmp_path):
     built = figbench.load_dataset("wimcor", "sample", data_dir=str(FIX / "sample"), cache_dir=str(tmp_path / "c"))
     assert plain["train"].to_list() == built["train"].to_list()
     assert plain["train"].features == built["train"].features
+
+
+def test_sample_ids_are_stable_and_carry_no_label(sample, tmp_path):
+    from tests.id_leaks import assert_no_id_leak, id_probe
+
+    root = corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent
+    again = figbench.load_dataset("wimcor", "sample", data_dir=str(root), cache_dir=str(tmp_path))
+    for split in ("train", "test"):
+        assert again[split]["id"] == sample[split]["id"] and again[split]["text"] == sample[split]["text"]
+    rows = [r for split in ("train", "test") for r in sample[split].select_columns(["id", "medium"])]
+    ids, labels = [r["id"] for r in rows], [r["medium"] for r in rows]
+    assert_no_id_leak(ids, labels)
+    # the probe finds the leak of the original ids ("test-event-0042")
+    original = wio.original_ids("sample", root)
+    assert id_probe([original[i] for i in ids], labels)[0] > 0.95
+    # ...and of the original row order (grouped by label): ids are sorted, so order carries nothing
+    media = sample["test"]["medium"]
+    assert sum(a == b for a, b in zip(media, media[1:])) / (len(media) - 1) < 0.3
+
+
+def _s(text, start, medium, sid):
+    return wio.WimcorSample(id=sid, text=text, pmw=text[start:start + 4], pmw_start=start, pmw_end=start + 4,
+                            coarse=wio.coarse_for_medium(medium), medium=medium, fine="")
+
+
+def test_sample_splits_ids_duplicates_and_validation():
+    parsed = {"train": [_s("In Rome the pope spoke.", 3, "LOCATION", "train-location-0001"),
+                        _s("Lyon beat Nice 2-0.", 0, "TEAM", "train-team-0001"),
+                        _s("Lyon beat Nice 2-0.", 0, "TEAM", "train-team-0002")],  # a repeat inside train
+              "test": [_s("Lyon beat Nice 2-0.", 0, "TEAM", "test-team-0001"),      # also in train: dropped
+                       _s("Lyon beat Nice 2-0.", 10, "TEAM", "test-team-0002"),     # other offsets: kept
+                       _s("Oslo voted no.", 0, "INSTITUTE", "test-institute-0001")]}
+    out = wio.sample_splits(parsed)
+    assert [len(out[s]) for s in ("train", "test")] == [3, 2]
+    assert len({s.id for v in out.values() for s in v}) == 5  # the repeat gets its own id
+    kept = wio.sample_splits(parsed, keep_train_duplicates=True)
+    assert len(kept["test"]) == 3 and {s.id for s in out["test"]} < {s.id for s in kept["test"]}
+    carved = wio.sample_splits(parsed, validation_fraction=0.5, seed=0)
+    assert {s.id for s in carved["train"] + carved["validation"]} == {s.id for s in out["train"]}
+    for v in (out, kept, carved):
+        for rows in v.values():
+            assert [s.id for s in rows] == sorted(s.id for s in rows)
+    assert wio.sample_splits(parsed)["test"][0].id == out["test"][0].id  # deterministic

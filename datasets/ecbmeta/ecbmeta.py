@@ -4,7 +4,9 @@ Configs:
 
 * ``meta_m`` (default): multi-word metaphoric triggers, from uCDCR's processed ECB+META_m
   (``ucdcr/output_data/all_mentions.parquet`` + ``all_documents.parquet``); event mentions of the
-  validated sentences; splits ``validation`` / ``dev_small`` / ``dev_rest`` / ``test``.
+  validated sentences; splits ``validation`` / ``dev_small`` / ``dev_rest`` / ``test``. Heads are
+  content words (``head_source="content"``, see :func:`figbench.corpora.ecbmeta.phrase_head_index`);
+  ``head_source="ucdcr"`` keeps uCDCR's heads.
 * ``meta_1``: single-word metaphoric triggers: from llms_coref's own corpus file
   ``ecb_meta_single/mention_map.pkl`` when it is in the ``ecbmeta`` folder (all four splits), else
   the 277-mention ``dev_small`` subset of ``ecb_meta_analysis.xlsx`` (sheet
@@ -76,12 +78,15 @@ ALIGNED_FEATURES = datasets.Features(
 class EcbMetaConfig(datasets.BuilderConfig):
     """``kind``: meta_m / meta_1 / aligned / documents; ``ecbplus_dir``: the ECB+ release folder;
     ``cluster_source`` (meta_m): "ecbplus" (default, ECB+ clusters) or "ucdcr" (uCDCR's chains);
+    ``head_source`` (meta_m): "content" (default, head of the metaphoric phrase), "first_content" (the
+    ECB+ rule) or "ucdcr" (uCDCR's parser heads, some of them function words);
     ``strict_release``: require all 982 ECB+ documents (off only for test fixtures)."""
 
     kind: str = "meta_m"
     ecbplus_dir: str | None = None
     strict_release: bool = True
     cluster_source: str = "ecbplus"
+    head_source: str = "content"
 
 
 class Ecbmeta(FigbenchBuilder):
@@ -127,7 +132,8 @@ class Ecbmeta(FigbenchBuilder):
             errors.append(str(e))
         if errors:
             raise MissingDataError("\n\n".join(errors))
-        rows = meta.build_rows(self.config.kind, files, ecb, cluster_source=self.config.cluster_source)
+        rows = meta.build_rows(self.config.kind, files, ecb, cluster_source=self.config.cluster_source,
+                               head_source=self.config.head_source)
         # ``datasets`` cannot load an empty split: one (only possible with small fixtures) is left out
         return [datasets.SplitGenerator(name=s, gen_kwargs={"rows": r}) for s, r in rows.items() if r]
 

@@ -10,6 +10,10 @@ Configs
   pairs), on the seen train/test split as in the paper's alignment experiments.
 - ``proverbs``: the 250 proverbs with their seen/unseen label indices.
 
+Ids: opaque (a hash of the narrative text, the same narrative has the same id in every config; span
+pairs ``<id>-<k>``), rows ordered by id; the original pks (``Q12N3``, which name the proverb) are
+kept by ``figbench.corpora.epic.original_ids``, never in a column.
+
 Span offsets: each span is searched in its text, exactly first, then ignoring case. The original
 release has 5 narrative spans and 13 proverb spans that differ from their text only in letter case;
 they get offsets with ``*_match == "case_insensitive"``. A span absent even ignoring case raises a
@@ -126,11 +130,12 @@ class Epic(FigbenchBuilder):
             yield from epic_io.proverb_rows(epic)
             return
         setting = "seen" if task == "alignment" else task
-        for pk in epic.splits[setting][part]:
+        for pk in epic_io.ordered_pks(epic, setting, part):  # opaque ids, in id order (issue 13)
             rec = epic.records[pk]
-            example = {"id": pk, "narrative": rec["narrative"], "proverb": rec["proverb"], "proverb_id": rec["proverb_id"]}
+            example = {"id": rec["id"], "narrative": rec["narrative"], "proverb": rec["proverb"],
+                       "proverb_id": rec["proverb_id"]}
             if task == "alignment":
                 example["pairs"] = rec["pairs"]
             else:
                 example["label"] = epic.label_maps[setting].get(rec["proverb_id"], epic_io.NO_LABEL)
-            yield pk, example
+            yield rec["id"], example

@@ -118,16 +118,17 @@ class Meta4xnli(FigbenchBuilder):
             # tuples, not lists: `datasets` shards list-valued gen_kwargs
             return [datasets.SplitGenerator(name=split, gen_kwargs={"interpretation": rows})
                     for split, rows in m4x.interpretation_splits(self.config, files).items()]
-        return [datasets.SplitGenerator(name=split, gen_kwargs={"tagged": t.tagged, "prefix": t.prefix,
+        return [datasets.SplitGenerator(name=split, gen_kwargs={"tagged": t.tagged, "rows": t.rows,
                                                                 "sources": t.sources})
                 for split, t in m4x.tagged_splits(self.config, files).items()]
 
-    def _generate_examples(self, tagged: m4x.TaggedFile | None = None, prefix: str = "", sources=None,
+    def _generate_examples(self, tagged: m4x.TaggedFile | None = None, rows=(), sources=None,
                            interpretation=None):
         if tagged is not None:
             lang = self.config.lang
-            for i, (sent, (source, source_id)) in enumerate(zip(tagged.sentences, sources, strict=True)):
-                key = f"{prefix}-{i:05d}"
+            # detection: opaque ids in id order (issue 13); other tagged configs: position ids, file order
+            for key, i in rows:
+                sent, (source, source_id) = tagged.sentences[i], sources[i]
                 yield key, {"id": key, "tokens": sent.tokens, "tags": sent.tags, "lang": lang,
                             "source": source, "source_id": source_id}
             return

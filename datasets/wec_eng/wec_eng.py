@@ -102,7 +102,11 @@ class WecEng(FigbenchBuilder):
 
     def _generate_examples(self, path: str, layout: str, split: str) -> Iterator[tuple[str, dict]]:
         parsed = getattr(self, "_parsed", {}).pop(split, None)
-        mentions, documents = parsed if parsed is not None else wec.parse_split(path, layout)
+        if parsed is None:
+            mentions, documents = wec.parse_split(path, layout)
+            mentions = wec.released_mentions(mentions, split)  # opaque ids, ordered by id
+        else:
+            mentions, documents = parsed
         rows = documents if self.config.name == "documents" else mentions
         key = "doc_id" if self.config.name == "documents" else "mention_id"
         for row in rows:

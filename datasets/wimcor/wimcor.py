@@ -8,12 +8,16 @@ Configs
   release archive (read in place; downloaded into the corpus folder when nothing is there and the
   network allows).
 - ``sample``: the sample files of the WiMCor repository (``wiki_{MEDIUM}_{train,test}.txt``,
-  4,662 samples); medium label from the file name, no fine label, no validation split.
+  4,662 samples); medium label from the file name, no fine label, no validation split. Not the
+  WiMCor benchmark (balanced classes); the 7 test samples that also occur in train are dropped
+  from test unless ``keep_train_duplicates=True``.
 - ``sample_with_validation``: ``sample`` with a seeded, medium-stratified validation split carved
   out of train (``validation_fraction=0.1``, ``seed=0``; both can be overridden).
 
-Every example: ``id``, ``text`` (paragraph without markup), ``pmw`` with character offsets
-(``text[pmw_start:pmw_end] == pmw``), ``coarse`` (literal/metonymic), ``medium`` and ``fine``.
+Every example: ``id`` (opaque: a hash of split, paragraph and offsets; sample splits are ordered by
+it; ``figbench.corpora.wimcor.original_ids`` maps it back), ``text`` (paragraph without markup),
+``pmw`` with character offsets (``text[pmw_start:pmw_end] == pmw``), ``coarse`` (literal/metonymic),
+``medium`` and ``fine``.
 Files, label sets and parsers live in :mod:`figbench.corpora.wimcor`.
 """
 
@@ -51,12 +55,14 @@ logger = ds_logging.get_logger(__name__)
 @dataclass
 class WimcorConfig(datasets.BuilderConfig):
     """``source`` is "full" or "sample"; ``validation_fraction``/``seed`` carve validation from sample train;
+    ``keep_train_duplicates`` keeps the sample test samples that also occur in train (dropped by default);
     ``verify_counts`` checks the full partitions against the published sizes."""
 
     source: str = "full"
     validation_fraction: float = 0.0
     seed: int = 0
     verify_counts: bool = True
+    keep_train_duplicates: bool = False
 
 
 def _features() -> datasets.Features:
@@ -111,16 +117,11 @@ class Wimcor(FigbenchBuilder):
 
     def _sample_splits(self):
         paths = wio.sample_paths(self.corpus_root(), data_dir=self.explicit_dir())
-        fraction = wio.check_validation_fraction(self.config.validation_fraction)
         # The sample files are small: parse them here, so that bad input raises its ValueError directly.
-        parsed = wio.read_samples(paths)
-        splits = {datasets.Split.TRAIN: parsed["train"], datasets.Split.TEST: parsed["test"]}
-        if fraction:
-            held_out = wio.validation_ids(parsed["train"], fraction, int(self.config.seed))
-            splits = {datasets.Split.TRAIN: [s for s in parsed["train"] if s.id not in held_out],
-                      datasets.Split.VALIDATION: [s for s in parsed["train"] if s.id in held_out],
-                      datasets.Split.TEST: parsed["test"]}
-        return [datasets.SplitGenerator(name=name, gen_kwargs={"source": "sample", "split": str(name),
+        splits = wio.sample_splits(wio.read_samples(paths), validation_fraction=self.config.validation_fraction,
+                                   seed=int(self.config.seed),
+                                   keep_train_duplicates=self.config.keep_train_duplicates)
+        return [datasets.SplitGenerator(name=name, gen_kwargs={"source": "sample", "split": name,
                                                                "samples": samples})
                 for name, samples in splits.items()]
 
@@ -140,9 +141,12 @@ class Wimcor(FigbenchBuilder):
             stream = wio.iter_archive_partition(archive, split, id_prefix=f"{split}-", report=report)
             where = f"{archive}!{wio.RELEASE_XML_DIR}/{wio.PARTITION_FILES[split]}"
         n = 0
+        make_id = wio.sample_id_maker("full", split)  # opaque ids; the partition order is the file's
         for sample in stream:
             n += 1
-            yield sample.id, sample.to_example()
+            example = sample.to_example()
+            example["id"] = make_id(sample)
+            yield example["id"], example
         expected = wio.PARTITION_SIZES[split]
         if self.config.verify_counts and n != expected:
             raise ValueError(f"wimcor: {where} has {n:,} samples, the v1.1 {split} partition has {expected:,} "

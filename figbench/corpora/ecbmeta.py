@@ -8,11 +8,17 @@ llms_coref's own ``ecb_meta_single/mention_map.pkl`` (ECB+META_1 of dev and test
 Every row gets the id and cluster id of its ECB+ mention and the ECB+ trigger in
 ``original_text``, so the ECB+ release is read too (:func:`find_ecbplus`: ``ecbplus_dir``, else
 ``<data root>/ecbplus``, else the ``ecbplus`` folder beside the ``ecbmeta`` folder).
+
+META_m heads (:func:`meta_m_head`, option ``head_source``): by default the head of the
+metaphoric phrase by :func:`phrase_head_index` (a content word); ``"first_content"`` is the ECB+
+rule (first content word); ``"ucdcr"`` keeps uCDCR's parser heads, 12% of which are function words
+(``of``, ``in``, ``with``...).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import pickle
 import re
 from collections import defaultdict
@@ -40,6 +46,16 @@ XLSX_SHEET = "Comprehension_analysis"
 XLSX_HEADER = ("m_id", "ECB+", "ECB+META_1", "ECB+META_m")
 
 SPLITS = ("validation", "dev_small", "dev_rest", "test")
+#: Values of the ``head_source`` option of META_m (first = default).
+HEAD_SOURCES = ("content", "first_content", "ucdcr")
+#: English prepositions missing from spaCy's stop-word list: function words, never a phrase head.
+EXTRA_FUNCTION_WORDS = frozenset({"like", "unlike", "amid", "amidst", "beneath", "underneath", "despite", "inside",
+                                  "outside", "near", "alongside", "atop", "till", "unto", "versus", "vs"})
+#: Tokens that continue a run of content words when another content word follows: the possessive
+#: clitic (``earth 's fury``), hyphens and dashes (``high - stakes venture``), a decimal point (``6 . 1``).
+PHRASE_JOINERS = frozenset({"'s", "\u2019s", "-", "\u2013", "."})
+#: uCDCR head POS tags that are function words (the heads the ``content`` rule replaces at the least).
+FUNCTION_POS = frozenset({"ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "AUX", "PUNCT"})
 _UCDCR_SPLIT = {"val": "validation", "test": "test"}
 _EVENT_TYPES = ("ACT", "NEG")
 _MARK = re.compile(r"<m>(.*?)</m>", re.S)
@@ -298,12 +314,102 @@ def _tokenizer():
 
 
 # --------------------------------------------------------------------------------------------
+# META_m heads
+
+
+@functools.lru_cache(maxsize=1)
+def _adverb_only() -> frozenset[str]:
+    """Words spaCy's English lemma index (WordNet word lists in ``spacy-lookups-data``) lists as adverbs only."""
+    from spacy.lookups import load_lookups
+
+    index = load_lookups("en", ["lemma_index"]).get_table("lemma_index")
+    other = set(index["noun"]) | set(index["verb"]) | set(index["adj"])
+    return frozenset(w for w in index["adv"] if w not in other)
+
+
+def is_content_word(word: str) -> bool:
+    """Has a letter or digit and is neither a spaCy English stop word nor one of :data:`EXTRA_FUNCTION_WORDS`."""
+    low = word.lower()
+    return (any(c.isalnum() for c in word) and low not in ecb_io._stop_words()
+            and low not in EXTRA_FUNCTION_WORDS)
+
+
+def phrase_head_index(words: list[str]) -> int | None:
+    """Index of the head of a metaphoric trigger phrase, or None when it has no content word.
+
+    Approximates the syntactic root of the phrase (what the ECB+META authors took, with
+    ``en_core_web_lg``) without a parser: take the first run of content words
+    (:func:`is_content_word`; a run continues over :data:`PHRASE_JOINERS` between two content
+    words and ends at any other token) and return its last word that is not an adverb-only word.
+    English pre-modifiers precede their head (``judicial crucible``, ``earth 's tremors``), a
+    function word after the head starts its complement (``storm of warfare``, ``dancing to the
+    tune of``), and a determiner after a verb starts its object (``engrave their names``).
+    Known misses: a verb followed by a bare noun or adjective (``unleashed fury``, ``sent packing``
+    give the noun), which needs a tagger to tell from a participle modifier (``guiding hand``).
+    """
+    content = [i for i, w in enumerate(words) if is_content_word(w)]
+    if not content:
+        return None
+    run = [content[0]]
+    j = content[0] + 1
+    while j < len(words):
+        if is_content_word(words[j]):
+            run.append(j)
+            j += 1
+        elif words[j] in PHRASE_JOINERS and j + 1 < len(words) and is_content_word(words[j + 1]):
+            j += 1
+        else:
+            break
+    adverbs = _adverb_only()
+    heads = [i for i in run if words[i].lower() not in adverbs] or run
+    return heads[-1]
+
+
+def ucdcr_head_index(mention: dict, words: list[str], numbers: list[int]) -> int | None:
+    """Index in the span of uCDCR's head token (``mention_head_id``, else the first token equal to ``mention_head``)."""
+    hid = mention.get("mention_head_id")
+    if hid is not None and not (isinstance(hid, float) and hid != hid) and int(hid) in numbers:
+        return numbers.index(int(hid))
+    head = str(mention.get("mention_head", ""))
+    return words.index(head) if head in words else None
+
+
+def meta_m_head(mention: dict, words: list[str], numbers: list[int],
+                head_source: str = "content") -> tuple[str, str, str, str]:
+    """``(head, head_lemma, pos, how)`` of a META_m mention under ``head_source`` (see :data:`HEAD_SOURCES`).
+
+    ``content``: :func:`phrase_head_index`; ``first_content``: the ECB+ rule
+    (:func:`figbench.corpora.ecbplus.head_index`, first content word). Both lemmatise with the ECB+
+    lookup lemmatiser, so lemmas compare with ECB+ train's (LH's synonymous lemma pairs). A span
+    without a content word keeps uCDCR's head, lemmatised the same way. ``pos`` is uCDCR's when the
+    head is uCDCR's head token, else ``""`` (no tagger). ``how``: ``same`` (uCDCR's token),
+    ``changed`` or ``fallback`` (no content word: uCDCR's head). ``ucdcr``: uCDCR's head, lemma and POS.
+    """
+    if head_source not in HEAD_SOURCES:
+        raise ValueError(f"ecbmeta: head_source must be one of {', '.join(map(repr, HEAD_SOURCES))}, "
+                         f"not {head_source!r}")
+    u_index = ucdcr_head_index(mention, words, numbers)
+    u_head, u_pos = str(mention["mention_head"]), str(mention.get("mention_head_pos") or "")
+    if head_source == "ucdcr":
+        return u_head, str(mention["mention_head_lemma"]).lower(), u_pos, "same"
+    if not any(is_content_word(w) for w in words):
+        index, how = u_index, "fallback"
+        head = u_head
+    else:
+        index = phrase_head_index(words) if head_source == "content" else ecb_io.head_index(words, "event")
+        head = words[index]
+        how = "same" if index == u_index else "changed"
+    lemma = lookup_lemma(head, "en", case=ecb_io.ECB_LEMMA_CASE)
+    return head, lemma, (u_pos if index is not None and index == u_index else ""), how
+
+
+# --------------------------------------------------------------------------------------------
 # rows
 
 
 def meta_m_rows(
     mentions: list[dict], docs: dict, ecb_rows: list[dict], path: Path, *, cluster_source: str = "ecbplus",
-    report: dict | None = None,
+    head_source: str = "content", report: dict | None = None,
 ) -> tuple[list[dict], list[str]]:
     """META_m rows of one uCDCR split aligned to the ECB+ rows of the same split (in ECB+ order), and
     the ids of the ECB+ mentions that have no META_m version.
@@ -311,7 +417,12 @@ def meta_m_rows(
     ``cluster_source="ecbplus"``: the ECB+ cluster ids (the ECB+ partition). ``"ucdcr"``: uCDCR's
     chains, which merge a few within-document chains of different documents (see the card); a
     chain that is exactly one ECB+ cluster keeps the ECB+ id, a merged one is ``UCDCR_<chain>``.
+    ``head_source``: see :func:`meta_m_head`; ``report["meta_m_heads"]`` lists per mention id how
+    the head was found (``same`` / ``changed`` / ``fallback``) and uCDCR's head.
     """
+    if head_source not in HEAD_SOURCES:
+        raise ValueError(f"ecbmeta: head_source must be one of {', '.join(map(repr, HEAD_SOURCES))}, "
+                         f"not {head_source!r}")
     if cluster_source not in ("ecbplus", "ucdcr"):
         raise ValueError(f"cluster_source must be 'ecbplus' or 'ucdcr', not {cluster_source!r}")
     index = {(r["doc_id"], r["sentence_id"], r["token_start"]): r for r in ecb_rows}
@@ -342,6 +453,11 @@ def meta_m_rows(
             )
         offset = next(i for i, (s, _, _) in enumerate(doc) if s == int(m["sent_id"]))
         chains[ecb["mention_id"]] = str(m["coref_chain"])
+        head, head_lemma, pos, how = meta_m_head(m, words, numbers, head_source)
+        if report is not None:
+            report.setdefault("meta_m_heads", {})[ecb["mention_id"]] = {
+                "how": how, "head": head, "ucdcr_head": str(m["mention_head"]),
+                "ucdcr_pos": str(m.get("mention_head_pos") or "")}
         out[ecb["mention_id"]] = {
             "mention_id": ecb["mention_id"],
             "doc_id": m["doc"],
@@ -351,9 +467,9 @@ def meta_m_rows(
             "token_start": start,
             "token_end": end,
             "text": " ".join(words),  # tokens joined by spaces, as for ECB+ (uCDCR's tokens_str is detokenised)
-            "head": str(m["mention_head"]),
-            "head_lemma": str(m["mention_head_lemma"]).lower(),
-            "pos": str(m["mention_head_pos"] or ""),
+            "head": head,
+            "head_lemma": head_lemma,
+            "pos": pos,
             "mention_class": "event",
             "mention_type": str(m["mention_full_type"]),
             "cluster_id": ecb["cluster_id"],
@@ -451,11 +567,12 @@ def aligned_rows(ecb: list[dict], meta_m: list[dict], meta_1: list[dict]) -> lis
 
 
 def build_rows(kind: str, files: dict[str, Path], ecb: ecb_io.EcbSources, *, cluster_source: str = "ecbplus",
-               report: dict | None = None) -> dict[str, list[dict]]:
+               head_source: str = "content", report: dict | None = None) -> dict[str, list[dict]]:
     """Rows of every split of one config (``kind``: meta_m / meta_1 / aligned / documents).
 
     ``report`` (optional dict) receives what the card reports: ECB+ mentions without a META_m
-    version per split, uCDCR chains that merge ECB+ clusters, repeated uCDCR documents.
+    version per split, uCDCR chains that merge ECB+ clusters, repeated uCDCR documents, how each
+    META_m head was found (``meta_m_heads``).
     """
     report = {} if report is None else report
     small_docs = set(ecb_io.read_dev_small(ecb.dev_small))
@@ -481,7 +598,8 @@ def build_rows(kind: str, files: dict[str, Path], ecb: ecb_io.EcbSources, *, clu
             if unknown:
                 raise EcbMetaFormatError(f"{files[MENTIONS]}: unknown split value(s) {sorted(unknown)}")
             meta_m, missing = meta_m_rows(
-                own, docs, ecb_rows, files[MENTIONS], cluster_source=cluster_source, report=report
+                own, docs, ecb_rows, files[MENTIONS], cluster_source=cluster_source, head_source=head_source,
+                report=report,
             )
             report[f"meta_m_missing_{base}"] = missing
         if meta_1_records and full_meta_1:

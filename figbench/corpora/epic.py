@@ -10,6 +10,11 @@ training proverbs); :data:`NO_LABEL` (-1) marks a narrative whose proverb has no
 test proverbs). Before the files are read, :data:`NUM_LABELS` sizes the ``ClassLabel``.
 
 Span offsets: each span is searched in its text, exactly first, then ignoring case (:func:`locate`).
+
+Ids (issue 13): a record's ``pk`` (``Q12N3``) names its proverb, i.e. the label. Released rows
+carry an opaque id instead, a hash of the narrative text (:func:`narrative_id`), the same in every
+config; span pairs are ``<id>-<k>``. Rows are ordered by id (the split files list the narratives
+proverb by proverb). :func:`original_ids` keeps the mapping to the pks.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 
 from figbench.corpora import files
 from figbench.corpora.files import RemoteFile
+from figbench.corpora.ids import IdMaker
 
 CORPUS = "epic"
 #: ``label`` of a narrative whose proverb has no class in the setting (unseen test).
@@ -97,7 +103,7 @@ def locate(span: str, text: str) -> tuple[int, int, str, int]:
 class EpicCorpus:
     """The parsed, validated corpus."""
 
-    records: dict  # pk -> {"narrative", "proverb", "proverb_id", "pairs"}
+    records: dict  # pk -> {"id", "narrative", "proverb", "proverb_id", "pairs"}
     proverbs: dict  # proverb_id -> text, in all_proverbs.json order
     label_maps: dict  # setting -> {proverb_id: index}
     splits: dict  # setting -> {"train": [pk], "test": [pk]}
@@ -129,6 +135,7 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
     if not isinstance(raw, list):
         raise EpicFormatError(f"{dfile}: expected a list of {{pk, fields}} records")
     records: dict[str, dict] = {}
+    make_id = IdMaker(f"{dfile}: narratives")
     for i, rec in enumerate(raw):
         pk = rec.get("pk") if isinstance(rec, dict) else None
         fields = rec.get("fields") if isinstance(rec, dict) else None
@@ -151,6 +158,7 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
                                   f"{proverbs[proverb_id]!r} in {pfile.name}")
         if not narrative.strip():
             raise EpicFormatError(f"{dfile}: record {pk!r}: empty narrative")
+        rid = narrative_id(make_id, narrative)
         pairs = []
         for k in range(1, MAX_SPANS + 1):
             sq, sn = fields[f"span_quote_{k}"].strip(), fields[f"span_narrative_{k}"].strip()
@@ -159,7 +167,7 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
             if not sq or not sn:
                 raise EpicFormatError(f"{dfile}: record {pk!r}: span pair {k} has only one side "
                                       f"(span_quote_{k}={sq!r}, span_narrative_{k}={sn!r})")
-            pair = {"pair_id": f"{pk}-{k}", "proverb_span": sq, "narrative_span": sn}
+            pair = {"pair_id": f"{rid}-{k}", "proverb_span": sq, "narrative_span": sn}
             for side, span, text, field in (("proverb", sq, quote, f"span_quote_{k}"),
                                             ("narrative", sn, narrative, f"span_narrative_{k}")):
                 start, end, match, occurrences = locate(span, text)
@@ -177,7 +185,7 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
                              f"{side}_occurrences": occurrences})
             pairs.append(pair)
         report["pairs"] += len(pairs)
-        records[pk] = {"narrative": narrative, "proverb": quote, "proverb_id": proverb_id, "pairs": pairs}
+        records[pk] = {"id": rid, "narrative": narrative, "proverb": quote, "proverb_id": proverb_id, "pairs": pairs}
 
     by_text = {text.lower(): pid for pid, text in proverbs.items()}
     label_maps, splits = {}, {}
@@ -218,6 +226,27 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
         if missing:
             raise EpicFormatError(f"{lfile}: training proverb(s) without a label: {', '.join(sorted(missing)[:5])}")
     return EpicCorpus(records=records, proverbs=proverbs, label_maps=label_maps, splits=splits, report=report)
+
+
+def narrative_id(make: IdMaker, narrative: str) -> str:
+    """Opaque id of a narrative: sha256 of ``epic`` and the narrative text (16 hex digits), never its
+    pk, proverb or position; identical narratives (none in the release) are numbered in file order."""
+    return make(CORPUS, narrative)
+
+
+def ordered_pks(epic: EpicCorpus, setting: str, part: str) -> list[str]:
+    """The pks of one split in the released order: by opaque id (the split files group them by proverb)."""
+    return sorted(epic.splits[setting][part], key=lambda pk: epic.records[pk]["id"])
+
+
+def original_ids(epic: EpicCorpus) -> dict[str, str]:
+    """Opaque id -> original id, for narratives (``Q12N3``) and span pairs (``Q12N3-2``); kept here, never a column."""
+    out: dict[str, str] = {}
+    for pk, rec in epic.records.items():
+        out[rec["id"]] = pk
+        for pair in rec["pairs"]:
+            out[pair["pair_id"]] = f"{pk}-{pair['pair_id'].rsplit('-', 1)[1]}"
+    return out
 
 
 def label_names(epic: EpicCorpus, setting: str) -> list[str]:

@@ -5,6 +5,13 @@ The original files of the ``elisanchez-beep/meta4xnli`` repository (``data/`` fo
 token, a blank line after each sentence, tags ``B-METAPHOR``/``I-METAPHOR``/``O``),
 ``meta4xnli/interpretation/{splits,source_datasets}/*.tsv`` (NLI pairs with a header row), and the
 cross-domain corpora ``vua/`` (VUA-20, English) and ``cometa/`` (CoMeta, Spanish).
+
+Ids (issue 13): the detection split files list sentences with metaphors first (83% of the first
+tenth of the EN test file have one, 2-5% of the last half), so a position id (``en-test-00012``)
+and the file order told whether a sentence has a metaphor. Detection rows carry opaque ids
+(:func:`detection_ids`: a hash of language, split and tokens) and are ordered by them;
+:func:`original_ids` keeps the positions. The source, VUA and CoMeta configs keep their position
+ids (``source_id`` of a detection row names its sentence in a source config).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from figbench.corpora.files import RemoteFile, sha256_file, verify_sha256  # noqa: F401 (sha256_file: public helper)
+from figbench.corpora.ids import IdMaker
 
 logger = logging.getLogger(__name__)
 
@@ -276,11 +284,34 @@ def assign_sources(split_sentences: dict[str, list[TaggedSentence]],
 
 @dataclass(frozen=True)
 class TaggedSplit:
-    """One split of a tagged config: the parsed file, the id prefix, each sentence's (source, source id)."""
+    """One split of a tagged config: the parsed file, the id prefix, each sentence's (source, source id),
+    and the released order: ``(id, sentence index)`` per row (opaque ids in id order for detection,
+    position ids ``{prefix}-{i:05d}`` in file order otherwise)."""
 
     tagged: TaggedFile
     prefix: str
     sources: tuple[tuple[str, str], ...]
+    rows: tuple[tuple[str, int], ...] = ()
+
+
+def detection_ids(lang: str, split: str, sentences: list[TaggedSentence]) -> list[str]:
+    """Opaque ids of one detection split's sentences (file order): a hash of ``meta4xnli``, the
+    language, the split and the tokens; repeated sentences are numbered. No tag or position is hashed."""
+    make = IdMaker(f"meta4xnli detection {lang} {split}")
+    return [make(CORPUS, "detection", lang, split, " ".join(s.tokens)) for s in sentences]
+
+
+def original_ids(lang: str, root: str | os.PathLike | None = None, *, data_dir: str | None = None) -> dict[str, str]:
+    """Opaque detection id -> position id (``{lang}-{split}-{i:05d}``, the id before issue 13); never a column."""
+    from figbench.paths import corpus_dir
+
+    folder = Path(root) if root is not None else corpus_dir(CORPUS, data_dir)
+    out: dict[str, str] = {}
+    for split in SPLIT_FILES:
+        rel = _detection_split(lang, split)
+        tf = read_tagged(folder / rel, rel)
+        out.update({oid: f"{lang}-{split}-{i:05d}" for i, oid in enumerate(detection_ids(lang, split, tf.sentences))})
+    return out
 
 
 def tagged_splits(config: ConfigLike, files: dict[str, Path]) -> dict[str, TaggedSplit]:
@@ -302,7 +333,9 @@ def tagged_splits(config: ConfigLike, files: dict[str, Path]) -> dict[str, Tagge
                 logger.warning(f"{CORPUS} {getattr(config, 'name', config.kind)} {split}: {missing} sentences found "
                                "in no source file")
             log_defects(rels[0], tf)
-            out[split] = TaggedSplit(tf, f"{config.lang}-{split}", tuple(assigned[split]))
+            ids = detection_ids(config.lang, split, tf.sentences)
+            order = tuple(sorted(zip(ids, range(len(ids)))))
+            out[split] = TaggedSplit(tf, f"{config.lang}-{split}", tuple(assigned[split]), order)
         return out
     if config.kind not in ("source", "vua", "cometa"):
         raise ValueError(f"{CORPUS}: config kind {config.kind!r} has no tagged splits")
@@ -314,7 +347,7 @@ def tagged_splits(config: ConfigLike, files: dict[str, Path]) -> dict[str, Tagge
         name = Path(rels[0]).stem if config.kind == "source" else config.kind
         prefix = f"{config.lang}-{name}" if config.kind == "source" else f"{config.kind}-{split}"
         ids = [f"{prefix}-{i:05d}" for i in range(len(tf.sentences))]
-        out[split] = TaggedSplit(tf, prefix, tuple((name, i) for i in ids))
+        out[split] = TaggedSplit(tf, prefix, tuple((name, i) for i in ids), tuple((i, k) for k, i in enumerate(ids)))
     return out
 
 

@@ -18,6 +18,15 @@ medium label comes from the file name and there is no fine label.
 
 Files (:data:`FILES`): the release archive (read in place, not unpacked) and the ten sample files;
 :func:`full_sources` and :func:`sample_paths` find them in the corpus folder or download them there.
+
+Ids (issue 13): the parsers give each sample its original id (``{split}-{medium}-{line}`` for the
+sample files, ``{split}-{n:06d}`` for the XML), which spells out the label or the file position.
+The released splits carry opaque ids instead (:func:`sample_id_maker`, :func:`sample_splits`:
+a hash of split, paragraph and PMW offsets), and the sample splits are ordered by id (the files are
+grouped by label). :func:`original_ids` keeps the mapping; it is never a column.
+
+Sample release: 7 test samples also occur in train (:func:`train_test_duplicates`); they are
+dropped from the sample test split unless ``keep_train_duplicates``.
 """
 
 from __future__ import annotations
@@ -27,8 +36,8 @@ import html
 import html.entities
 import os
 import re
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree as ET
@@ -42,6 +51,7 @@ def _quoteattr(value: str) -> str:
 
 from figbench.corpora import files
 from figbench.corpora.files import RemoteFile
+from figbench.corpora.ids import IdMaker
 
 CORPUS = "wimcor"
 #: Label sets (the builder's ``ClassLabel`` names, in id order). Medium labels in class-index order
@@ -483,3 +493,90 @@ def validation_ids(train: list[WimcorSample], fraction: float, seed: int) -> set
         k = round(len(ids) * fraction)
         chosen.update(random.Random(seed * 1000 + index).sample(ids, k))
     return chosen
+
+
+# --------------------------------------------------------------------------------------------
+# released splits: opaque ids, train/test duplicates of the sample release
+
+
+def sample_id_maker(source: str, split: str) -> Callable[[WimcorSample], str]:
+    """Opaque ids of the samples of one original split, called in file order (repeats are numbered).
+
+    The id hashes ``wimcor``, the source (``sample``/``full``), the original split, the paragraph
+    and the PMW offsets; never the label, the file or the position.
+    """
+    make = IdMaker(f"wimcor {source} {split}")
+    return lambda s: make(CORPUS, source, split, s.text, s.pmw_start, s.pmw_end)
+
+
+def with_opaque_ids(samples: list[WimcorSample], source: str, split: str) -> list[WimcorSample]:
+    """Copies of the samples of one original split (in file order) with their opaque ids."""
+    make = sample_id_maker(source, split)
+    return [replace(s, id=make(s)) for s in samples]
+
+
+def duplicate_key(sample: WimcorSample) -> tuple[str, int, int]:
+    """What makes two samples the same example: the paragraph and the PMW offsets in it."""
+    return sample.text, sample.pmw_start, sample.pmw_end
+
+
+def train_test_duplicates(parsed: dict[str, list[WimcorSample]]) -> list[tuple[WimcorSample, list[WimcorSample]]]:
+    """Test samples whose paragraph and PMW offsets occur in train, each with its train copies, in test order.
+
+    (On the sample release comparing the paragraph alone, or the paragraph with whitespace and
+    case normalised, finds the same 7 samples.)
+    """
+    train: dict[tuple, list[WimcorSample]] = {}
+    for s in parsed["train"]:
+        train.setdefault(duplicate_key(s), []).append(s)
+    return [(s, train[duplicate_key(s)]) for s in parsed["test"] if duplicate_key(s) in train]
+
+
+def sample_splits(parsed: dict[str, list[WimcorSample]], *, validation_fraction: float = 0.0, seed: int = 0,
+                  keep_train_duplicates: bool = False) -> dict[str, list[WimcorSample]]:
+    """The released splits of the sample configs: opaque ids, ordered by id.
+
+    ``parsed``: :func:`read_samples` (original ids, file order). Test samples that also occur in
+    train are dropped unless ``keep_train_duplicates``; a validation split is carved from train
+    (:func:`validation_ids`, on the original ids, so the same samples as before are chosen) when
+    ``validation_fraction`` > 0. Ids do not depend on these options: a sample has the same id in
+    every sample config.
+    """
+    fraction = check_validation_fraction(validation_fraction)
+    drop = set() if keep_train_duplicates else {id(s) for s, _ in train_test_duplicates(parsed)}
+    renamed = {split: with_opaque_ids(parsed[split], "sample", split) for split in SAMPLE_SPLITS}
+    test = [new for old, new in zip(parsed["test"], renamed["test"]) if id(old) not in drop]
+    splits = {"train": renamed["train"], "test": test}
+    if fraction:
+        held_out = validation_ids(parsed["train"], fraction, int(seed))
+        pairs = list(zip(parsed["train"], renamed["train"]))
+        splits = {"train": [n for o, n in pairs if o.id not in held_out],
+                  "validation": [n for o, n in pairs if o.id in held_out], "test": test}
+    return {split: sorted(rows, key=lambda s: s.id) for split, rows in splits.items()}
+
+
+def original_ids(source: str = "sample", root: str | os.PathLike | None = None, *, data_dir: str | None = None,
+                 download: bool | None = None) -> dict[str, str]:
+    """Opaque id -> original id for every sample of the ``sample`` files or the ``full`` partitions.
+
+    Original ids: ``{split}-{medium}-{line:04d}`` (sample files: file and line) and ``{split}-{n:06d}``
+    (full: position in the partition file). The mapping is kept here, never released as a column.
+    """
+    from figbench.paths import corpus_dir
+
+    folder = Path(root) if root is not None else corpus_dir(CORPUS, data_dir)
+    out: dict[str, str] = {}
+    if source == "sample":
+        parsed = read_samples(sample_paths(folder, data_dir=data_dir, download=download))
+        for split in SAMPLE_SPLITS:
+            renamed = with_opaque_ids(parsed[split], source, split)
+            out.update({new.id: old.id for old, new in zip(parsed[split], renamed)})
+        return out
+    if source != "full":
+        raise ValueError(f"wimcor: unknown source {source!r} (expected 'full' or 'sample')")
+    for split, where in full_sources(folder, data_dir=data_dir, download=download).items():
+        stream = (iter_xml_samples(where["path"], id_prefix=f"{split}-") if "path" in where
+                  else iter_archive_partition(where["archive"], split, id_prefix=f"{split}-"))
+        make = sample_id_maker("full", split)
+        out.update({make(s): s.id for s in stream})
+    return out
