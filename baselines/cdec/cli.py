@@ -37,7 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m.add_argument("--keep-same-sentence", action="store_true",
                    help="keep candidate pairs of two mentions in one sentence (dropped by default, as in the ECB+META code)")
     m.add_argument("--clustering", default=None, choices=("cc", "greedy", "average"),
-                   help="clustering of scored pairs (default: cc; average for wec_pairwise)")
+                   help="clustering of scored pairs (default: cc; average for wec_pairwise); greedy: Held et al. "
+                        "2021's greedy agglomeration (the ECB+META paper's clustering for KNN-filtered methods)")
+    m.add_argument("--greedy-unscored", default="zero", choices=("zero", "ignore"),
+                   help="greedy: a pair that was never scored counts as 0 in the average between two clusters "
+                        "(zero, as the ECB+META code) or is left out (ignore)")
     m.add_argument("--threshold", type=float, default=0.5, help="pair score threshold for clustering")
     m.add_argument("--remove-singletons", action="store_true", help="score without singletons")
     m.add_argument("--per-topic", action="store_true", help="also store scores per topic (options.per_topic_scores)")

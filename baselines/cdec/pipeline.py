@@ -8,8 +8,8 @@ method          candidates              pair scores                 clustering
 lemma           same head lemma         1                           by key
 lh              Lemma Heuristic         1                           cc
 lh_oracle       Lemma Heuristic         gold labels                 cc
-knn_oracle      KNN (bi-encoder)        gold labels                 cc
-ce_lh / ce_knn  LH / KNN                cross-encoder               cc (0.5)
+knn_oracle      KNN (bi-encoder)        gold labels                 cc (or greedy)
+ce_lh / ce_knn  LH / KNN                cross-encoder               cc or greedy (0.5)
 wec_pairwise    all pairs in the group  WEC pairwise MLP            average
 llm_lh/llm_knn  LH / KNN                LLM yes/no                  cc (0.5)
 ==============  ======================  ==========================  ==========
@@ -183,8 +183,11 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
         stage.options.update(info)
 
     clusterer = args.clustering or ("average" if method == "wec_pairwise" else "cc")
-    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups)
+    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups,
+                                greedy_unscored=args.greedy_unscored)
     stage.options.update(clustering=clusterer, cluster_threshold=model_threshold)
+    if clusterer == "greedy":
+        stage.options["greedy_unscored"] = args.greedy_unscored
     return labels, stage
 
 
