@@ -13,6 +13,10 @@ ce_lh / ce_knn  LH / KNN                cross-encoder               cc or greedy
 wec_pairwise    all pairs in the group  WEC pairwise MLP            average
 llm_lh/llm_knn  LH / KNN                LLM yes/no                  cc (0.5)
 ==============  ======================  ==========================  ==========
+
+Pairs are formed inside one group (``--within``): gold subtopics (default for ECB+/ECB+META), gold
+topics, predicted topics (:mod:`figbench_baselines.cdec.topics`, computed here for the evaluated split
+and recorded in ``options.topic_clustering``) or the whole split.
 """
 
 from __future__ import annotations
