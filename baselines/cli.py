@@ -46,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = bsub.add_parser("run", help="run baseline specs by name, writing results/<spec>.json",
                         description="Run each named spec's command with --out RESULTS/<spec>.json (predictions "
                                     "beside it in RESULTS/predictions/, not committed).")
-    r.add_argument("specs", nargs="+", metavar="SPEC", help="spec names (figbench baseline --list)")
+    r.add_argument("specs", nargs="+", metavar="SPEC",
+                   help="spec names (figbench baseline --list) or shell-style patterns, e.g. 'cdec_*meta_m*' "
+                        "(a pattern skips the specs that are not run here: quick trained or not_run ones)")
     r.add_argument("--results-dir", default=None, help="folder of the result records (default: the project's results/)")
     r.set_defaults(func=_run_specs)
     t = bsub.add_parser("tables", help="regenerate the reproduction tables of baselines/README.md",
@@ -74,11 +76,10 @@ def _run_specs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from figbench.cli import main
-    from figbench_baselines.specs import get_spec
     from figbench_baselines.tables import RESULTS
 
     results = Path(args.results_dir) if args.results_dir else RESULTS
-    specs = [get_spec(name) for name in args.specs]
+    specs = expand_specs(args.specs)
     failed = 0
     for spec in specs:
         out = results / f"{spec.name}.json"
@@ -90,6 +91,28 @@ def _run_specs(args: argparse.Namespace) -> int:
             continue
         _portable(out, spec)
     return 1 if failed else 0
+
+
+def expand_specs(names: list[str]):
+    """The specs named, in order; a name with ``*``, ``?`` or ``[`` is a pattern over every spec name, which
+    selects the specs that can run here (neither ``quick`` nor ``not_run``); a pattern matching none is an error."""
+    from fnmatch import fnmatchcase
+
+    from figbench_baselines.specs import all_specs, get_spec
+
+    chosen, seen = [], set()
+    for name in names:
+        if any(c in name for c in "*?["):
+            matched = [s for s in all_specs() if fnmatchcase(s.name, name) and not s.quick and not s.not_run]
+            if not matched:
+                raise ValueError(f"no runnable baseline spec matches {name!r}; `figbench baseline --list` lists them")
+        else:
+            matched = [get_spec(name)]
+        for spec in matched:
+            if spec.name not in seen:
+                seen.add(spec.name)
+                chosen.append(spec)
+    return chosen
 
 
 def _portable(record_path, spec) -> None:

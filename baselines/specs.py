@@ -30,6 +30,11 @@ class Published:
     split: str          #: the split the paper scored
     protocol: str       #: how the paper scored it (topics, singletons, clustering, threshold...)
     model: str = ""     #: the paper's model, when the row's method uses another encoder
+    #: how the value was checked against the paper's text: None says nothing, "" prints "not verified
+    #: against the paper text" (the number is quoted from elsewhere), any other text is the check made
+    verified: str | None = None
+    evidence: str = ""  #: an independent consistency check of the number (e.g. re-derived from released outputs)
+    quoted_from: str = ""  #: where the number comes from when it was not read in the paper
 
 
 @dataclass(frozen=True)

@@ -75,9 +75,15 @@ def published_cell(spec: BaselineSpec) -> str:
     note = f" Note: {spec.comparability}." if spec.comparability else ""
     if p is None:
         return f"none for this split and protocol: {spec.comparability}"
-    table = p.table or "table to be checked"
+    table = p.table or ("table unknown" if p.verified is not None else "table to be checked")
     model = f", {p.model}" if p.model else ""
-    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}; {p.split}; {p.protocol}).{note}"
+    check = ""
+    if p.verified is not None:
+        check = f"; checked: {p.verified}" if p.verified else "; **not verified** against the paper text"
+        check += f" (value quoted from {p.quoted_from})" if p.quoted_from else ""
+    if p.evidence:
+        check += f"; consistency check: {p.evidence}"
+    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}; {p.split}; {p.protocol}{check}).{note}"
 
 
 def protocol_cell(spec: BaselineSpec) -> str:
@@ -118,8 +124,14 @@ def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS
     return _rows(header, rows)
 
 
+#: runs without training or inference rates that took less than this are left out of the throughput table
+#: (their wall time is in the reproduction tables)
+QUICK_RUN_S = 60.0
+
+
 def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
-    """Training / inference rates and wall time of every run that has them (record, else historical)."""
+    """Training / inference rates and wall time of every run that has them (record, else historical);
+    runs of less than :data:`QUICK_RUN_S` without rates are left out."""
     rows = []
     for s in specs:
         record = read_record(s, results)
@@ -127,6 +139,8 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
             thr = record["provenance"].get("throughput", {})
             train = next((v for k, v in thr.items() if k.startswith("train") and k.endswith("_per_s")), None)
             infer = next((v for k, v in thr.items() if k.startswith("inference") and k.endswith("_per_s")), None)
+            if train is None and infer is None and record["provenance"]["wall_time_s"] < QUICK_RUN_S:
+                continue
             rows.append((f"`{s.name}`", f"{train:,.1f}" if train else "-", f"{infer:,.1f}" if infer else "-",
                          f"{record['provenance']['wall_time_s']:.0f}", "result record"))
         elif s.historical is not None and s.historical.throughput:

@@ -4,6 +4,7 @@ reproduction tables of baselines/README.md are generated from them (this test fa
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -89,3 +90,55 @@ def test_list_and_tables_commands(capsys):
     out = capsys.readouterr().out
     assert all(s.name in out for s in all_specs())
     assert main(["baseline", "tables"]) == 0
+
+
+def _cdec_specs():
+    return [s for s in all_specs() if s.family == "cdec"]
+
+
+def test_cdec_protocol_column_is_the_command():
+    """The topics a row claims are the ones its command pairs within (parsed like the CLI does)."""
+    from figbench_baselines.cdec.cli import normalise
+    from figbench_baselines.cdec.specs import TOPICS
+
+    for s in _cdec_specs():
+        args = normalise(build_parser().parse_args(["baseline", *s.argv, "--out", "x.json"]))
+        assert s.protocol["topics"].startswith(TOPICS[args.within]), s.name
+        assert {"topics", "singletons", "clustering"} <= set(s.protocol), s.name
+        if s.method in ("lh", "lh_oracle"):
+            assert f"> {args.lh_threshold}" in s.protocol["threshold"], s.name
+        if args.clustering == "greedy":
+            assert s.protocol["clustering"].startswith("greedy"), s.name
+
+
+def test_cdec_published_values_compare_like_with_like():
+    """A published value sits on the row of its split and topics protocol, says whether it was verified,
+    and every row pointing to another row for the published value points to one that has it."""
+    from figbench_baselines.cdec.specs import TOPICS
+
+    names = {s.name: s for s in _cdec_specs()}
+    for s in _cdec_specs():
+        p = s.published
+        if p is not None:
+            assert p.split == s.split and p.verified is not None, s.name
+            topics = s.protocol["topics"].split(" (")[0].split(":")[0]
+            if topics == TOPICS[None].split(":")[0]:
+                assert p.protocol.startswith("whole test split"), s.name
+            else:
+                assert p.protocol.startswith(topics), (s.name, topics, p.protocol)
+        for ref in re.findall(r"see `(cdec_\w+)`", s.comparability):
+            assert ref in names and names[ref].published is not None, (s.name, ref)
+    # the three pairing protocols are run for the heuristics on ECB+ test
+    for method in ("lemma", "lh"):
+        assert {f"cdec_{method}{p}_ecbplus_test" for p in ("", "_topic", "_predtopic")} <= set(names)
+
+
+def test_run_accepts_spec_patterns():
+    from figbench_baselines.cli import expand_specs
+
+    chosen = [s.name for s in expand_specs(["cdec_*meta_m*"])]
+    assert "cdec_lh_meta_m_test" in chosen and "cdec_lh_paper_meta_m_dev_small" in chosen
+    assert not any(get_spec(n).quick or get_spec(n).not_run for n in chosen)
+    assert [s.name for s in expand_specs(["cdec_lh_meta_m_test", "cdec_lh_meta_m_t*"])] == ["cdec_lh_meta_m_test"]
+    with pytest.raises(ValueError, match="matches"):
+        expand_specs(["nothing_*"])

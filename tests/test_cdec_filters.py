@@ -159,31 +159,67 @@ def test_average_link_groups_never_merge_across():
     assert _partition(labels) == [[0, 1], [2, 3]]
 
 
-def _greedy_reference(n, pairs, scores, threshold):
-    score = {tuple(sorted(p)): s for p, s in zip(pairs.tolist(), scores.tolist())}
+def _greedy_reference(n, pairs, scores, threshold, unscored="zero"):
+    """Brute force, independent of the implementation: a dense score matrix (NaN = never scored) and
+    explicit cluster sets; every visit recomputes the mean over all cross-cluster pairs."""
+    dense = np.full((n, n), np.nan)
+    order = []
+    for (a, b), s in zip(pairs.tolist(), scores.tolist()):
+        if a == b:
+            continue
+        if np.isnan(dense[a, b]):
+            order.append((min(a, b), max(a, b)))
+        dense[a, b] = dense[b, a] = max(s, np.nan_to_num(dense[a, b], nan=-np.inf))
+    order.sort(key=lambda p: -dense[p])  # stable: ties keep first-seen order
     clusters = [{i} for i in range(n)]
-    for (a, b), s in sorted(zip(pairs.tolist(), scores.tolist()), key=lambda t: -t[1]):
-        if s <= threshold:
-            break
+    for a, b in order:
         ca = next(c for c in clusters if a in c)
         cb = next(c for c in clusters if b in c)
         if ca is cb:
             continue
-        linked = [score[tuple(sorted((i, j)))] for i in ca for j in cb if tuple(sorted((i, j))) in score]
-        if np.mean(linked) > threshold:
+        block = dense[np.ix_(sorted(ca), sorted(cb))]
+        if unscored == "zero":
+            mean = np.nan_to_num(block, nan=0.0).mean()
+        else:
+            mean = np.nanmean(block) if (~np.isnan(block)).any() else -np.inf
+        if mean > threshold:
             clusters.remove(cb)
             ca |= cb
     return sorted(sorted(c) for c in clusters)
 
 
-def test_greedy_matches_reference():
-    rng = np.random.default_rng(2)
-    n = 25
-    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.3])
-    scores = rng.random(len(pairs))
-    assert _partition(clustering.greedy_agglomerative(n, pairs, scores, 0.6)) == \
-        _greedy_reference(n, pairs, scores, 0.6)
+@pytest.mark.parametrize("unscored", ["zero", "ignore"])
+@pytest.mark.parametrize("seed", range(40))
+def test_greedy_matches_bruteforce_on_random_cases(seed, unscored):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 16))
+    density = rng.uniform(0.1, 0.9)
+    pairs = np.array([(i, j) if rng.random() < 0.5 else (j, i)
+                      for i in range(n) for j in range(i + 1, n) if rng.random() < density]).reshape(-1, 2)
+    if len(pairs) and seed % 3 == 0:  # duplicated pairs keep their highest score
+        pairs = np.concatenate([pairs, pairs[: len(pairs) // 2, ::-1]])
+    # coarse scores produce ties (visited in the given order); oracle-like 0/1 scores too
+    scores = rng.integers(0, 2, len(pairs)).astype(float) if seed % 4 == 1 else np.round(rng.random(len(pairs)), 1)
+    threshold = float(rng.choice([0.3, 0.5, 0.7]))
+    got = clustering.greedy_agglomerative(n, pairs, scores, threshold, unscored=unscored)
+    assert _partition(got) == _greedy_reference(n, pairs, scores, threshold, unscored)
+
+
+def test_greedy_examples_and_options():
     # the average criterion stops a chain that connected components would merge
     chain = np.array([[0, 1], [1, 2], [0, 2]])
-    assert _partition(clustering.greedy_agglomerative(3, chain, np.array([0.9, 0.8, 0.0]), 0.5)) == [[0, 1], [2]]
+    for unscored in ("zero", "ignore"):
+        assert _partition(clustering.greedy_agglomerative(3, chain, np.array([0.9, 0.8, 0.0]), 0.5,
+                                                          unscored=unscored)) == [[0, 1], [2]]
     assert _partition(clustering.connected_components(3, chain, np.array([0.9, 0.8, 0.0]), 0.5)) == [[0, 1, 2]]
+    # an unscored pair counts as 0 ("zero", the ECB+META code) or is left out ("ignore")
+    path = np.array([[0, 1], [1, 2]])
+    assert _partition(clustering.greedy_agglomerative(3, path, np.array([0.9, 0.8]), 0.5)) == [[0, 1], [2]]
+    assert _partition(clustering.greedy_agglomerative(3, path, np.array([0.9, 0.8]), 0.5,
+                                                      unscored="ignore")) == [[0, 1, 2]]
+    # every scored pair counts in the average, below the threshold too: (0.9 + 0.3) / 2 > 0.5
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    assert _partition(clustering.greedy_agglomerative(3, pairs, np.array([0.9, 0.9, 0.3]), 0.5)) == [[0, 1, 2]]
+    with pytest.raises(ValueError, match="unscored"):
+        clustering.greedy_agglomerative(3, pairs, None, 0.5, unscored="nan")
+    assert _partition(clustering.cluster("greedy", 3, path, None, 0.5, greedy_unscored="ignore")) == [[0, 1, 2]]

@@ -151,6 +151,7 @@ def test_greedy_and_average_clustering_options(rows, train_rows):
     for method in ("greedy", "average"):
         rec = run(_args(train_rows, method="lh", n_resamples=0, clustering=method), rows=rows)
         assert rec["options"]["clustering"] == method
+        assert rec["options"].get("greedy_unscored") == ("zero" if method == "greedy" else None)
         # all LH scores are 1 and the fixture has no chains of pairs: every clustering gives the components
         base = run(_args(train_rows, method="lh", n_resamples=0), rows=rows)
         assert sorted(map(sorted, rec["predictions"]["inline"]["clusters"])) == \

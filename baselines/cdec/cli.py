@@ -26,10 +26,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     m = p.add_argument_group("method")
     m.add_argument("--method", default="lh", choices=METHODS)
-    m.add_argument("--within", default="auto", choices=("auto", "topic", "subtopic", "none"),
-                   help="restrict pairs to one topic/subtopic (auto: subtopic for ECB+/META, none for WEC-Eng)")
+    m.add_argument("--within", default="auto", choices=("auto", "topic", "subtopic", "predicted_topic", "none"),
+                   help="restrict pairs to one gold topic, gold subtopic or predicted topic (the split's documents "
+                        "clustered by K-Means over tf-idf, as Barhom et al. 2019) (auto: subtopic for ECB+/META, "
+                        "none for WEC-Eng)")
+    m.add_argument("--topic-clusters", type=int, default=None,
+                   help="predicted topics: number of K-Means clusters (default: the number of gold subtopics of the "
+                        "clustered documents; Barhom et al. use 20 on ECB+ test)")
+    m.add_argument("--predicted-topics", default=None, metavar="FILE",
+                   help="predicted topics read from FILE instead of clustered (JSON list of lists of doc ids or "
+                        "object doc_id -> topic, or Barhom et al.'s pickled data/external/document_clustering/"
+                        "predicted_topics, read without executing code)")
+    m.add_argument("--topic-seed", type=int, default=665, help="predicted topics: K-Means random_state (Barhom et al.: 665)")
+    m.add_argument("--topic-source", default="auto", choices=("auto", "documents", "mentions"),
+                   help="predicted topics: cluster the split of the corpus's documents config (all documents of the "
+                        "split, as the reference) or texts rebuilt from the mention rows (auto: documents, except "
+                        "ECB+META_1, whose metaphoric text exists only in its mention sentences)")
     m.add_argument("--lh-threshold", type=float, default=DEFAULT_LH_THRESHOLD,
                    help=f"LH sentence Jaccard threshold (default {DEFAULT_LH_THRESHOLD}; ECB+META paper 0.005, its code 0.1)")
+    m.add_argument("--lh-sentence-tokens", default="all", choices=("all", "content_lemmas"),
+                   help="LH sentence overlap over the lower-cased tokens (all, default) or, as the ECB+META code, "
+                        "over the lemmas of the tokens that are not stop words or punctuation (content_lemmas)")
     m.add_argument("--lh-lemma-pairs", default="train", choices=("train", "none"),
                    help="where LH's synonymous lemma pairs come from")
     m.add_argument("--lh-fallback", action="store_true",
@@ -37,7 +54,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m.add_argument("--keep-same-sentence", action="store_true",
                    help="keep candidate pairs of two mentions in one sentence (dropped by default, as in the ECB+META code)")
     m.add_argument("--clustering", default=None, choices=("cc", "greedy", "average"),
-                   help="clustering of scored pairs (default: cc; average for wec_pairwise)")
+                   help="clustering of scored pairs (default: cc; average for wec_pairwise); greedy: Held et al. "
+                        "2021's greedy agglomeration (the ECB+META paper's clustering for KNN-filtered methods)")
+    m.add_argument("--greedy-unscored", default="zero", choices=("zero", "ignore"),
+                   help="greedy: a pair that was never scored counts as 0 in the average between two clusters "
+                        "(zero, as the ECB+META code) or is left out (ignore)")
     m.add_argument("--threshold", type=float, default=0.5, help="pair score threshold for clustering")
     m.add_argument("--remove-singletons", action="store_true", help="score without singletons")
     m.add_argument("--per-topic", action="store_true", help="also store scores per topic (options.per_topic_scores)")
@@ -45,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k = p.add_argument_group("KNN / encoders")
     k.add_argument("--k", type=int, default=5, help="KNN neighbours per mention (default 5)")
     k.add_argument("--faiss-index", default="flat", choices=("flat", "hnsw", "ivf"))
-    k.add_argument("--knn-within", default="auto", choices=("auto", "topic", "subtopic", "none"),
+    k.add_argument("--knn-within", default="auto", choices=("auto", "topic", "subtopic", "predicted_topic", "none"),
                    help="search neighbours within a group (auto: as --within)")
     k.add_argument("--no-train-biencoder", action="store_true",
                    help="KNN on the frozen encoder (no triplet-loss fine-tuning)")

@@ -6,9 +6,13 @@ mention (``np.ndarray`` of ints). Mentions in no pair end up as singletons.
 
 - :func:`connected_components`: edges whose score is above a threshold, transitive closure
   (scipy's ``csgraph.connected_components``), as in Ahmed et al. 2023 and the ECB+META paper;
-- :func:`greedy_agglomerative`: Held et al. 2021's greedy merging: pairs in decreasing score
-  order; two clusters merge when the average score of the scored pairs between them is above the
-  threshold (unscored pairs do not count);
+- :func:`greedy_agglomerative`: Held et al. 2021's greedy agglomeration (their §4.2, used by the
+  ECB+META paper for its KNN-filtered methods): every scored pair is visited once, in decreasing
+  score order; when its two mentions are in different clusters, the clusters merge if the average
+  score over *all* mention pairs between them is above the threshold. A pair that was never scored
+  (not a candidate) counts as 0 (``unscored="zero"``, as the ECB+META code's ``cluster_greedy``
+  does with its zero-filled similarity matrix) or is left out of the average
+  (``unscored="ignore"``);
 - :func:`average_link`: average-link agglomerative clustering (scipy ``linkage``) over a distance
   of ``1 - score`` (1 for unscored pairs), cut at ``1 - threshold`` (the WEC pairwise model).
 """
@@ -45,16 +49,41 @@ def connected_components(n: int, pairs: np.ndarray, scores: np.ndarray | None = 
     return labels
 
 
-def greedy_agglomerative(n: int, pairs: np.ndarray, scores: np.ndarray,
-                         threshold: float = 0.5) -> np.ndarray:
-    """Held et al. (2021) greedy agglomeration over scored pairs (see the module docstring)."""
+GREEDY_UNSCORED = ("zero", "ignore")
+
+
+def _unique_pairs(pairs: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, float]]:
+    """``(i, j, score)`` with ``i < j``, one per unordered pair (its highest score), in first-seen order;
+    pairs of a mention with itself are dropped."""
+    best: dict[tuple[int, int], float] = {}
+    for (a, b), s in zip(pairs.tolist(), scores.tolist()):
+        if a == b:
+            continue
+        key = (a, b) if a < b else (b, a)
+        best[key] = max(s, best.get(key, -np.inf))
+    return [(a, b, s) for (a, b), s in best.items()]
+
+
+def greedy_agglomerative(n: int, pairs: np.ndarray, scores: np.ndarray | None = None,
+                         threshold: float = 0.5, unscored: str = "zero") -> np.ndarray:
+    """Held et al. (2021) greedy agglomeration over scored pairs (see the module docstring).
+
+    Pairs are visited in decreasing score order, ties in the order they are given (a pair given
+    twice keeps its highest score); ``scores`` None means every pair scores 1.
+    Cluster-to-cluster score sums are kept up to date on every merge, so a visit costs the number of
+    clusters linked to the smaller cluster, not the product of the cluster sizes.
+    """
+    if unscored not in GREEDY_UNSCORED:
+        raise ValueError(f"unscored must be one of {GREEDY_UNSCORED}, not {unscored!r}")
     pairs, scores = _check(n, pairs, scores)
     parent = list(range(n))
-    members: dict[int, list[int]] = {i: [i] for i in range(n)}
-    score_of: dict[tuple[int, int], float] = {}
-    for (a, b), s in zip(pairs.tolist(), scores.tolist()):
-        key = (a, b) if a < b else (b, a)
-        score_of[key] = max(s, score_of.get(key, -np.inf))
+    size = [1] * n
+    # links[r][q] = [sum of scores, number of scored pairs] between the clusters rooted at r and q
+    links: list[dict[int, list[float]]] = [dict() for _ in range(n)]
+    unique = _unique_pairs(pairs, scores)
+    for a, b, s in unique:
+        links[a][b] = [s, 1]
+        links[b][a] = [s, 1]
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -62,20 +91,27 @@ def greedy_agglomerative(n: int, pairs: np.ndarray, scores: np.ndarray,
             x = parent[x]
         return x
 
-    for idx in np.argsort(-scores, kind="stable"):
-        if scores[idx] <= threshold:
-            break
-        ra, rb = find(int(pairs[idx, 0])), find(int(pairs[idx, 1]))
+    for a, b, _ in sorted(unique, key=lambda t: -t[2]):
+        ra, rb = find(a), find(b)
         if ra == rb:
             continue
-        small, large = (members[ra], members[rb]) if len(members[ra]) <= len(members[rb]) else (members[rb], members[ra])
-        large_set = set(large)
-        linked = [score_of[(min(i, j), max(i, j))] for i in small for j in large_set
-                  if (min(i, j), max(i, j)) in score_of]
-        if linked and float(np.mean(linked)) > threshold:
-            parent[rb] = ra
-            members[ra] = members[ra] + members.pop(rb)
-    return np.array([find(i) for i in range(n)])
+        total, count = links[ra].get(rb, (0.0, 0))
+        denominator = size[ra] * size[rb] if unscored == "zero" else count
+        if not denominator or total / denominator <= threshold:
+            continue
+        small, large = (ra, rb) if size[ra] <= size[rb] else (rb, ra)
+        parent[small] = large
+        size[large] += size[small]
+        for other, (t, c) in links[small].items():
+            del links[other][small]
+            if other == large:
+                continue
+            acc = links[large].setdefault(other, [0.0, 0])
+            acc[0] += t
+            acc[1] += c
+            links[other][large] = acc
+        links[small] = {}
+    return np.array([find(i) for i in range(n)], dtype=np.int64)
 
 
 def average_link(n: int, pairs: np.ndarray, scores: np.ndarray, threshold: float = 0.5,
@@ -133,12 +169,12 @@ CLUSTERERS = {
 
 
 def cluster(method: str, n: int, pairs: np.ndarray, scores: np.ndarray | None, threshold: float,
-            groups: np.ndarray | None = None) -> np.ndarray:
-    """Dispatch to one of :data:`CLUSTERERS` by name."""
+            groups: np.ndarray | None = None, *, greedy_unscored: str = "zero") -> np.ndarray:
+    """Dispatch to one of :data:`CLUSTERERS` by name (``greedy_unscored``: see :func:`greedy_agglomerative`)."""
     if method not in CLUSTERERS:
         raise ValueError(f"unknown clustering {method!r}; choose from {sorted(CLUSTERERS)}")
     if method == "average":
         return average_link(n, pairs, scores if scores is not None else np.ones(len(pairs)), threshold, groups)
     if method == "greedy":
-        return greedy_agglomerative(n, pairs, scores if scores is not None else np.ones(len(pairs)), threshold)
+        return greedy_agglomerative(n, pairs, scores, threshold, unscored=greedy_unscored)
     return connected_components(n, pairs, scores, threshold)

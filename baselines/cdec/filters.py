@@ -97,17 +97,59 @@ def jaccard(a: set, b: set) -> float:
     return len(a & b) / union if union else 0.0
 
 
+#: how LH represents a sentence for its Jaccard condition (``--lh-sentence-tokens``)
+SENTENCE_TOKENS = ("all", "content_lemmas")
+#: pronouns the ECB+META code keeps among the content lemmas (``parse_ecb.py``)
+_KEPT_PRONOUNS = frozenset({"he", "she", "his", "him", "her"})
+
+
+def sentence_token_set(tokens: Iterable[str], mode: str = "all") -> frozenset[str]:
+    """The set a sentence enters LH's Jaccard overlap as.
+
+    ``"all"``: its lower-cased tokens (figbench's default). ``"content_lemmas"``: as the ECB+META
+    code (``llms_coref`` ``parse_ecb.py``, ``sentence_tokens``): lower-cased lemmas of the tokens that
+    are neither spaCy stop words nor punctuation, plus the pronouns he/she/his/him/her; the lemmas
+    are spaCy's English lookup lemmas (:mod:`figbench.corpora.lemmas`) where the code ran
+    ``en_core_web_lg``.
+    """
+    if mode == "all":
+        return frozenset(t.lower() for t in tokens)
+    if mode != "content_lemmas":
+        raise ValueError(f"unknown sentence token mode {mode!r}; choose from {SENTENCE_TOKENS}")
+    import string
+
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from figbench.corpora.lemmas import lookup_lemma
+
+    out = set()
+    for t in tokens:
+        lemma = lookup_lemma(t)
+        punct = all(c in string.punctuation for c in t)
+        if not (t.lower() in STOP_WORDS or punct) or lemma in _KEPT_PRONOUNS:
+            out.add(lemma)
+    return frozenset(out)
+
+
 def lh_pairs(rows: Sequence[Mapping], syn_pairs: set[tuple[str, str]], threshold: float = DEFAULT_LH_THRESHOLD,
-             within: str | None = "topic", skip_same_sentence: bool = True) -> np.ndarray:
+             within: str | None = "topic", skip_same_sentence: bool = True,
+             sentence_tokens: str = "all") -> np.ndarray:
     """Lemma Heuristic (Ahmed et al. 2023) candidate pairs.
 
     A pair passes when (a) one head lemma occurs in the other mention's text, or one lemma contains
     the other, or the sorted lemma pair is in ``syn_pairs`` (lemmas seen coreferent in training), and
-    (b) the Jaccard overlap of the two sentences' lower-cased token sets is above ``threshold``.
+    (b) the Jaccard overlap of the two sentences' token sets (:func:`sentence_token_set`) is above
+    ``threshold``.
     """
     lemmas = [_lemma(r) for r in rows]
     texts = [str(r.get("text", "")).lower() for r in rows]
-    sents = [frozenset(t.lower() for t in (r.get("sentence") or ())) for r in rows]
+    cache: dict[tuple[str, ...], frozenset[str]] = {}
+    sents = []
+    for r in rows:
+        key = tuple(r.get("sentence") or ())
+        if key not in cache:
+            cache[key] = sentence_token_set(key, sentence_tokens)
+        sents.append(cache[key])
     sent_keys = [_sentence_key(r) for r in rows] if skip_same_sentence else None
     pairs: list[tuple[int, int]] = []
     for idx in group_index(rows, within).values():

@@ -8,11 +8,15 @@ method          candidates              pair scores                 clustering
 lemma           same head lemma         1                           by key
 lh              Lemma Heuristic         1                           cc
 lh_oracle       Lemma Heuristic         gold labels                 cc
-knn_oracle      KNN (bi-encoder)        gold labels                 cc
-ce_lh / ce_knn  LH / KNN                cross-encoder               cc (0.5)
+knn_oracle      KNN (bi-encoder)        gold labels                 cc (or greedy)
+ce_lh / ce_knn  LH / KNN                cross-encoder               cc or greedy (0.5)
 wec_pairwise    all pairs in the group  WEC pairwise MLP            average
 llm_lh/llm_knn  LH / KNN                LLM yes/no                  cc (0.5)
 ==============  ======================  ==========================  ==========
+
+Pairs are formed inside one group (``--within``): gold subtopics (default for ECB+/ECB+META), gold
+topics, predicted topics (:mod:`figbench_baselines.cdec.topics`, computed here for the evaluated split
+and recorded in ``options.topic_clustering``) or the whole split.
 """
 
 from __future__ import annotations
@@ -97,9 +101,9 @@ def lh_candidates(rows, args, stage: Stage) -> np.ndarray:
     stage.counts["synonymous_lemma_pairs"] = len(syn)
     t0 = time.perf_counter()
     pairs = lh_pairs(rows, syn, threshold=args.lh_threshold, within=args.within,
-                     skip_same_sentence=not args.keep_same_sentence)
+                     skip_same_sentence=not args.keep_same_sentence, sentence_tokens=args.lh_sentence_tokens)
     stage.throughput["filter_seconds"] = time.perf_counter() - t0
-    stage.options.update(lh_threshold=args.lh_threshold)
+    stage.options.update(lh_threshold=args.lh_threshold, lh_sentence_tokens=args.lh_sentence_tokens)
     return pairs
 
 
@@ -121,6 +125,9 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
     method = args.method
     within = args.within
     stage.options.update(method=method, within=within or "split", skip_same_sentence=not args.keep_same_sentence)
+    if method == "wec_pairwise" and within == "predicted_topic":
+        raise ValueError("wec_pairwise tunes its threshold on another split, which has no predicted topics; "
+                         "use --within topic/subtopic/none")
     if method == "lemma":
         labels = same_lemma_labels(rows, within)
         stage.counts["candidate_pairs"] = len(same_lemma_pairs(rows, within))
@@ -183,8 +190,11 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
         stage.options.update(info)
 
     clusterer = args.clustering or ("average" if method == "wec_pairwise" else "cc")
-    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups)
+    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups,
+                                greedy_unscored=args.greedy_unscored)
     stage.options.update(clustering=clusterer, cluster_threshold=model_threshold)
+    if clusterer == "greedy":
+        stage.options["greedy_unscored"] = args.greedy_unscored
     return labels, stage
 
 
@@ -193,11 +203,55 @@ def _train_candidates(train_rows: list[dict], args) -> np.ndarray:
     st = Stage()
     if args.method.endswith("_lh"):
         syn = synonymous_lemma_pairs(train_rows)
-        return lh_pairs(train_rows, syn, threshold=args.lh_threshold, within=args.within,
-                        skip_same_sentence=not args.keep_same_sentence)
+        within = "topic" if args.within == "predicted_topic" else args.within  # training: gold topics
+        return lh_pairs(train_rows, syn, threshold=args.lh_threshold, within=within,
+                        skip_same_sentence=not args.keep_same_sentence, sentence_tokens=args.lh_sentence_tokens)
     # training pairs for CE_KNN: KNN on the frozen encoder (the trained bi-encoder serves the test split)
-    frozen = argparse.Namespace(**{**vars(args), "no_train_biencoder": True})
+    gold_groups = {"knn_within": "topic"} if args.knn_within == "predicted_topic" else {}
+    frozen = argparse.Namespace(**{**vars(args), "no_train_biencoder": True, **gold_groups})
     return knn_candidates(train_rows, frozen, st)
+
+
+def topic_source(args: argparse.Namespace) -> str:
+    """Where predicted topics cluster documents from (``--topic-source``; auto: see the CLI help)."""
+    if args.topic_source != "auto":
+        return args.topic_source
+    return "mentions" if (args.dataset, args.config) == ("ecbmeta", "meta_1") or args.dataset == "wec_eng" \
+        else "documents"
+
+
+def assign_predicted_topics(rows: list[dict], args: argparse.Namespace) -> tuple[list[dict], dict]:
+    """``rows`` with their document's predicted topic (:mod:`figbench_baselines.cdec.topics`) and the
+    clustering's description and quality. ``args.documents`` (rows of a documents config) replaces
+    loading the split of the corpus's ``documents`` config."""
+    from figbench_baselines.cdec import topics
+
+    source = topic_source(args)
+    documents = getattr(args, "documents", None)
+    if source == "documents":
+        where = "given documents"
+        if documents is None:
+            from figbench_baselines.common.splits import load_split
+
+            where = f"{args.dataset}/documents/{args.split}"
+            try:
+                documents = load_split(args.dataset, "documents", args.split, args.data_dir)
+            except ValueError as e:
+                raise ValueError(f"predicted topics need the split's documents ({where}): {e}; "
+                                 "--topic-source mentions clusters texts rebuilt from the mentions") from e
+        texts, gold = topics.texts_from_documents(documents)
+    else:
+        where = f"{args.dataset}/{args.config}/{args.split} mention rows"
+        texts, gold = topics.texts_from_mentions(rows)
+    if getattr(args, "predicted_topics", None):
+        clustering = topics.given_topics(topics.load_topic_file(args.predicted_topics), gold,
+                                         f"--predicted-topics {args.predicted_topics}")
+    else:
+        clustering = topics.predict_topics(texts, gold, n_topics=args.topic_clusters, seed=args.topic_seed,
+                                           source=where)
+    rows = topics.with_predicted_topics(rows, clustering)
+    clustering.info["mention_pairs_vs_gold_subtopics"] = topics.mention_agreement(rows)
+    return rows, clustering.info
 
 
 def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
@@ -219,8 +273,15 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     args.has_gold = True
     if args.max_mentions:
         rows = rows[: args.max_mentions]
+    topic_info = None
+    if "predicted_topic" in (args.within, getattr(args, "knn_within", None)):
+        rows, topic_info = assign_predicted_topics(rows, args)
     t0 = time.perf_counter()
     labels, stage = run_method(rows, args)
+    if topic_info is not None:
+        stage.options["topic_clustering"] = topic_info
+        stage.counts.update(predicted_topics=float(topic_info["n_topics"]),
+                            topic_documents=float(topic_info["documents"]))
     pipe_s = time.perf_counter() - t0
     stage.throughput.setdefault("pipeline_seconds", pipe_s)
     stage.throughput["mentions_per_s"] = len(rows) / pipe_s if pipe_s > 0 else 0.0
