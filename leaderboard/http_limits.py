@@ -11,10 +11,6 @@ import json
 from typing import Any
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """ASGI middleware: refuse HTTP request bodies over ``max_bytes`` with 413."""
 
@@ -43,25 +39,32 @@ class BodyLimit:
                 await self._refuse(send)
                 return
         seen = 0
-        started = False
-
-        async def counted_receive() -> dict:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise BodyTooLarge()
-            return message
+        started = refused = False
 
         async def tracked_send(message: dict) -> None:
             nonlocal started
+            if refused:
+                return   # the app's late answer to a body it never fully got
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
+        async def counted_receive() -> dict:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    if not started:
+                        await self._refuse(send)
+                    refused = True
+                    return {"type": "http.disconnect"}
+            return message
+
         try:
             await self.app(scope, counted_receive, tracked_send)
-        except BodyTooLarge:
-            if not started:
-                await self._refuse(send)
+        except Exception:
+            if not refused:
+                raise   # the app's own error; a refused body's disconnect is expected
