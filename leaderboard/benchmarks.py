@@ -27,9 +27,11 @@ def default_config(dataset: str) -> str | None:
         return None
 
 
-def hidden_split(benchmark: Benchmark) -> bool:
+def hidden_split(benchmark: Benchmark | str) -> bool:
     """Test splits are hidden: their scores are released at reduced precision (see ``policy``)."""
-    return benchmark.split.startswith("test")
+    from figbench_leaderboard.release import is_hidden
+
+    return is_hidden(benchmark if isinstance(benchmark, str) else benchmark.split)
 
 
 class BenchmarkRegistry:

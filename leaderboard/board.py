@@ -33,7 +33,8 @@ from figbench_leaderboard.formats import (
 )
 from figbench_leaderboard.gold import BuilderGoldProvider, GoldProvider
 from figbench_leaderboard.names import skeleton
-from figbench_leaderboard.policy import HiddenSplitPolicy, probe_check, release
+from figbench_leaderboard.policy import HiddenSplitPolicy, probe_check
+from figbench_leaderboard.release import release
 from figbench_leaderboard.redact import redact
 from figbench_leaderboard.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
 
@@ -261,7 +262,7 @@ class Leaderboard:
         """A row as the board shows it (hidden-split scores at reduced precision under a policy)."""
         if row is None:
             return None
-        return release(row, self.benchmark_of(row)) if self.policy is not None else dict(row)
+        return release(row) if self.policy is not None else dict(row)
 
     # --- the queue ----------------------------------------------------------------------------
     def process(self, sid: str | None = None) -> dict[str, Any] | None:

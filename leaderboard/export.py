@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from figbench.tasks import Benchmark
-
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.policy import release
+from figbench_leaderboard.release import release
 from figbench_leaderboard.store import Store
 from figbench_leaderboard.tables import overview, submissions_frame
 
@@ -43,7 +41,7 @@ def export_board(store: Store, out_dir: str | os.PathLike, *, fmt: str = "both",
     out.mkdir(parents=True, exist_ok=True)
     rows = store.list()
     if not exact:
-        rows = [release(r, Benchmark(r["task"], r["dataset"], r["config"], r["split"], "")) for r in rows]
+        rows = [release(r) for r in rows]
     frames = {"submissions": submissions_frame(rows), "overview": overview(rows, registry)}
     written: list[Path] = []
     configs = []

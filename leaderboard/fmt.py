@@ -20,7 +20,9 @@ def missing(x: Any) -> bool:
     """None, NaN, pandas NA."""
     if x is None:
         return True
-    if isinstance(x, (str, bytes, Mapping, list, tuple)):
+    if isinstance(x, float):
+        return x != x
+    if isinstance(x, (int, str, bytes, Mapping, list, tuple)):
         return False
     try:
         return bool(pd.isna(x))

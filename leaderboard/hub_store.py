@@ -31,9 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from figbench.tasks import Benchmark
-
-from figbench_leaderboard.policy import release
+from figbench_leaderboard.release import release
 from figbench_leaderboard.store import RateLimit, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -85,10 +83,6 @@ _REQUEST_KEYS = ("id", "created_at", "updated_at", "status", "reason", "task", "
 _PRIVATE_KEYS = ("id", "predictions", "scores", "confidence_intervals", "counts", "mismatches", "client", "account")
 
 
-def _benchmark(sub: Mapping[str, Any]) -> Benchmark:
-    return Benchmark(sub["task"], sub["dataset"], sub["config"], sub["split"], "")
-
-
 def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     """The public request file of a submission (metadata and status; no predictions, no client)."""
     out = {k: sub.get(k) for k in _REQUEST_KEYS}
@@ -102,7 +96,7 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
 def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     """The public results file of a FINISHED submission (template shape), scores as released."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
-    shown = release(sub, _benchmark(sub))
+    shown = release(sub)
     return {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
                        "model_type": sub["model_type"], "params": sub["model_parameters"]},
             "results": {key: shown.get("scores") or {}},

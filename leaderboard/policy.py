@@ -27,9 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from figbench_leaderboard.benchmarks import Benchmark, hidden_split
+from figbench_leaderboard.release import HIDDEN_DECIMALS, round_hidden
+from figbench_leaderboard.release import release as release_row
 from figbench_leaderboard.store import Quota, decode_predictions
 
-HIDDEN_DECIMALS = 3   #: fractions of hidden splits are released rounded to 0.001 (0.1 in percent)
+__all__ = ["HIDDEN_DECIMALS", "HiddenSplitPolicy", "changed", "fingerprints", "probe_check", "release",
+           "round_hidden"]
 
 
 @dataclass(frozen=True)
@@ -51,23 +54,9 @@ class HiddenSplitPolicy:
         return max(self.min_changed, math.ceil(self.min_changed_fraction * n_ids)) if self.min_changed > 0 else 0
 
 
-def round_hidden(value: float | None) -> float | None:
-    return None if value is None else round(float(value), HIDDEN_DECIMALS)
-
-
-def release(row: Mapping[str, Any], benchmark: Benchmark | None) -> dict[str, Any]:
+def release(row: Mapping[str, Any], benchmark: Benchmark | None = None) -> dict[str, Any]:
     """``row`` as it may be shown: scores and intervals of hidden splits rounded (a copy)."""
-    out = dict(row)
-    if benchmark is None or not hidden_split(benchmark):
-        return out
-    if out.get("scores"):
-        out["scores"] = {k: round_hidden(v) for k, v in out["scores"].items()}
-    if out.get("confidence_intervals"):
-        out["confidence_intervals"] = {k: {**ci, "low": round_hidden(ci.get("low")), "high": round_hidden(ci.get("high"))}
-                                       for k, ci in out["confidence_intervals"].items()}
-    if out.get("mismatches"):
-        out["mismatches"] = {k: {**m, "server": round_hidden(m.get("server"))} for k, m in out["mismatches"].items()}
-    return out
+    return release_row(row)
 
 
 def fingerprints(predictions: Any) -> dict[str, str]:

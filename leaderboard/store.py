@@ -69,7 +69,7 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('rev', 0);
 
 #: columns added after the first release (existing stores get them on open)
 _ADDED_COLUMNS = {"lease_owner": "TEXT", "lease_until": "REAL", "attempts": "INTEGER NOT NULL DEFAULT 0",
-                  "account": "TEXT", "name_key": "TEXT"}
+                  "account": "TEXT", "name_key": "TEXT", "public_scores": "TEXT", "public_cis": "TEXT"}
 
 _INDEXES = """
 CREATE UNIQUE INDEX IF NOT EXISTS submissions_one_live
@@ -80,6 +80,9 @@ CREATE INDEX IF NOT EXISTS submissions_client ON submissions (client, created_at
 CREATE INDEX IF NOT EXISTS submissions_account ON submissions (account, created_at);
 CREATE INDEX IF NOT EXISTS submissions_name_key ON submissions (name_key);
 CREATE INDEX IF NOT EXISTS submissions_created ON submissions (created_at);
+CREATE INDEX IF NOT EXISTS submissions_board ON submissions (status, created_at, id, updated_at, reason, task, dataset,
+    config, split, model_name, model_revision, model_type, model_parameters, submitter, verified, public_scores,
+    public_cis);
 CREATE TRIGGER IF NOT EXISTS submissions_rev_insert AFTER INSERT ON submissions
     BEGIN UPDATE meta SET value = value + 1 WHERE key = 'rev'; END;
 CREATE TRIGGER IF NOT EXISTS submissions_rev_delete AFTER DELETE ON submissions
@@ -89,15 +92,15 @@ CREATE TRIGGER IF NOT EXISTS submissions_rev_update
     ON submissions BEGIN UPDATE meta SET value = value + 1 WHERE key = 'rev'; END;
 """
 
-_JSON_COLUMNS = ("metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches")
+_JSON_COLUMNS = ("metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches",
+                 "public_scores", "public_cis")
 _LIGHT_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                   "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
                   "sha256", "metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches",
                   "attempts", "lease_until")
-#: what the board's tables need: no metadata, no predictions
+#: what the board's tables need: no metadata, no predictions (scores: the released copy, or the exact one)
 BOARD_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
-                 "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
-                 "scores", "confidence_intervals")
+                 "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified")
 QUEUE_COLUMNS = ("id", "created_at", "status", "reason", "task", "dataset", "config", "split", "model_name",
                  "model_revision", "submitter", "verified")
 
@@ -145,6 +148,12 @@ class Quota:
     max_submissions: int
     window_s: float = 86400.0
     what: str = "submissions"
+
+
+try:   # a faster JSON parser (a Gradio dependency) for reading thousands of rows
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
 
 
 def encode_predictions(predictions: Any) -> bytes:
@@ -274,6 +283,14 @@ class Store:
             if "readonly" in str(e).lower() or not self._writable():   # a read-only store can still be read
                 return
             raise self._describe(e) from None
+        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL"
+                      ).fetchone()[0]:
+            with self.transaction() as tx:
+                rows = tx.execute("SELECT id, split, scores, confidence_intervals FROM submissions "
+                                  "WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
+                tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
+                               [(*self._public(r["split"], _loads(r["scores"]),
+                                               _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
         if db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL").fetchone()[0]:
             from figbench_leaderboard.names import skeleton
 
@@ -281,6 +298,13 @@ class Store:
                 rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
                 tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
                                [(skeleton(r[0]), r[0]) for r in rows])
+
+    @staticmethod
+    def _public(split: str, scores: Any, cis: Any) -> tuple[str | None, str | None]:
+        from figbench_leaderboard.release import released_scores
+
+        pub_s, pub_c = released_scores(split, scores, cis)
+        return _dumps(pub_s), _dumps(pub_c)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -354,6 +378,9 @@ class Store:
         }
         for col in _JSON_COLUMNS:
             row[col] = _dumps(sub.get(col) if col != "metadata" else sub.get(col, {}))
+        if sub.get("scores") is not None:
+            row["public_scores"], row["public_cis"] = self._public(sub["split"], sub["scores"],
+                                                                   sub.get("confidence_intervals") or {})
         cols = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
         with self.transaction() as db:
@@ -493,12 +520,14 @@ class Store:
                mismatches: Mapping | None = None, verified: bool = True, owner: str | None = None) -> None:
         clause, extra = self._owned(owner)
         with self.transaction() as db:
+            found = db.execute("SELECT split FROM submissions WHERE id = ?", (sid,)).fetchone()
+            pub_s, pub_c = self._public(found["split"] if found else "", dict(scores), dict(confidence_intervals))
             cur = db.execute(
                 "UPDATE submissions SET status = 'FINISHED', reason = NULL, updated_at = ?, scores = ?, "
                 "confidence_intervals = ?, counts = ?, mismatches = ?, verified = ?, lease_owner = NULL, "
-                f"lease_until = NULL WHERE id = ? AND status = 'RUNNING' {clause}",
+                f"lease_until = NULL, public_scores = ?, public_cis = ? WHERE id = ? AND status = 'RUNNING' {clause}",
                 (time.time(), _dumps(dict(scores)), _dumps(dict(confidence_intervals)), _dumps(dict(counts or {})),
-                 _dumps(dict(mismatches or {})), int(verified), sid, *extra))
+                 _dumps(dict(mismatches or {})), int(verified), pub_s, pub_c, sid, *extra))
             if cur.rowcount != 1:
                 raise LeaseLostError(f"submission {sid[:12]} is not RUNNING under this scorer's lease; cannot finish it")
 
@@ -525,7 +554,7 @@ class Store:
         out = dict(row)
         for col in _JSON_COLUMNS:
             if col in out and out[col] is not None:
-                out[col] = json.loads(out[col])
+                out[col] = _loads(out[col])
         if "predictions" in out:
             out["predictions"] = decode_predictions(out["predictions"])
         if "verified" in out:
@@ -554,11 +583,20 @@ class Store:
             rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id", (status,))
         return [self._decode(r) for r in rows]
 
-    def board_rows(self) -> list[dict[str, Any]]:
-        """FINISHED submissions with the columns the board's tables use (no metadata, no predictions)."""
-        rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)} FROM submissions WHERE status = 'FINISHED' "
-                          "ORDER BY created_at, id")
-        return [self._decode(r) for r in rows]
+    def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
+        """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
+        ``released``: hidden-split scores and intervals as released (``public_*`` columns)."""
+        s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
+        rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
+                          "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["scores"] = _loads(d["scores"]) if d["scores"] is not None else None
+            d["confidence_intervals"] = _loads(d["confidence_intervals"]) if d["confidence_intervals"] else {}
+            d["verified"] = bool(d["verified"])
+            out.append(d)
+        return out
 
     def queue_page(self, *, limit: int = 100, offset: int = 0, status: str | None = None) -> list[dict[str, Any]]:
         """Newest submissions first, one page."""

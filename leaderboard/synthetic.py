@@ -23,7 +23,7 @@ from figbench_leaderboard.store import Store
 
 
 def synthetic_coref_gold(n_mentions: int, n_clusters: int, *, seed: int = 0,
-                         key: str = "cdec/ecbplus/events/test") -> ClusterGold:
+                         key: str = "synthetic/clusters") -> ClusterGold:
     rng = np.random.default_rng(seed)
     assign = np.concatenate([np.arange(n_clusters), rng.integers(0, n_clusters, n_mentions - n_clusters)])
     rng.shuffle(assign)

@@ -46,8 +46,13 @@ def bench_key(row: Mapping[str, Any]) -> str:
     return f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"
 
 
+_LAST: list = [None, None]   #: the last rows list seen and its result (views pass the same list per revision)
+
+
 def latest_finished(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, bool, str], Mapping[str, Any]]:
     """(model, revision, verified, benchmark key) -> the latest FINISHED submission."""
+    if isinstance(rows, list) and rows is _LAST[0]:
+        return _LAST[1]
     best: dict[tuple[str, str, bool, str], Mapping[str, Any]] = {}
     for r in rows:
         if r["status"] != "FINISHED" or not r.get("scores"):
@@ -55,6 +60,8 @@ def latest_finished(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, b
         k = (r["model_name"], r["model_revision"], bool(r["verified"]), bench_key(r))
         if k not in best or r["created_at"] >= best[k]["created_at"]:
             best[k] = r
+    if isinstance(rows, list):
+        _LAST[0], _LAST[1] = rows, best
     return best
 
 
@@ -80,8 +87,20 @@ def _language_key(name: str, lang: str) -> str:
 
 # --- the overview -----------------------------------------------------------------------------
 
+_MODELS: list = [None, None, None]
+
+
 def _models(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> list[dict[str, Any]]:
-    """One record per (model, revision, verified) with a cell per benchmark label."""
+    """One record per (model, revision, verified) with a cell per benchmark label (``_cells``; read-only)."""
+    if isinstance(rows, list) and rows is _MODELS[0] and registry is _MODELS[1]:
+        return _MODELS[2]
+    out = _build_models(rows, registry)
+    if isinstance(rows, list):
+        _MODELS[:] = [rows, registry, out]
+    return out
+
+
+def _build_models(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> list[dict[str, Any]]:
     langs = languages(registry)
     models: dict[tuple[str, str, bool], dict[str, Any]] = {}
     for (name, rev, verified, key), r in latest_finished(rows).items():
@@ -147,15 +166,14 @@ def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, gro
     Columns: ``Model, Revision, Type, Parameters, Average, Benchmarks, Verified``, one per benchmark
     label, then ``Rank``, ``Tied``, ``Average low/high`` and per label ``<label> low/high/id``.
     """
-    rows = list(rows)
+    rows = rows if isinstance(rows, list) else list(rows)
     group = group or default_group(rows, registry)
     members = [b.label for b in group_benchmarks(registry, group)]
     labels = [b.label for b in registry]
     records = []
     for m in _models(rows, registry):
-        cells = m.pop("_cells")
-        m.pop("_langs")
-        rec = dict(m)
+        cells = m["_cells"]
+        rec = {k: v for k, v in m.items() if not k.startswith("_")}
         for lab in labels:
             v, lo, hi, sid = cells.get(lab, (None, None, None, None))
             rec[lab], rec[lab + LOW], rec[lab + HIGH], rec[lab + SID] = v, lo, hi, sid
@@ -279,6 +297,9 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
     decl = registry.task(task)
     benches = {b.key: b for b in registry.task_benchmarks(task)}
     columns = list(decl.table_columns())
+    titles = {m: decl.metric(m).title for m in columns}
+    fraction = {m: decl.metric(m).fraction for m in columns}
+    order = {k: i for i, k in enumerate(benches)}
     records = []
     for (name, rev, verified, key), r in latest_finished(rows).items():
         if key not in benches or (not verified and not show_unverified):
@@ -288,11 +309,11 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
                "Type": r["model_type"], "Parameters": fmt.params(r["model_parameters"]),
                "Benchmark": benches[key].label, "Submission": r["id"][:8]}
         for m in columns:
-            rec[decl.metric(m).title] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
-                if decl.metric(m).fraction else fmt.BLANK if r["scores"].get(m) is None else f"{r['scores'][m]:.1f}"
+            rec[titles[m]] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
+                if fraction[m] else fmt.BLANK if r["scores"].get(m) is None else f"{r['scores'][m]:.1f}"
         head = r["scores"].get(decl.headline)
         rec["_sort"] = -1e9 if head is None else (head if decl.higher_is_better else -head)
-        rec["_bench"] = list(benches).index(key)
+        rec["_bench"] = order[key]
         rec["_v"] = not verified
         records.append(rec)
     cols = ["Model", "Revision", "Type", "Parameters", "Benchmark", "Submission"] + [decl.metric(m).title

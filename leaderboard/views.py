@@ -31,8 +31,7 @@ class BoardView:
     def _refresh(self) -> int:
         rev = self.revision()
         if rev != self._rev:
-            rows = self.board.store.board_rows()
-            self._rows = [self.board.released(r) for r in rows]
+            self._rows = self.board.store.board_rows(released=self.board.policy is not None)
             self._cache = {}
             self._rev = rev
         return rev

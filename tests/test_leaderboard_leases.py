@@ -36,7 +36,7 @@ def _cli(*args: str, **kw) -> subprocess.Popen:
 def slow(tmp_path_factory):
     """A coreference split big enough that scoring takes seconds (killable mid-way)."""
     tmp = tmp_path_factory.mktemp("slow")
-    gold = synthetic_coref_gold(20000, 10000, seed=3)
+    gold = synthetic_coref_gold(20000, 10000, seed=3, key="cdec/ecbplus/events/test")
     (tmp / "gold.json").write_text(json.dumps({gold.key: gold.to_json()}))
     sub = {"format": "figbench-predictions/1", "task": "cdec", "dataset": "ecbplus", "config": "events",
            "split": "test", "model": {"name": "slow-model", "type": "other"}, "predictions": noisy_clusters(gold)}
