@@ -23,7 +23,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from figbench.results import MODEL_TYPES  # noqa: E402
 
-from figbench_leaderboard import plots, tables  # noqa: E402
+from figbench_leaderboard import fmt, plots, tables  # noqa: E402
 from figbench_leaderboard.about import about_markdown  # noqa: E402
 from figbench_leaderboard.board import Leaderboard, Limits  # noqa: E402
 from figbench_leaderboard.detail import detail_html  # noqa: E402
@@ -38,7 +38,19 @@ CSS = """
 .fb-ok {color: #0b6e2e; border: 1px solid #0b6e2e; padding: 8px; border-radius: 6px;}
 .fb-note {color: #555; font-size: 0.9em;}
 .fb-detail table {border-collapse: collapse;} .fb-detail th, .fb-detail td {padding: 2px 8px; text-align: left;}
-#queue-table th, #queue-table thead span {white-space: normal !important; font-weight: 600;}
+.fb-table-wrap {max-height: 640px; overflow: auto; border: 1px solid var(--border-color-primary); border-radius: 6px;}
+.fb-table {border-collapse: separate; border-spacing: 0; width: 100%; font-size: 14px;
+           font-variant-numeric: tabular-nums;}
+.fb-table th {position: sticky; top: 0; z-index: 2; background: var(--background-fill-secondary); text-align: left;
+              font-weight: 600; padding: 6px 10px; border-bottom: 1px solid var(--border-color-primary);
+              white-space: normal;}
+.fb-table td {padding: 4px 10px; border-bottom: 1px solid var(--border-color-primary); white-space: nowrap;
+              max-width: 34em; overflow: hidden; text-overflow: ellipsis;}
+.fb-table tbody tr:nth-child(even) td {background: var(--background-fill-secondary);}
+.fb-table .num {text-align: right;}
+.fb-table a {color: inherit; text-decoration: none;} .fb-table a:hover {text-decoration: underline;}
+#queue-grid td:last-child {white-space: normal; min-width: 20em;}
+.fb-empty {padding: 12px; color: #666;}
 """
 
 #: plots click through to the detail view: a point's customdata ends with its submission id
@@ -63,6 +75,29 @@ CLICK_JS = """
 })();
 </script>
 """
+
+def plotly_preload_js() -> str:
+    """A script that imports Gradio's Plotly chunk once the overview is shown and the page is idle, so the
+    Plots tab does not wait for 4 MB of JavaScript to be fetched and compiled (empty if it is not found)."""
+    import gradio
+
+    found = sorted((Path(gradio.__file__).parent / "templates" / "frontend" / "assets").glob("PlotlyPlot-*.js"))
+    if not found:
+        return ""
+    asset = json.dumps(f"./assets/{found[0].name}")
+    return f"""
+<script>
+(function () {{
+  function later() {{
+    if (!document.querySelector('#overview-table td')) {{ setTimeout(later, 500); return; }}
+    (window.requestIdleCallback || setTimeout)(function () {{ import({asset}).then(function () {{ window.__fbPlotlyReady = true; }}, function () {{}}); }},
+      {{timeout: 4000}});
+  }}
+  setTimeout(later, 500);   // Gradio adds this script after the page's load event
+}})();
+</script>
+"""
+
 
 SYSTEM_FONTS = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Helvetica", "Arial", "sans-serif"]
 MONO_FONTS = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"]
@@ -137,29 +172,31 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
     downloads = _Downloads()
     use_oauth = oauth_enabled()
     plot_choices = [p.title for _, p in plots.declared_plots(registry)] + [SIZE_PLOT]
-    first_group = next(iter(registry.groups()), tables.ALL_GROUPS)
+
+    def default_group() -> str:
+        return view.cached("default-group", lambda r: tables.default_group(r, registry))
+
+    def members(group: str) -> list[str]:
+        return [b.label for b in tables.group_benchmarks(registry, group)]
 
     # --- overview -----------------------------------------------------------------------------
     def overview_data(group: str | None) -> tuple[str, pd.DataFrame]:
-        group = group if group in groups else view.cached("default-group",
-                                                          lambda r: tables.default_group(r, registry))
+        group = group if group in groups else default_group()
         return group, view.cached(("overview", group), lambda r: tables.overview(r, registry, group))
 
-    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending):
+    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending, limit):
         group, df = overview_data(group)
         df = tables.filter_table(df, search=search, types=types, sizes=sizes, sort_by=sort_by or "Rank",
                                  descending=descending == "descending", show_unverified=bool(show_unverified))
         shown = [c for c in (columns or []) if c in labels]
         extra = [c for c in (columns or []) if c in OVERVIEW_EXTRA]
-        return tables.display_overview(df, shown, extra=extra)
+        disp = tables.display_overview(df, shown, extra=extra, limit=None if limit == "all" else int(limit))
+        links = {lab: df[lab + tables.SID].head(len(disp)).tolist() for lab in shown}
+        return fmt.html_table(disp, table_id="overview-grid", links=links,
+                              empty="No model matches; change the group, the search or the filters.")
 
-    def overview_error(msg: str):
-        return pd.DataFrame({"Error": [msg]})
-
-    def group_changed(group):
-        group = group if group in groups else first_group
-        members = [b.label for b in tables.group_benchmarks(registry, group)]
-        return gr.CheckboxGroup(value=members)
+    def overview_error(msg: str) -> str:
+        return f'<div class="fb-error">The table could not be built: {html.escape(msg)}</div>'
 
     def download(kind, *controls):
         group, df = overview_data(controls[0])
@@ -174,10 +211,14 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         return gr.File(value=str(out), visible=True)
 
     # --- families, plots, detail, queue ---------------------------------------------------------
-    def task_tables(family: str, show_unverified: bool):
-        out = [view.cached(("task", t.name, bool(show_unverified)),
-                            lambda r, t=t: tables.task_table(r, registry, t.name, show_unverified=bool(show_unverified)))
-                for t in registry.family_tasks(family)]
+    def task_tables(family: str, show_unverified: bool, top):
+        top_n = None if top == "all" else int(top)
+        def build(r, t):
+            df = tables.task_table(r, registry, t.name, show_unverified=bool(show_unverified), top=top_n)
+            return fmt.html_table(df, table_id=f"task-{t.name}-grid", links={"Submission": df["Submission"].tolist()})
+
+        out = [view.cached(("task", t.name, bool(show_unverified), top_n), lambda r, t=t: build(r, t))
+               for t in registry.family_tasks(family)]
         return out[0] if len(out) == 1 else tuple(out)
 
     def plot_view(choice, group, page):
@@ -190,10 +231,12 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 if plot.kind == "paired":
                     frame = view.cached(("paired", plots.plot_id(task, plot)),
                                         lambda r: plots.paired_frame(r, registry, task, plot))
-                    return plots.paired_figure(frame, task, plot, registry, page=page)
+                    return view.cached(("paired-fig", plots.plot_id(task, plot), page),
+                                       lambda r: plots.paired_figure(frame, task, plot, registry, page=page))
                 frame = view.cached(("dist", plots.plot_id(task, plot)),
                                     lambda r: plots.distribution_frame(r, registry, task, plot))
-                return plots.distribution_figure(frame, task, plot)
+                return view.cached(("dist-fig", plots.plot_id(task, plot)),
+                                   lambda r: plots.distribution_figure(frame, task, plot))
         return plots._empty(str(choice), "choose a plot")
 
     def detail(sid):
@@ -205,7 +248,9 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                                       else status)
         counts = board.store.status_counts()
         summary = " · ".join(f"{s}: {counts.get(s, 0):,}" for s in ("PENDING", "RUNNING", "FINISHED", "FAILED"))
-        return tables.queue_table(rows, registry, newest_first=True), summary, view.revision()
+        df = tables.queue_table(rows, registry, newest_first=True)
+        return (fmt.html_table(df, table_id="queue-grid", links={"Submission": df["Submission"].tolist()},
+                               empty="No submissions."), summary, view.revision())
 
     def queue_tick(status, page, seen_rev):
         if seen_rev is not None and view.revision() == seen_rev:
@@ -288,7 +333,22 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 "verified", "scores", "confidence_intervals", "mismatches")
         return json.dumps({"ok": True, "submission": {k: sub.get(k) for k in keep}})
 
+    def warm() -> None:
+        """Compute what the first visits need (overview, every family's tables, the first plot) ahead of them."""
+        try:
+            overview_view(first_group, "", list(MODEL_TYPES), list(tables.SIZE_BINS), False, members(first_group),
+                          "Rank", "descending", "100")
+            for fam in registry.families():
+                task_tables(fam, False, "25")
+            plot_view(plot_choices[0], first_group, 1)
+        except Exception:  # only a head start: the handlers compute (and report) on their own
+            log.exception("warming the board's views failed")
+
     # --- layout ---------------------------------------------------------------------------------
+    first_group = default_group()   # from the store as it is now; the selector changes it
+    import threading
+
+    threading.Thread(target=warm, name="figbench-leaderboard-warm", daemon=True).start()
     with gr.Blocks(title="figbench leaderboard", analytics_enabled=False, fill_width=True,
                    delete_cache=(300, 900)) as demo:
         gr.Markdown("# figbench leaderboard\nFigurative language and cross-document event coreference, scored by "
@@ -296,12 +356,11 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         with gr.Tabs(selected="overview") as tabs:
             with gr.Tab("Overview", id="overview") as overview_tab:
                 with gr.Row(equal_height=True):
-                    group = gr.Dropdown(groups, value=None, label="Benchmark group (averaged and ranked)",
+                    group = gr.Dropdown(groups, value=first_group, label="Benchmark group (averaged and ranked)",
                                         elem_id="group-select", scale=2)
                     search = gr.Textbox(label="Search models", placeholder="name; another name", elem_id="search-box",
                                         scale=3)
-                table = gr.Dataframe(interactive=False, elem_id="overview-table", wrap=False, max_height=640,
-                                     max_chars=60, pinned_columns=2, show_search="none")
+                table = gr.HTML(elem_id="overview-table", padding=False)
                 gr.Markdown("Percent with 95% bootstrap intervals; `=2` marks a tie (overlapping intervals). Only "
                             "models with every benchmark of the group are ranked; self-reported rows never are.",
                             elem_classes=["fb-note"])
@@ -313,24 +372,25 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                                                  label="Model size", elem_id="size-filter")
                         show_unverified = gr.Checkbox(False, label="Show unverified (self-reported) rows",
                                                       elem_id="show-unverified")
-                    columns = gr.CheckboxGroup(labels + OVERVIEW_EXTRA,
-                                               value=[b.label for b in registry.groups().get(first_group, [])],
+                    columns = gr.CheckboxGroup(labels + OVERVIEW_EXTRA, value=members(first_group),
                                                label="Columns", elem_id="column-select")
                     with gr.Row():
                         sort_by = gr.Dropdown(["Rank", "Average", "Model", "Parameters"] + labels, value="Rank",
                                               label="Sort by", elem_id="sort-by")
                         descending = gr.Radio(["descending", "ascending"], value="descending", label="Order",
                                               elem_id="sort-order")
+                        limit = gr.Dropdown(["50", "100", "200", "all"], value="100", label="Rows shown",
+                                            elem_id="row-limit")
                 with gr.Row():
                     csv_btn = gr.Button("Download CSV", elem_id="download-csv", size="sm")
                     json_btn = gr.Button("Download JSON", elem_id="download-json", size="sm")
                 dl = gr.File(label="Download", interactive=False, elem_id="download-file", visible=False)
-                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending]
+                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit]
                 safe_overview = _safe(overview_view, overview_error, board)
                 for c in controls:
-                    if c is group:
-                        c.change(group_changed, group, columns, api_visibility="private").then(
-                            safe_overview, controls, table, api_visibility="private")
+                    if c is group:   # a new group shows its own benchmark columns (whose change redraws)
+                        c.change(lambda g: gr.CheckboxGroup(value=members(g if g in groups else first_group)),
+                                 group, columns, api_visibility="private")
                     else:
                         c.change(safe_overview, controls, table, api_visibility="private")
                 csv_btn.click(lambda *a: download("csv", *a), controls, dl, api_visibility="private")
@@ -340,16 +400,18 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
             family_tabs = {}
             for fam, title in registry.families().items():
                 with gr.Tab(title, id=f"family-{fam}") as ftab:
-                    fam_unverified = gr.Checkbox(False, label="Show unverified (self-reported) rows",
-                                                 elem_id=f"family-{fam}-unverified")
+                    with gr.Row():
+                        fam_unverified = gr.Checkbox(False, label="Show unverified (self-reported) rows",
+                                                     elem_id=f"family-{fam}-unverified")
+                        fam_top = gr.Dropdown(["25", "100", "all"], value="25", label="Models per benchmark",
+                                              elem_id=f"family-{fam}-top")
                     outs = []
                     for t in registry.family_tasks(fam):
                         gr.Markdown(f"### {html.escape(t.title)}\n{html.escape(t.description)} Percent with 95% "
-                                    "bootstrap intervals `[low, high]`.")
-                        outs.append(gr.Dataframe(interactive=False, elem_id=f"task-{t.name}-table", wrap=False,
-                                                 max_chars=48, pinned_columns=1, max_height=560))
+                                    "bootstrap intervals `[low, high]`; best first.")
+                        outs.append(gr.HTML(elem_id=f"task-{t.name}-table", padding=False))
                     family_outputs[fam] = outs
-                    family_tabs[fam] = (ftab, fam_unverified)
+                    family_tabs[fam] = (ftab, fam_unverified, fam_top)
 
             with gr.Tab("Plots", id="plots") as plots_tab:
                 with gr.Row():
@@ -363,16 +425,15 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 safe_plot = _safe(plot_view, lambda m: plots._empty("Plot unavailable", m), board)
                 for c in (plot_choice, plot_page):
                     c.change(safe_plot, [plot_choice, group, plot_page], plot, api_visibility="private")
-                plots_tab.select(safe_plot, [plot_choice, group, plot_page], plot, api_visibility="private")
 
-            with gr.Tab("Submission detail", id="detail"):
+            with gr.Tab("Submission detail", id="detail") as detail_tab:
                 sid_box = gr.Textbox(label="Submission id (or its first 6+ characters)", elem_id="detail-id")
                 detail_btn = gr.Button("Show", elem_id="detail-button")
                 detail_out = gr.HTML(elem_id="detail-html")
                 detail_btn.click(detail, sid_box, detail_out, api_visibility="private")
                 sid_box.submit(detail, sid_box, detail_out, api_visibility="private")
 
-            with gr.Tab("Submit", id="submit"):
+            with gr.Tab("Submit", id="submit") as submit_tab:
                 if use_oauth:
                     gr.LoginButton()
                 gr.Markdown("Upload a predictions file or a result record (JSON, at most "
@@ -403,41 +464,48 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                                        minimum=1, elem_id="queue-page")
                     queue_btn = gr.Button("Refresh", elem_id="queue-refresh")
                 q_summary = gr.Markdown(elem_id="queue-summary")
-                queue = gr.Dataframe(interactive=False, elem_id="queue-table", wrap=True, max_chars=120,
-                                     column_widths=["90px", "150px", "100px", "22%", "16%", "10%", "30%"])
+                queue = gr.HTML(elem_id="queue-table", padding=False)
                 q_rev = gr.State(None)
                 timer = gr.Timer(5.0, active=False)
-                for ev in (queue_btn.click, q_status.change, q_page.change, queue_tab.select):
+                for ev in (queue_btn.click, q_status.change, q_page.change):
                     ev(queue_view, [q_status, q_page], [queue, q_summary, q_rev], api_visibility="private")
                 timer.tick(queue_tick, [q_status, q_page, q_rev], [queue, q_summary, q_rev], api_visibility="private")
 
-            with gr.Tab("About", id="about"):
+            with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(about_markdown(registry, board.policy))
 
-        # the Queue timer runs only while the Queue tab is open
-        queue_tab.select(lambda: gr.Timer(active=True), None, timer, api_visibility="private")
-        for other in [overview_tab, plots_tab] + [t for t, _ in family_tabs.values()]:
-            other.select(lambda: gr.Timer(active=False), None, timer, api_visibility="private")
-        for fam, (ftab, unv) in family_tabs.items():
-            fn = _safe(lambda show, fam=fam: task_tables(fam, show),
-                       lambda m, n=len(family_outputs[fam]): pd.DataFrame({"Error": [m]}) if n == 1
-                       else tuple(pd.DataFrame({"Error": [m]}) for _ in range(n)), board)
-            ftab.select(fn, unv, family_outputs[fam], api_visibility="private")
-            unv.change(fn, unv, family_outputs[fam], api_visibility="private")
+        # each tab computes its content when opened (one request, which also turns the Queue timer off or on)
+        def with_timer(fn: Callable, active: bool, n_out: int) -> Callable:
+            def run(*args):
+                out = fn(*args)
+                out = out if isinstance(out, tuple) else (out,)
+                return (*out, gr.Timer(active=active)) if n_out else gr.Timer(active=active)
+            return run
+
+        for fam, (ftab, unv, top) in family_tabs.items():
+            outs = family_outputs[fam]
+            fn = _safe(lambda show, k, fam=fam: task_tables(fam, show, k),
+                       lambda m, n=len(outs): overview_error(m) if n == 1 else tuple(overview_error(m) for _ in range(n)),
+                       board)
+            ftab.select(with_timer(fn, False, len(outs)), [unv, top], [*outs, timer], api_visibility="private")
+            unv.change(fn, [unv, top], outs, api_visibility="private")
+            top.change(fn, [unv, top], outs, api_visibility="private")
+        plots_tab.select(with_timer(safe_plot, False, 1), [plot_choice, group, plot_page], [plot, timer],
+                         api_visibility="private")
+        queue_tab.select(with_timer(queue_view, True, 3), [q_status, q_page], [queue, q_summary, q_rev, timer],
+                         api_visibility="private")
+        for other in (overview_tab, detail_tab, submit_tab, about_tab):
+            other.select(with_timer(lambda: None, False, 0), None, timer, api_visibility="private")
 
         def on_load(request: gr.Request):
             sid = (request.query_params.get("submission") if request is not None else None) or ""
-            group_v, _ = overview_data(None)
-            members = [b.label for b in tables.group_benchmarks(registry, group_v)]
-            table_v = safe_overview(group_v, "", list(MODEL_TYPES), list(tables.SIZE_BINS), False, members, "Rank",
-                                    "descending")
+            table_v = safe_overview(first_group, "", list(MODEL_TYPES), list(tables.SIZE_BINS), False,
+                                    members(first_group), "Rank", "descending", "100")
             if sid:
-                return (table_v, gr.Dropdown(value=group_v), gr.CheckboxGroup(value=members), gr.Tabs(selected="detail"),
-                        sid, detail(sid))
-            return table_v, gr.Dropdown(value=group_v), gr.CheckboxGroup(value=members), gr.skip(), gr.skip(), \
-                gr.skip()
+                return table_v, gr.Tabs(selected="detail"), sid, detail(sid)
+            return table_v, gr.skip(), gr.skip(), gr.skip()
 
-        demo.load(on_load, None, [table, group, columns, tabs, sid_box, detail_out], api_visibility="private")
+        demo.load(on_load, None, [table, tabs, sid_box, detail_out], api_visibility="private")
         gr.api(submit_json, api_name="submit_json")
         gr.api(submission_status, api_name="submission_status")
     return demo
@@ -459,7 +527,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
     demo.queue(default_concurrency_limit=4)
     demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
-                max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS, head=CLICK_JS,
+                max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
+                head=CLICK_JS + plotly_preload_js(),
                 footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
                 app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
     return demo, worker

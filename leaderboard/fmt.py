@@ -86,3 +86,29 @@ def plot_text(value: Any, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return html.escape(text, quote=True).replace("$", "&#36;").replace("%{", "%&#123;")
+
+
+def html_table(df, *, table_id: str, links: dict[str, list[str | None]] | None = None,
+               empty: str = "No submissions yet.") -> str:
+    """A static HTML table of a frame of display strings: every cell escaped, numbers right-aligned;
+    ``links``: column -> per-row submission ids, making those cells links to the detail view."""
+    import html as _html
+
+    if df is None or len(df) == 0:
+        return f'<div class="fb-table-wrap" id="{table_id}"><p class="fb-empty">{_html.escape(empty)}</p></div>'
+    cols = list(df.columns)
+    numeric = {c for c in cols if c not in ("Model", "Type", "Benchmark", "Submitter", "Reason", "Status",
+                                            "Submission", "Submitted", "Revision", "Verified")}
+    head = "".join(f'<th scope="col"{" class=num" if c in numeric else ""}>{_html.escape(str(c))}</th>' for c in cols)
+    body = []
+    for i, row in enumerate(df.itertuples(index=False)):
+        cells = []
+        for c, v in zip(cols, row):
+            text = _html.escape(str(v))
+            sid = (links or {}).get(c, [None] * len(df))[i]
+            if sid and isinstance(sid, str) and sid.isalnum():
+                text = f'<a href="?submission={sid}">{text}</a>'
+            cells.append(f'<td{" class=num" if c in numeric else ""}>{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class="fb-table-wrap" id="{table_id}"><table class="fb-table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")

@@ -66,8 +66,10 @@ class JsonGoldProvider(_CachingProvider):
         self.name = self.path.name
         try:
             self._data = json.loads(self.path.read_text("utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ValueError(f"{self.name}: cannot read gold labels: {redact(str(e), (self.path.parent, '.'))}") from None
+        except OSError as e:
+            raise ValueError(f"{self.name}: cannot read gold labels: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{self.name}: cannot read gold labels: not valid JSON ({e})") from None
         if not isinstance(self._data, Mapping):
             raise ValueError(f"{self.name}: expected an object of benchmark key -> gold")
 

@@ -95,7 +95,7 @@ def open_board(ctx, url: str, *, wait_table: bool = True):
     page = ctx.new_page()
     page.goto(url + "/", wait_until="domcontentloaded", timeout=90000)
     if wait_table:
-        page.wait_for_selector("#overview-table [role=gridcell]", timeout=90000)
+        page.wait_for_selector("#overview-table td", timeout=90000)
     return page
 
 
@@ -122,7 +122,7 @@ def take_screenshots(store: str | os.PathLike, out: str | os.PathLike, *, gold_j
                                                     "About")), None)
         if family:
             _tab(page, family)
-            page.wait_for_selector("[id^=task-] [role=gridcell], [id^=task-] table", timeout=60000)
+            page.wait_for_selector("[id^=task-] td, [id^=task-] .fb-empty", timeout=60000)
             page.wait_for_timeout(500)
             written.append(out / "task_tab.png")
             page.screenshot(path=str(written[-1]), full_page=False)
@@ -132,7 +132,7 @@ def take_screenshots(store: str | os.PathLike, out: str | os.PathLike, *, gold_j
         written.append(out / "plot.png")
         page.screenshot(path=str(written[-1]), full_page=False)
         _tab(page, "Queue")
-        page.wait_for_selector("#queue-table [role=gridcell]", timeout=60000)
+        page.wait_for_selector("#queue-table td", timeout=60000)
         written.append(out / "queue.png")
         page.screenshot(path=str(written[-1]), full_page=False)
         _tab(page, "Submit")

@@ -291,9 +291,10 @@ def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFram
 # --- per task and per family ---------------------------------------------------------------------
 
 def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,
-               show_unverified: bool = False) -> pd.DataFrame:
+               show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
     """One row per (model, benchmark) of ``task``: every declared column as ``value [low, high]``
-    (percent, titles as headers), best headline first within each benchmark."""
+    (percent, titles as headers), best headline first within each benchmark; ``top``: the best ``top``
+    models of each benchmark only."""
     decl = registry.task(task)
     benches = {b.key: b for b in registry.task_benchmarks(task)}
     columns = list(decl.table_columns())
@@ -320,6 +321,8 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
                                                                                      for m in columns]
     df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench", "_v"])
     df = df.sort_values(["_v", "_bench", "_sort"], ascending=[True, True, False], kind="stable")
+    if top is not None:
+        df = df.groupby("_bench", sort=False, group_keys=False).head(top)
     df = df.drop(columns=["_sort", "_bench", "_v"]).reset_index(drop=True)
     if not (df["Revision"] != fmt.BLANK).any():
         df = df.drop(columns="Revision")
