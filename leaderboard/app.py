@@ -38,16 +38,18 @@ CSS = """
 .fb-ok {color: #0b6e2e; border: 1px solid #0b6e2e; padding: 8px; border-radius: 6px;}
 .fb-note {color: #555; font-size: 0.9em;}
 .fb-detail table {border-collapse: collapse;} .fb-detail th, .fb-detail td {padding: 2px 8px; text-align: left;}
-.fb-table-wrap {max-height: 640px; overflow: auto; border: 1px solid var(--border-color-primary); border-radius: 6px;}
-.fb-table {border-collapse: separate; border-spacing: 0; width: 100%; font-size: 14px;
-           font-variant-numeric: tabular-nums;}
-.fb-table th {position: sticky; top: 0; z-index: 2; background: var(--background-fill-secondary); text-align: left;
-              font-weight: 600; padding: 6px 10px; border-bottom: 1px solid var(--border-color-primary);
-              white-space: normal;}
-.fb-table td {padding: 4px 10px; border-bottom: 1px solid var(--border-color-primary); white-space: nowrap;
+.fb-table-wrap {max-height: 640px; overflow: auto; border: 1px solid var(--border-color-primary); border-radius: 6px;
+                margin: 0 !important;}
+.fb-table-wrap table.fb-table {border-collapse: separate !important; border-spacing: 0; width: 100%; margin: 0;
+           font-size: 13.5px; font-variant-numeric: tabular-nums; border: none !important;}
+.fb-table-wrap .fb-table th {position: sticky; top: 0; z-index: 2; background: var(--background-fill-secondary);
+              text-align: left; font-weight: 600; padding: 6px 7px; border: none !important;
+              border-bottom: 1px solid var(--border-color-primary) !important; white-space: normal;}
+.fb-table-wrap .fb-table td {padding: 4px 7px; border: none !important; white-space: nowrap;
+              border-bottom: 1px solid var(--border-color-primary) !important;
               max-width: 34em; overflow: hidden; text-overflow: ellipsis;}
 .fb-table tbody tr:nth-child(even) td {background: var(--background-fill-secondary);}
-.fb-table .num {text-align: right;}
+.fb-table-wrap .fb-table .num {text-align: right;}
 .fb-table a {color: inherit; text-decoration: none;} .fb-table a:hover {text-decoration: underline;}
 #queue-grid td:last-child {white-space: normal; min-width: 20em;}
 .fb-empty {padding: 12px; color: #666;}
@@ -340,12 +342,23 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                           "Rank", "descending", "100")
             for fam in registry.families():
                 task_tables(fam, False, "25")
-            plot_view(plot_choices[0], first_group, 1)
+            plot_view(plot_default, first_group, 1)
         except Exception:  # only a head start: the handlers compute (and report) on their own
             log.exception("warming the board's views failed")
 
+    def first_plot() -> str:
+        """The first declared plot that has something to show (the last choice, size, otherwise)."""
+        for task, plot in plots.declared_plots(registry):
+            make = plots.paired_frame if plot.kind == "paired" else plots.distribution_frame
+            frame = view.cached(("paired" if plot.kind == "paired" else "dist", plots.plot_id(task, plot)),
+                                lambda r, t=task, p=plot, f=make: f(r, registry, t, p))
+            if not frame.empty:
+                return plot.title
+        return SIZE_PLOT
+
     # --- layout ---------------------------------------------------------------------------------
     first_group = default_group()   # from the store as it is now; the selector changes it
+    plot_default = first_plot()
     import threading
 
     threading.Thread(target=warm, name="figbench-leaderboard-warm", daemon=True).start()
@@ -415,7 +428,7 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
 
             with gr.Tab("Plots", id="plots") as plots_tab:
                 with gr.Row():
-                    plot_choice = gr.Dropdown(plot_choices, value=plot_choices[0], label="Plot", elem_id="plot-select",
+                    plot_choice = gr.Dropdown(plot_choices, value=plot_default, label="Plot", elem_id="plot-select",
                                               scale=3)
                     plot_page = gr.Number(1, label="Page (50 models each)", precision=0, minimum=1,
                                           elem_id="plot-page", scale=1)

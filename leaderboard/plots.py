@@ -116,9 +116,8 @@ def paired_figure(frame: pd.DataFrame, task: Task, plot: Plot, registry: Benchma
     chosen = set(models.index[page * top:(page + 1) * top])
     d = frame[frame["Model"].isin(chosen)]
     fig = go.Figure()
-    lo = float(min(d["x"].min(), d["y"].min()))
-    hi = float(max(d["x"].max(), d["y"].max()))
-    pad = max(1.0, (hi - lo) * 0.05)
+    lo, hi = float(d["x"].min()), float(d["x"].max())
+    pad = max(0.5, (hi - lo) * 0.05)
     fig.add_trace(go.Scatter(x=[lo - pad, hi + pad], y=[lo - pad, hi + pad], mode="lines", name="no change",
                              line={"dash": "dot", "color": "#999"}, hoverinfo="skip"))
     for bench, g in d.groupby("Benchmark", sort=False):

@@ -294,7 +294,7 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
                show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
     """One row per (model, benchmark) of ``task``: every declared column as ``value [low, high]``
     (percent, titles as headers), best headline first within each benchmark; ``top``: the best ``top``
-    models of each benchmark only."""
+    models of each benchmark only. Type and size are the overview's."""
     decl = registry.task(task)
     benches = {b.key: b for b in registry.task_benchmarks(task)}
     columns = list(decl.table_columns())
@@ -307,7 +307,6 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
             continue
         cis = r.get("confidence_intervals") or {}
         rec = {"Model": name if verified else f"{name} (unverified)", "Revision": rev or fmt.BLANK,
-               "Type": r["model_type"], "Parameters": fmt.params(r["model_parameters"]),
                "Benchmark": benches[key].label, "Submission": r["id"][:8]}
         for m in columns:
             rec[titles[m]] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
@@ -317,8 +316,7 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
         rec["_bench"] = order[key]
         rec["_v"] = not verified
         records.append(rec)
-    cols = ["Model", "Revision", "Type", "Parameters", "Benchmark", "Submission"] + [decl.metric(m).title
-                                                                                     for m in columns]
+    cols = ["Model", "Revision", "Benchmark", "Submission"] + [decl.metric(m).title for m in columns]
     df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench", "_v"])
     df = df.sort_values(["_v", "_bench", "_sort"], ascending=[True, True, False], kind="stable")
     if top is not None:

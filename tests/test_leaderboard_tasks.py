@@ -141,3 +141,10 @@ def test_no_leaderboard_module_names_a_task_or_corpus():
         if hits:
             offenders[path.name] = hits
     assert not offenders, offenders
+
+
+def test_readme_holds_the_generated_sections():
+    """leaderboard/README.md's benchmark and predictions tables are the declarations' (regenerate with
+    ``python -m figbench_leaderboard.about``)."""
+    readme = (ROOT / "leaderboard" / "README.md").read_text()
+    assert readme_sections(BenchmarkRegistry()) in readme
