@@ -353,3 +353,27 @@ def test_plots_are_plotly_figures_from_the_declarations(board):
     size = plots.size_figure(tables.overview(rows, board.registry, "WiMCor"), "WiMCor")
     assert any(t.mode == "markers+text" for t in size.data)
     assert "matplotlib" not in sys.modules
+
+
+def test_board_formatting_languages_and_revision_column(tmp_path):
+    """One method run per language is one row with per-language columns; one decimal, "–", 22.7M;
+    the Revision column only when some revision is set."""
+    gold = {"metaphor_detection/meta4xnli/detection_en/test": {"tags": {"s1": ["O", "B-METAPHOR"], "s2": ["O", "O"]}},
+            "metaphor_detection/meta4xnli/detection_es/test": {"tags": {"e1": ["B-METAPHOR", "O"], "e2": ["O", "O"]}}}
+    board = Leaderboard(Store(tmp_path / "s"), JsonGoldProvider(gold), limits=Limits(n_resamples=20))
+    for lang, ids in (("en", ("s1", "s2")), ("es", ("e1", "e2"))):
+        board.submit({"format": "figbench-predictions/1", "task": "metaphor_detection", "dataset": "meta4xnli",
+                      "config": f"detection_{lang}", "split": "test",
+                      "model": {"name": f"figbench-lexicon_{lang}_to_{lang}", "type": "heuristic",
+                                "parameters": 22_700_000},
+                      "predictions": {ids[0]: ["O", "B-METAPHOR"], ids[1]: ["O", "O"]}})
+    board.run_pending()
+    ov = tables.overview(board.store.board_rows(), board.registry, "Meta4XNLI detection")
+    assert ov["Model"].tolist() == ["figbench-lexicon_{en,es}_to_{en,es}"]
+    assert ov.loc[0, "Meta4XNLI detection EN"] == 100.0 and ov.loc[0, "Rank"] == 1
+    shown = tables.display_overview(ov, ["Meta4XNLI detection EN", "Meta4XNLI detection ES"])
+    assert "Revision" not in shown.columns
+    assert shown.loc[0, "Parameters"] == "22.7M" and shown.loc[0, "Average"].startswith("50.0")
+    assert shown.loc[0, "Meta4XNLI detection ES"].split(" [")[0] == "0.0"
+    task = tables.task_table(board.store.board_rows(), board.registry, "metaphor_detection")
+    assert "Revision" not in task.columns and (task["Out-of-vocabulary F1"] == "–").all()

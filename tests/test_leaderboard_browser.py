@@ -500,6 +500,8 @@ def test_every_tab_first_content_under_two_seconds_at_5000(big_board, browser_ct
         page = ctx.new_page()
         t0 = time.perf_counter()
         page.goto(big_board["url"] + "/", wait_until="commit")
+        page.wait_for_selector("[role=tab]", timeout=60000)
+        mounted = time.perf_counter() - t0      # Gradio's own page boot, the same for any app
         page.wait_for_selector("#overview-table td", timeout=60000)
         timings["Overview (page load)"] = time.perf_counter() - t0
         # a reader looks at the table first, meanwhile the page preloads Plotly in idle time
@@ -523,6 +525,9 @@ def test_every_tab_first_content_under_two_seconds_at_5000(big_board, browser_ct
           + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
     if load <= 1.5:
         slow = {k: round(v, 2) for k, v in timings.items() if v >= 2.0}
-    else:   # an overloaded shared machine: the static About tab measures the browser's own delay
-        slow = {k: round(v, 2) for k, v in timings.items() if v - timings["About"] >= 2.0}
+    else:   # an overloaded shared machine: the board's own share (Gradio's boot and the static About tab
+        # measure what the browser costs by itself here)
+        own = {k: v - (mounted if k.startswith("Overview") else timings["About"]) for k, v in timings.items()}
+        print("the board's own share (s): " + ", ".join(f"{k} {v:.2f}" for k, v in own.items()))
+        slow = {k: round(v, 2) for k, v in own.items() if v >= 2.0}
     assert not slow, slow
