@@ -1,90 +1,69 @@
-"""The benchmarks the board shows: a task scored on one (dataset, config, split).
+"""The benchmarks the board shows, derived from the task declarations (:mod:`figbench.tasks`).
 
-Each benchmark is a column of the overview table (its task's headline metric). Config and split
-names follow the builders in ``datasets/*/README.md``.
+A benchmark is a task scored on one ``dataset``/``config``/``split``: a column of the overview.
+Nothing here names a task: the registry is ``figbench.tasks.benchmarks()`` at the time it is built
+(so a task registered with ``figbench.tasks.register_task`` appears on a board built afterwards),
+grouped as the declarations group them (``Benchmark.group``: averaged and ranked together).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
-from figbench.tasks import TASKS
+from figbench.tasks import TASKS, Benchmark, Task, benchmarks, families
 
-#: Display order and names of the task families (one UI tab each).
-FAMILIES: dict[str, str] = {
-    "coreference": "Coreference",
-    "meta4xnli": "Meta4XNLI",
-    "wimcor": "WiMCor",
-    "epic": "ePiC",
-}
+__all__ = ["Benchmark", "BenchmarkRegistry", "default_config", "hidden_split"]
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    """One leaderboard column: ``task`` scored on ``dataset``/``config``/``split``."""
+@lru_cache(maxsize=None)
+def default_config(dataset: str) -> str | None:
+    """The default config of a corpus's builder (``None`` when its builder cannot be imported)."""
+    from figbench.loading import builder_configs
 
-    task: str
-    dataset: str
-    config: str
-    split: str
-    label: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.task}/{self.dataset}/{self.config}/{self.split}"
-
-    @property
-    def family(self) -> str:
-        return TASKS[self.task].family
-
-    @property
-    def headline(self) -> str:
-        return TASKS[self.task].headline
+    try:
+        return builder_configs(dataset)[1]
+    except Exception:  # a builder that does not import cannot name its default either
+        return None
 
 
-BENCHMARKS: tuple[Benchmark, ...] = (
-    Benchmark("cdec", "ecbplus", "events", "test", "ECB+"),
-    Benchmark("cdec", "ecbmeta", "meta_1", "dev_small", "ECB+META_1 (dev_small)"),
-    Benchmark("cdec", "ecbmeta", "meta_m", "test", "ECB+META_m"),
-    Benchmark("cdec", "wec_eng", "events", "test", "WEC-Eng"),
-    Benchmark("metaphor_detection", "meta4xnli", "detection_en", "test", "Meta4XNLI detection EN"),
-    Benchmark("metaphor_detection", "meta4xnli", "detection_es", "test", "Meta4XNLI detection ES"),
-    Benchmark("metaphor_nli", "meta4xnli", "interpretation", "test", "Meta4XNLI NLI"),
-    Benchmark("metonymy", "wimcor", "sample", "test", "WiMCor (sample)"),
-    Benchmark("proverb_prediction", "epic", "seen", "test", "ePiC seen"),
-    Benchmark("proverb_prediction", "epic", "unseen", "test", "ePiC unseen"),
-    Benchmark("proverb_alignment", "epic", "alignment", "test", "ePiC alignment"),
-)
+def hidden_split(benchmark: Benchmark | str) -> bool:
+    """Test splits are hidden: their scores are released at reduced precision (see ``policy``)."""
+    from figbench_leaderboard.release import is_hidden
 
-
-#: The builders' default configs: a record with config "default" means these.
-DEFAULT_CONFIGS = {"ecbplus": "events", "ecbmeta": "meta_m", "wec_eng": "events", "meta4xnli": "detection_en",
-                   "wimcor": "full", "epic": "seen"}
+    return is_hidden(benchmark if isinstance(benchmark, str) else benchmark.split)
 
 
 class BenchmarkRegistry:
-    """Benchmarks by key, with a clear error for anything the board does not show."""
+    """Benchmarks by key, families and groups, with a clear error for anything the board does not show."""
 
-    def __init__(self, benchmarks: Iterable[Benchmark] = BENCHMARKS) -> None:
-        self.benchmarks: tuple[Benchmark, ...] = tuple(benchmarks)
+    def __init__(self, items: Iterable[Benchmark] | None = None) -> None:
+        self.benchmarks: tuple[Benchmark, ...] = tuple(benchmarks() if items is None else items)
         self._by_key = {b.key: b for b in self.benchmarks}
         if len(self._by_key) != len(self.benchmarks):
             raise ValueError("duplicate benchmark keys in the leaderboard registry")
         for b in self.benchmarks:
             if b.task not in TASKS:
                 raise ValueError(f"benchmark {b.key}: unknown task {b.task!r}")
+        self.tasks: dict[str, Task] = {name: TASKS[name] for name in dict.fromkeys(b.task for b in self.benchmarks)}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Benchmark]:
         return iter(self.benchmarks)
 
     def __len__(self) -> int:
         return len(self.benchmarks)
 
+    def task(self, benchmark: Benchmark | str) -> Task:
+        return self.tasks[benchmark.task if isinstance(benchmark, Benchmark) else benchmark]
+
+    def headline(self, benchmark: Benchmark) -> str:
+        return self.task(benchmark).headline
+
     def find(self, task: str, dataset: str, config: str, split: str) -> Benchmark:
-        if config == "default" and f"{task}/{dataset}/{config}/{split}" not in self._by_key:
-            config = DEFAULT_CONFIGS.get(dataset, config)
         key = f"{task}/{dataset}/{config}/{split}"
+        if config == "default" and key not in self._by_key:
+            config = default_config(dataset) or config
+            key = f"{task}/{dataset}/{config}/{split}"
         try:
             return self._by_key[key]
         except KeyError:
@@ -97,5 +76,30 @@ class BenchmarkRegistry:
         except KeyError:
             raise ValueError(f"unknown benchmark {key!r}") from None
 
+    def has(self, key: str) -> bool:
+        return key in self._by_key
+
+    # --- families, tasks and groups, in declaration order --------------------------------------
+    def families(self) -> dict[str, str]:
+        """Family id -> title, for the families that have benchmarks on this board."""
+        present = {t.family for t in self.tasks.values()}
+        return {f: title for f, title in families().items() if f in present}
+
+    def family_tasks(self, family: str) -> list[Task]:
+        return [t for t in self.tasks.values() if t.family == family]
+
     def family(self, family: str) -> list[Benchmark]:
-        return [b for b in self.benchmarks if b.family == family]
+        return [b for b in self.benchmarks if self.task(b).family == family]
+
+    def task_benchmarks(self, task: str) -> list[Benchmark]:
+        return [b for b in self.benchmarks if b.task == task]
+
+    def group_of(self, benchmark: Benchmark) -> str:
+        return benchmark.group or benchmark.label
+
+    def groups(self) -> dict[str, list[Benchmark]]:
+        """Group name -> its benchmarks (averaged and ranked together), in declaration order."""
+        out: dict[str, list[Benchmark]] = {}
+        for b in self.benchmarks:
+            out.setdefault(self.group_of(b), []).append(b)
+        return out

@@ -1,4 +1,4 @@
-"""``figbench submit`` and ``figbench leaderboard list|serve|export|work`` (light imports only)."""
+"""``figbench submit`` and ``figbench leaderboard list|serve|export|work|screenshots`` (light imports only)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,16 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:
     sp = sub.add_parser("submit", help="submit a result record or predictions file to a leaderboard",
-                        description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL.")
+                        description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL. "
+                                    "For a local store the submission is scored at once; if a server is scoring it, "
+                                    "the command waits for its final status (--timeout).")
     sp.add_argument("path", metavar="RESULTS_OR_PREDICTIONS", help="a JSON file, or a folder: every *.json in it")
     sp.add_argument("--to", required=True, metavar="STORE_OR_URL", help="store folder, or http(s):// Space URL")
     sp.add_argument("--submitter", default=None, help="your name (rate limits apply per submitter)")
     sp.add_argument("--no-score", action="store_true", help="local store: leave it PENDING for the queue worker")
+    sp.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                    help="how long to wait for the final status (default 600)")
+    sp.add_argument("--wait", action="store_true", help="Space URL: also wait for the final status")
     sp.add_argument("--gold-json", default=None, help="local store: gold labels from this JSON file instead of the builders")
     sp.add_argument("--data-dir", default=None, help="local store: folder of corpora (default $FIGBENCH_DATA_DIR)")
     sp.set_defaults(func=_submit)
@@ -36,13 +41,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--gold-json", default=None, help="gold labels from this JSON file instead of the builders")
     sv.add_argument("--data-dir", default=None, help="folder of corpora (default $FIGBENCH_DATA_DIR)")
     sv.add_argument("--max-upload-mb", type=float, default=10.0)
-    sv.add_argument("--rate-limit", type=int, default=20, help="submissions per submitter (and client address) per hour")
+    sv.add_argument("--rate-limit", type=int, default=20, help="submissions per identity per hour")
+    sv.add_argument("--hidden-quota", type=int, default=5,
+                    help="submissions per identity per hidden (test) benchmark per 24 h; 0: no quota")
+    sv.add_argument("--min-changed", type=int, default=10,
+                    help="a hidden-split submission must change at least this many predictions (and 1%% of the "
+                         "split) relative to the same identity's earlier ones; 0: off")
     sv.set_defaults(func=_serve)
 
     ex = lsub.add_parser("export", help="write the whole board as a Parquet/JSON dataset")
     ex.add_argument("--store", required=True)
     ex.add_argument("--to", required=True, metavar="DIR")
     ex.add_argument("--format", choices=("parquet", "json", "both"), default="both")
+    ex.add_argument("--exact", action="store_true",
+                    help="exact scores on hidden test splits too (default: as the board releases them)")
     ex.set_defaults(func=_export)
 
     wk = lsub.add_parser("work", help="score PENDING submissions (the queue worker, in the foreground)")
@@ -50,6 +62,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     wk.add_argument("--gold-json", default=None)
     wk.add_argument("--data-dir", default=None)
     wk.set_defaults(func=_work)
+
+    sh = lsub.add_parser("screenshots", help="serve a store and take the README's screenshots in Chromium",
+                         description="Serve STORE on a free localhost port and write overview.png, task_tab.png, "
+                                     "plot.png, form.png, form_error.png and queue.png to --out "
+                                     "(Debian chromium + Playwright).")
+    sh.add_argument("--store", required=True)
+    sh.add_argument("--out", required=True, metavar="DIR")
+    sh.add_argument("--gold-json", default=None)
+    sh.add_argument("--data-dir", default=None)
+    sh.add_argument("--chromium", default="/usr/bin/chromium")
+    sh.set_defaults(func=_screenshots)
 
     from figbench_leaderboard.space import register as register_space
 
@@ -74,7 +97,7 @@ def _submit(args: argparse.Namespace) -> int:
     from figbench_leaderboard.client import submit, submit_many
 
     kwargs = dict(submitter=args.submitter, process=not args.no_score, gold_json=args.gold_json,
-                  data_dir=args.data_dir)
+                  data_dir=args.data_dir, timeout_s=args.timeout, wait=True if args.wait else None)
     if Path(args.path).is_dir():
         files = sorted(Path(args.path).glob("*.json"))
         if not files:
@@ -82,16 +105,25 @@ def _submit(args: argparse.Namespace) -> int:
         outs = submit_many(files, args.to, **kwargs)
         print(json.dumps(outs, indent=2, ensure_ascii=False))
         for o in outs:
-            if o["status"] in ("REFUSED", "FAILED"):
-                print(f"figbench: {o['path']}: {o['status']}: {o.get('error') or o.get('reason')}", file=sys.stderr)
-        return 0 if all(o["status"] not in ("REFUSED", "FAILED") for o in outs) else 1
+            if o["status"] in ("REFUSED", "FAILED") or o.get("timed_out"):
+                why = o.get("error") or o.get("reason") or f"still {o['status']} after {args.timeout:g} s"
+                print(f"figbench: {o['path']}: {o['status']}: {why}", file=sys.stderr)
+        return 0 if all(o["status"] not in ("REFUSED", "FAILED") and not o.get("timed_out") for o in outs) else 1
     out = submit(args.path, args.to, **kwargs)
     print(json.dumps(out, indent=2, ensure_ascii=False))
+    if out.get("timed_out"):
+        print(f"figbench: submission {out['id'][:12]} is still {out['status']} after {args.timeout:g} s; "
+              f"follow it with: figbench leaderboard list --store {args.to}", file=sys.stderr)
+        return 1
     return 0 if out.get("status") != "FAILED" else 1
 
 
 def _list(args: argparse.Namespace) -> int:
     store = _open_store(args.store)
+    try:
+        store.recover_expired()
+    except ValueError:   # a read-only store can still be listed
+        pass
     rows = store.list(status=args.status)
     if args.json:
         keep = ("id", "status", "reason", "task", "dataset", "config", "split", "model_name", "model_revision",
@@ -102,8 +134,9 @@ def _list(args: argparse.Namespace) -> int:
     from figbench.tasks import TASKS
 
     for r in rows:
-        head = TASKS[r["task"]].headline
-        val = (r.get("scores") or {}).get(head)
+        task = TASKS.get(r["task"])
+        head = task.headline if task is not None else None
+        val = (r.get("scores") or {}).get(head) if head else None
         val_s = f"{head}={100 * val:.2f}" if val is not None else ""
         print(f"{r['id'][:12]}  {r['status']:8s}  {r['task']}/{r['dataset']}/{r['config']}/{r['split']}  "
               f"{r['model_name']}@{r['model_revision'] or '-'}  {val_s}  {r['reason'] or ''}")
@@ -112,16 +145,19 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from figbench_leaderboard.app import serve
+    from figbench_leaderboard.policy import HiddenSplitPolicy
 
+    policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
+                               min_changed_fraction=0.01 if args.min_changed > 0 else 0.0)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit)
+          rate_limit=args.rate_limit, policy=policy)
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from figbench_leaderboard.export import export_board
 
-    written = export_board(_open_store(args.store), args.to, fmt=args.format)
+    written = export_board(_open_store(args.store), args.to, fmt=args.format, exact=args.exact)
     for p in written:
         print(p)
     return 0
@@ -131,6 +167,18 @@ def _work(args: argparse.Namespace) -> int:
     from figbench_leaderboard.board import Leaderboard
 
     board = Leaderboard(_open_store(args.store), _gold(args))
+    recovered = board.store.recover_expired()
+    if recovered:
+        print(f"recovered {recovered} submission(s) whose scorer stopped", file=sys.stderr)
     n = board.run_pending()
     print(f"processed {n} submission(s)", file=sys.stderr)
+    return 0
+
+
+def _screenshots(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.screenshots import take_screenshots
+
+    for p in take_screenshots(args.store, args.out, gold_json=args.gold_json, data_dir=args.data_dir,
+                              chromium=args.chromium):
+        print(p)
     return 0

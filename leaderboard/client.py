@@ -2,13 +2,17 @@
 
 ``submit(path, to)`` is what ``figbench submit`` and the baselines' ``--submit`` call. A result
 record whose predictions are a file path gets that file inlined here, on the client side (the
-server never reads paths it is sent).
+server never reads paths it is sent). For a local store the call scores the submission itself and,
+when a server (or another CLI) is scoring it, **waits for the final status** (``timeout_s``),
+recovering it if that scorer's lease runs out; a resubmission of the very same predictions whose
+earlier copy is still queued is that earlier submission, not a duplicate.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,7 @@ from figbench_leaderboard.formats import SubmissionError, loads_strict
 
 #: Name of the Space's JSON submission endpoint (``gradio_client``).
 API_NAME = "/submit_json"
+FINAL = ("FINISHED", "FAILED")
 
 
 def is_url(to: str) -> bool:
@@ -30,10 +35,7 @@ def load_submission(path: str | os.PathLike) -> dict[str, Any]:
         text = path.read_text("utf-8")
     except OSError as e:
         raise FileNotFoundError(f"{path}: cannot read the submission: {e.strerror}") from None
-    try:
-        obj = loads_strict(text, source=str(path))
-    except SubmissionError as e:
-        raise SubmissionError(str(e)) from None
+    obj = loads_strict(text, source=str(path))
     if not isinstance(obj, Mapping):
         raise SubmissionError(f"{path}: expected a JSON object")
     preds = obj.get("predictions")
@@ -48,30 +50,70 @@ def load_submission(path: str | os.PathLike) -> dict[str, Any]:
     return dict(obj)
 
 
+def _result(out: dict[str, Any], sub: Mapping[str, Any] | None) -> dict[str, Any]:
+    if sub is not None:
+        out.update(status=sub["status"], scores=sub.get("scores"), reason=sub.get("reason"),
+                   mismatches=sub.get("mismatches") or {})
+    return out
+
+
+def wait_for(board, sid: str, *, timeout_s: float, poll_s: float = 0.5) -> dict[str, Any] | None:
+    """Wait until ``sid`` is FINISHED or FAILED; score it here if it is (or becomes) PENDING again."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        board.store.recover_expired()
+        sub = board.store.get(sid)
+        if sub is None or sub["status"] in FINAL:
+            return sub
+        if sub["status"] == "PENDING":
+            done = board.process(sid)
+            if done is not None and done["status"] in FINAL:
+                return done
+        if time.monotonic() >= deadline:
+            return sub
+        time.sleep(poll_s)
+
+
 def submit(path: str | os.PathLike, to: str | os.PathLike, *, submitter: str | None = None,
            process: bool = True, gold_json: str | os.PathLike | None = None,
-           data_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+           data_dir: str | os.PathLike | None = None, wait: bool | None = None,
+           timeout_s: float = 600.0) -> dict[str, Any]:
     """Submit ``path`` to ``to`` (a store folder or an ``http(s)://`` Space URL).
 
-    Local stores score the submission right away when ``process`` (gold from the builders, or
-    from ``gold_json``); returns ``{"id", "status", "verified", "benchmark", ...}`` with
-    ``scores`` once FINISHED and ``reason`` when FAILED.
+    Local stores score the submission right away when ``process`` (gold from the builders, or from
+    ``gold_json``) and wait for its final status (``wait``, default on for local stores) up to
+    ``timeout_s``; returns ``{"id", "status", "verified", "benchmark", ...}`` with ``scores`` once
+    FINISHED and ``reason`` when FAILED (``timed_out`` when it was still queued at the deadline).
     """
     obj = load_submission(path)
     text = json.dumps(obj, ensure_ascii=False, allow_nan=False)
     if is_url(str(to)):
-        return _submit_remote(text, str(to), submitter)
+        return _submit_remote(text, str(to), submitter, wait=bool(wait), timeout_s=timeout_s)
     from figbench_leaderboard.board import Leaderboard
     from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.store import DuplicateSubmissionError, Store
 
     gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(data_dir)
     board = Leaderboard(Store(to), gold)
-    out = board.submit(text, submitter=submitter)
-    if process and out["status"] == "PENDING":
-        sub = board.process(out["id"]) or board.store.get(out["id"])
-        out.update(status=sub["status"], scores=sub.get("scores"), reason=sub.get("reason"),
-                   mismatches=sub.get("mismatches") or {})
+    board.store.recover_expired()
+    try:
+        out = board.submit(text, submitter=submitter)
+    except DuplicateSubmissionError as e:
+        ex = e.existing
+        if not (ex and ex.get("status") in ("PENDING", "RUNNING") and ex.get("sha256") == getattr(e, "sha256", None)):
+            raise
+        sub = board.store.get(ex["id"])
+        out = {"id": sub["id"], "status": sub["status"], "verified": sub["verified"],
+               "benchmark": f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}", "resumed": True}
+    if not process or out["status"] in FINAL:
+        return _result(out, board.store.get(out["id"]) if out["status"] in FINAL else None)
+    sub = board.process(out["id"]) if out["status"] == "PENDING" else None
+    if (sub is None or sub["status"] not in FINAL) and (wait is None or wait):
+        sub = wait_for(board, out["id"], timeout_s=timeout_s)
+    sub = sub or board.store.get(out["id"])
+    out = _result(out, sub)
+    if out["status"] not in FINAL:
+        out["timed_out"] = True
     return out
 
 
@@ -90,7 +132,7 @@ def submit_many(paths, to: str | os.PathLike, **kwargs: Any) -> list[dict[str, A
     return out
 
 
-def _submit_remote(text: str, url: str, submitter: str | None) -> dict[str, Any]:
+def _submit_remote(text: str, url: str, submitter: str | None, *, wait: bool, timeout_s: float) -> dict[str, Any]:
     from gradio_client import Client
 
     try:
@@ -101,4 +143,12 @@ def _submit_remote(text: str, url: str, submitter: str | None) -> dict[str, Any]
     result = json.loads(reply) if isinstance(reply, str) else reply
     if not result.get("ok"):
         raise SubmissionError(f"{url} refused the submission: {result.get('error')}")
-    return result["submission"]
+    out = result["submission"]
+    deadline = time.monotonic() + timeout_s
+    while wait and out.get("status") not in FINAL and time.monotonic() < deadline:
+        time.sleep(1.0)
+        status = json.loads(client.predict(out["id"], api_name="/submission_status"))
+        if status.get("ok"):
+            sub = status["submission"]
+            out.update(status=sub["status"], scores=sub.get("scores"), reason=sub.get("reason"))
+    return out

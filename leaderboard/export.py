@@ -3,7 +3,8 @@
 Writes ``submissions.{parquet,jsonl}`` (one row per submission: metadata, ``score.*``,
 ``ci_low.*``/``ci_high.*``; no predictions, never gold) and ``overview.{parquet,jsonl}`` (one
 row per model, headline scores in percent), plus a dataset card ``README.md`` whose ``configs:``
-make ``datasets.load_dataset(DIR, "submissions")`` work.
+make ``datasets.load_dataset(DIR, "submissions")`` work. Scores on hidden test splits are written as
+the board releases them (reduced precision) unless ``exact`` (for the operator's own use).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 from pathlib import Path
 
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.release import release
 from figbench_leaderboard.store import Store
 from figbench_leaderboard.tables import overview, submissions_frame
 
@@ -30,7 +32,7 @@ overview table (`overview`: one row per model, headline scores in percent). Writ
 
 
 def export_board(store: Store, out_dir: str | os.PathLike, *, fmt: str = "both",
-                 registry: BenchmarkRegistry | None = None) -> list[Path]:
+                 registry: BenchmarkRegistry | None = None, exact: bool = False) -> list[Path]:
     """Write the board under ``out_dir``; returns the files written."""
     if fmt not in ("parquet", "json", "both"):
         raise ValueError(f"format must be parquet, json or both, got {fmt!r}")
@@ -38,6 +40,8 @@ def export_board(store: Store, out_dir: str | os.PathLike, *, fmt: str = "both",
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = store.list()
+    if not exact:
+        rows = [release(r) for r in rows]
     frames = {"submissions": submissions_frame(rows), "overview": overview(rows, registry)}
     written: list[Path] = []
     configs = []

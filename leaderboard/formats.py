@@ -1,42 +1,46 @@
-"""Submission formats: how a predictions file looks per task, and its validation against gold ids.
+"""The submission envelope: strict JSON, model metadata, names and bounded free-form fields.
 
-A submission is UTF-8 JSON, either
-
-* a figbench **result record** (``figbench.results``; predictions inline), or
-* a **predictions file**: ``{"format": "figbench-predictions/1", "task", "dataset", "config",
-  "split", "model": {...}, "predictions": ...}`` plus optional ``submitter``, ``description``,
-  ``paper``, ``provenance``.
-
-``predictions`` per task (see ``leaderboard/README.md``):
-
-* ``cdec``: a list of clusters, each a list of mention ids; every mention id of the split exactly
-  once (singletons included). Also accepted: ``{"clusters": [...]}``, ``[[clusters]]`` (one
-  document) or ``{mention_id: cluster_id}``.
-* ``metaphor_detection``: ``{example_id: ["O", "B-METAPHOR", ...]}``, one tag per gold token.
-* ``metaphor_nli``, ``metonymy``: ``{example_id: label}``.
-* ``proverb_prediction``: ``{example_id: [proverb ids, best first]}`` (a single id is a list of one).
-* ``proverb_alignment``: ``{pair_id: [start, end]}`` character offsets into the narrative, or
-  ``{pair_id: "predicted narrative span"}`` as text.
-
-Lists of ``{"id": ..., "prediction": ...}`` objects are accepted for the per-example tasks.
+A submission is UTF-8 JSON, either a figbench **result record** (``figbench.results``; predictions
+inline) or a **predictions file**: ``{"format": "figbench-predictions/1", "task", "dataset",
+"config", "split", "model": {...}, "predictions": ...}`` plus optional ``submitter``,
+``description``, ``paper``, ``method``, ``provenance``. What ``predictions`` holds is the task's
+business (``task.parse_predictions``, documented by ``task.predictions_doc``); this module checks
+everything around it. :class:`SubmissionError` is a :class:`figbench.tasks.PredictionsError`, so
+one ``except`` catches both.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from figbench_leaderboard.gold import Gold
+from figbench.results import MODEL_TYPES
+from figbench.tasks import Gold, PredictionsError, Task, get_task
+
+from figbench_leaderboard.names import has_control, normalise_name
 
 PREDICTIONS_FORMAT = "figbench-predictions/1"
-BIO_TAGS = frozenset({"O", "B-METAPHOR", "I-METAPHOR"})
-_MAX_LISTED = 5
+
+#: text fields: longest accepted value (characters)
+TEXT_LIMITS = {"name": 200, "revision": 100, "link": 500, "licence": 100, "submitter": 100,
+               "description": 2000, "paper": 500, "method": 200}
+#: free-form objects (provenance): serialised size, nesting depth, number of keys, key and string length
+MAX_FREEFORM_BYTES = 16 * 1024
+MAX_FREEFORM_DEPTH = 5
+MAX_FREEFORM_KEYS = 200
+MAX_KEY_CHARS = 100
+MAX_STRING_CHARS = 2000
+#: the largest parameter count accepted (10^15: far above any model, far below SQLite's 2^63)
+MAX_PARAMETERS = 10**15
+_INT64 = 2**63 - 1
+
+__all__ = ["MODEL_TYPES", "PREDICTIONS_FORMAT", "SubmissionError", "check_declared_scores", "check_freeform",
+           "check_name", "check_text", "loads_strict", "normalise_model", "parse_predictions"]
 
 
-class SubmissionError(ValueError):
+class SubmissionError(PredictionsError):
     """A submission cannot be accepted; the message says which field, id or record is wrong."""
 
 
@@ -45,7 +49,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads_strict(text: str | bytes, *, source: str = "submission") -> Any:
-    """Parse JSON, rejecting NaN/Infinity and duplicate object keys."""
+    """Parse JSON, rejecting NaN/Infinity, duplicate object keys and absurd nesting."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -68,158 +72,40 @@ def loads_strict(text: str | bytes, *, source: str = "submission") -> Any:
         raise SubmissionError(f"{source}: JSON nested too deeply") from None
 
 
-def _listed(items) -> str:
-    items = sorted(items)
-    more = f" (and {len(items) - _MAX_LISTED} more)" if len(items) > _MAX_LISTED else ""
-    return ", ".join(repr(i) for i in items[:_MAX_LISTED]) + more
-
-
-def _check_ids(seen: set[str] | list[str], gold: Gold, what: str) -> None:
-    seen = set(seen)
-    unknown = seen - gold.id_set
-    if unknown:
-        raise SubmissionError(f"{len(unknown)} unknown {what} id(s) not in {gold.key}: {_listed(unknown)}")
-    missing = gold.id_set - seen
-    if missing:
-        raise SubmissionError(f"{len(missing)} {what} id(s) of {gold.key} missing from the predictions: {_listed(missing)}")
-
-
-def _per_example(raw: Any, key: str) -> dict[str, Any]:
-    """``{id: value}`` from a mapping or a list of ``{"id", "prediction"}`` objects."""
-    if isinstance(raw, Mapping):
-        return {str(k): v for k, v in raw.items()}
-    if isinstance(raw, list):
-        out: dict[str, Any] = {}
-        for i, item in enumerate(raw):
-            if not isinstance(item, Mapping) or "id" not in item:
-                raise SubmissionError(f"predictions[{i}]: expected an object with 'id' and 'prediction'")
-            value = next((item[k] for k in ("prediction", "label", "tags", "ranking", "span") if k in item), None)
-            if value is None:
-                raise SubmissionError(f"predictions[{i}] (id {item['id']!r}): no 'prediction' field")
-            ex_id = str(item["id"])
-            if ex_id in out:
-                raise SubmissionError(f"predictions[{i}]: duplicate id {ex_id!r}")
-            out[ex_id] = value
-        return out
-    raise SubmissionError(f"predictions for {key}: expected an object of id -> prediction, got {type(raw).__name__}")
-
-
-def _clusters(raw: Any, gold: Gold) -> list[list[str]]:
-    if isinstance(raw, Mapping) and "clusters" in raw:
-        raw = raw["clusters"]
-    elif isinstance(raw, Mapping):  # mention id -> cluster id
-        groups: dict[str, list[str]] = {}
-        for mid, cid in raw.items():
-            if not isinstance(cid, (str, int)) or isinstance(cid, bool):
-                raise SubmissionError(f"predictions[{mid!r}]: cluster id must be a string or integer")
-            groups.setdefault(str(cid), []).append(str(mid))
-        raw = list(groups.values())
-    if not isinstance(raw, list):
-        raise SubmissionError("coreference predictions: expected a list of clusters (lists of mention ids)")
-    if raw and all(isinstance(c, list) for c in raw) and all(
-            c and all(isinstance(x, list) for x in c) for c in raw):
-        if len(raw) != 1:
-            raise SubmissionError(f"coreference predictions: the split is one cross-document document, got {len(raw)} documents")
-        raw = raw[0]
-    clusters: list[list[str]] = []
-    seen: set[str] = set()
-    for ci, cluster in enumerate(raw):
-        if not isinstance(cluster, list) or not cluster:
-            raise SubmissionError(f"predictions cluster {ci}: expected a non-empty list of mention ids")
-        for mid in cluster:
-            if not isinstance(mid, str):
-                raise SubmissionError(f"predictions cluster {ci}: mention id {mid!r} is not a string")
-            if mid in seen:
-                raise SubmissionError(f"predictions cluster {ci}: mention id {mid!r} appears more than once")
-            seen.add(mid)
-        clusters.append(list(cluster))
-    _check_ids(seen, gold, "mention")
-    return clusters
-
-
-def parse_predictions(task: str, raw: Any, gold: Gold) -> Any:
-    """Validate ``raw`` predictions against ``gold`` and return them normalised.
-
-    Returns a list of clusters for ``cdec`` and ``{id: value}`` otherwise. Raises
-    :class:`SubmissionError` naming the id or field at fault.
-    """
+def parse_predictions(task: str | Task, raw: Any, gold: Gold) -> Any:
+    """The task's own validation of ``raw`` against ``gold`` (normalised predictions, or SubmissionError)."""
+    task = get_task(task) if isinstance(task, str) else task
     if raw is None:
         raise SubmissionError("no predictions")
-    if task == "cdec":
-        return _clusters(raw, gold)
-    preds = _per_example(raw, gold.key)
-    _check_ids(preds.keys(), gold, "example")
-    if task == "metaphor_detection":
-        assert gold.tags is not None
-        for ex_id, tags in preds.items():
-            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-                raise SubmissionError(f"predictions[{ex_id!r}]: expected a list of BIO tag strings")
-            if len(tags) != len(gold.tags[ex_id]):
-                raise SubmissionError(f"predictions[{ex_id!r}]: {len(tags)} tags for {len(gold.tags[ex_id])} tokens")
-            bad = set(tags) - BIO_TAGS
-            if bad:
-                raise SubmissionError(f"predictions[{ex_id!r}]: unknown tag(s) {_listed(bad)}; use {sorted(BIO_TAGS)}")
-        return preds
-    if task in ("metaphor_nli", "metonymy"):
-        allowed = set(gold.label_set)
-        for ex_id, label in preds.items():
-            if not isinstance(label, str):
-                raise SubmissionError(f"predictions[{ex_id!r}]: label must be a string, got {type(label).__name__}")
-            if allowed and label not in allowed:
-                raise SubmissionError(f"predictions[{ex_id!r}]: unknown label {label!r}; labels: {sorted(allowed)}")
-        return preds
-    if task == "proverb_prediction":
-        out = {}
-        for ex_id, ranking in preds.items():
-            ranking = [ranking] if isinstance(ranking, (str, int)) and not isinstance(ranking, bool) else ranking
-            if not isinstance(ranking, list) or not ranking:
-                raise SubmissionError(f"predictions[{ex_id!r}]: expected a non-empty list of proverb ids")
-            ranked = []
-            for p in ranking:
-                if isinstance(p, bool) or not isinstance(p, (str, int)):
-                    raise SubmissionError(f"predictions[{ex_id!r}]: proverb id {p!r} must be a string or integer")
-                ranked.append(str(p))
-            if len(set(ranked)) != len(ranked):
-                raise SubmissionError(f"predictions[{ex_id!r}]: a proverb id is ranked twice")
-            out[ex_id] = ranked
-        return out
-    if task == "proverb_alignment":
-        out = {}
-        for ex_id, span in preds.items():
-            if isinstance(span, str):
-                out[ex_id] = span
-                continue
-            if not (isinstance(span, list) and len(span) == 2
-                    and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
-                raise SubmissionError(f"predictions[{ex_id!r}]: expected the predicted span as text or "
-                                      "[start, end] character offsets into the narrative")
-            passage = gold.spans[ex_id]["passage"]
-            if not 0 <= span[0] <= span[1] <= len(passage):
-                raise SubmissionError(f"predictions[{ex_id!r}]: offsets {span} outside the narrative "
-                                      f"({len(passage)} characters)")
-            out[ex_id] = [int(span[0]), int(span[1])]
-        return out
-    raise SubmissionError(f"task {task!r} is not scored by the leaderboard")
+    try:
+        return task.parse_predictions(raw, gold)
+    except SubmissionError:
+        raise
+    except PredictionsError as e:
+        raise SubmissionError(str(e)) from None
+    except (TypeError, AttributeError, KeyError) as e:   # a shape the task's checks did not foresee
+        raise SubmissionError(f"predictions for {gold.key}: malformed ({type(e).__name__}: {e})") from None
 
 
-# --- metadata -------------------------------------------------------------------------------
-
-MODEL_TYPES = ("heuristic", "fine-tuned encoder", "prompted LLM", "retrieval", "other")
-TEXT_LIMITS = {"name": 200, "revision": 100, "link": 500, "licence": 100, "submitter": 100,
-               "description": 2000, "paper": 500}
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")   # tab, newline and CR are allowed
-
+# --- names and text ---------------------------------------------------------------------------
 
 def check_name(value: str, field: str) -> str:
-    """Model and submitter names: printable text usable as one path component (``org/name`` allowed)."""
-    value = value.strip()
+    """A model or submitter name: normalised (NFKC, no zero-width or bidi characters), printable,
+    usable as one path component (``org/name`` allowed), at most ``TEXT_LIMITS``."""
+    if not isinstance(value, str):
+        raise SubmissionError(f"{field}: expected text")
+    if has_control(value.strip()):
+        raise SubmissionError(f"{field}: contains control characters")
+    value = normalise_name(value)
     if not value:
         raise SubmissionError(f"{field}: must not be empty")
-    if _CONTROL.search(value) or "\n" in value:
-        raise SubmissionError(f"{field}: contains control characters")
+    limit = TEXT_LIMITS["submitter" if field == "submitter" else "name"]
+    if len(value) > limit:
+        raise SubmissionError(f"{field}: longer than {limit} characters")
     if "\\" in value or value.startswith("/") or value.endswith("/") or value.count("/") > 1 \
             or any(part in ("", ".", "..") for part in value.split("/")):
-        raise SubmissionError(f"{field}: {value!r} is not a valid name (no path separators other than one 'org/name' slash, no '..')")
+        raise SubmissionError(f"{field}: {value!r} is not a valid name (no path separators other than one "
+                              "'org/name' slash, no '..')")
     return value
 
 
@@ -231,9 +117,56 @@ def check_text(value: Any, field: str) -> str | None:
     limit = TEXT_LIMITS.get(field.rsplit(".", 1)[-1], 2000)
     if len(value) > limit:
         raise SubmissionError(f"{field}: longer than {limit} characters")
-    if _CONTROL.search(value):
+    if has_control(value.replace("\t", " ").replace("\n", " ").replace("\r", " ")):
         raise SubmissionError(f"{field}: contains control characters")
     return value
+
+
+def check_freeform(obj: Any, field: str) -> dict[str, Any]:
+    """A bounded free-form object (provenance): size, depth, keys and strings limited; ``seed`` an integer."""
+    if obj is None:
+        return {}
+    if not isinstance(obj, Mapping):
+        raise SubmissionError(f"{field}: must be an object")
+    size = len(json.dumps(obj, ensure_ascii=False, allow_nan=False, default=str).encode("utf-8"))
+    if size > MAX_FREEFORM_BYTES:
+        raise SubmissionError(f"{field}: {size:,} bytes; at most {MAX_FREEFORM_BYTES:,} bytes are kept")
+    n_keys = 0
+
+    def walk(value: Any, path: str, depth: int) -> None:
+        nonlocal n_keys
+        if depth > MAX_FREEFORM_DEPTH:
+            raise SubmissionError(f"{path}: nested deeper than {MAX_FREEFORM_DEPTH} levels")
+        if isinstance(value, Mapping):
+            n_keys += len(value)
+            if n_keys > MAX_FREEFORM_KEYS:
+                raise SubmissionError(f"{field}: more than {MAX_FREEFORM_KEYS} keys")
+            for k, v in value.items():
+                if len(k) > MAX_KEY_CHARS or has_control(k):
+                    raise SubmissionError(f"{path}: key {k[:40]!r}... is too long or has control characters")
+                walk(v, f"{path}.{k}", depth + 1)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]", depth + 1)
+        elif isinstance(value, str):
+            if len(value) > MAX_STRING_CHARS:
+                raise SubmissionError(f"{path}: longer than {MAX_STRING_CHARS} characters")
+        elif isinstance(value, bool) or value is None:
+            pass
+        elif isinstance(value, int):
+            if abs(value) > _INT64:
+                raise SubmissionError(f"{path}: integer out of range")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise SubmissionError(f"{path}: not a finite number")
+        else:
+            raise SubmissionError(f"{path}: unsupported value {type(value).__name__}")
+
+    walk(obj, field, 1)
+    seed = obj.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SubmissionError(f"{field}.seed: expected an integer or null, got {type(seed).__name__}")
+    return dict(obj)
 
 
 def normalise_model(model: Any) -> dict[str, Any]:
@@ -244,9 +177,9 @@ def normalise_model(model: Any) -> dict[str, Any]:
     if not isinstance(name, str):
         raise SubmissionError("model.name: required text")
     out: dict[str, Any] = {"name": check_name(name, "model.name")}
-    if len(out["name"]) > TEXT_LIMITS["name"]:
-        raise SubmissionError("model.name: longer than 200 characters")
     out["revision"] = check_text(model.get("revision"), "model.revision")
+    if out["revision"] is not None:
+        out["revision"] = normalise_name(out["revision"]) or None
     if out["revision"] is not None and ("/" in out["revision"] or "\\" in out["revision"] or ".." in out["revision"]):
         raise SubmissionError(f"model.revision: {out['revision']!r} must not contain path separators")
     mtype = model.get("type", "other")
@@ -258,8 +191,46 @@ def normalise_model(model: Any) -> dict[str, Any]:
         if isinstance(params, bool) or not isinstance(params, (int, float)) or not math.isfinite(params) \
                 or params < 0 or int(params) != params:
             raise SubmissionError(f"model.parameters: expected a non-negative integer, got {params!r}")
+        if params > MAX_PARAMETERS:
+            raise SubmissionError(f"model.parameters: {params:.3g} is more than {MAX_PARAMETERS:.0e}; "
+                                  "give the parameter count as a plain integer")
         params = int(params)
     out["parameters"] = params
     for f in ("link", "licence"):
         out[f] = check_text(model.get(f), f"model.{f}")
     return out
+
+
+def check_declared_scores(task: Task, scores: Mapping[str, Any], cis: Mapping[str, Any], *,
+                          strict: bool) -> tuple[dict[str, float], dict[str, dict[str, Any]]]:
+    """Self-reported scores and intervals restricted to the metrics ``task`` declares.
+
+    ``strict`` (unverified records, whose scores are shown as they are): an undeclared metric is
+    refused. Otherwise (the server rescores) undeclared ones are dropped.
+    """
+    declared = set(task.metric_names)
+    unknown = sorted(set(scores) - declared) + sorted(set(cis) - declared - set(scores))
+    if unknown and strict:
+        more = f" (and {len(unknown) - 5} more)" if len(unknown) > 5 else ""
+        raise SubmissionError(f"scores: {', '.join(repr(k[:40]) for k in unknown[:5])}{more} not declared by task "
+                              f"{task.name}; declared metrics: {', '.join(task.metric_names)}")
+    out_s: dict[str, float] = {}
+    for k, v in scores.items():
+        if k not in declared:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise SubmissionError(f"scores.{k}: expected a finite number")
+        if task.metric(k).fraction and not 0.0 <= v <= 1.0:
+            raise SubmissionError(f"scores.{k}: a fraction in [0, 1], got {v!r}")
+        out_s[k] = float(v)
+    out_c: dict[str, dict[str, Any]] = {}
+    for k, ci in cis.items():
+        if k not in declared:
+            continue
+        if not isinstance(ci, Mapping) or not all(isinstance(ci.get(b), (int, float)) and not isinstance(ci.get(b), bool)
+                                                  and math.isfinite(ci[b]) for b in ("low", "high")):
+            raise SubmissionError(f"confidence_intervals.{k}: expected numbers low and high")
+        out_c[k] = {"low": float(ci["low"]), "high": float(ci["high"]),
+                    **{f: ci[f] for f in ("level", "n_resamples", "unit") if isinstance(ci.get(f), (int, float, str))
+                       and not isinstance(ci.get(f), bool) and len(str(ci.get(f))) <= 40}}
+    return out_s, out_c

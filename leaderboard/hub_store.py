@@ -1,28 +1,42 @@
-"""A Hugging Face Hub dataset repository as the durable store of a public Space.
+"""Hugging Face Hub dataset repositories as the durable store of a public Space.
 
-Same layout as the HF leaderboard template: ``requests/<org>/<model>_eval_request_....json``
-(one per submission: metadata, status, predictions) and ``results/<org>/<model>/results_<time>_<id>.json``
-(scores of FINISHED submissions). A local SQLite :class:`Store` is the working copy: ``pull()``
-imports the repository's files into it, and every write is committed locally, then pushed with
-``HfApi.create_commit``. Choose it with a store spec ``hf://datasets/ORG/NAME`` (see :func:`open_store`).
+Two repositories:
+
+* the **public** one (``ORG/NAME``, the store spec ``hf://datasets/ORG/NAME``) has the HF leaderboard
+  template's layout with **scores and metadata only**: ``requests/<org>/<model>_eval_request_....json``
+  (status, model, submitter, description; no predictions, no client address) and
+  ``results/<org>/<model>/results_<time>_<id>.json`` (scores as released: hidden test splits at
+  reduced precision);
+* the **private** one (default ``ORG/NAME-private``; create it private) keeps what must not be
+  published: ``predictions/<id>.json`` (the predictions, exact scores, the client identity).
+
+A local SQLite :class:`Store` is the working copy. Writes are committed locally at once and pushed in
+**batches** (one commit per repository per ``batch_size`` submissions or ``batch_interval_s`` seconds,
+and on :meth:`HubStore.close`); :meth:`HubStore.pull` lists each repository once and downloads only
+files it has not imported yet, backing off on HTTP 429/5xx (``Retry-After`` honoured).
 """
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import logging
 import os
 import re
+import threading
+import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from figbench_leaderboard.release import release
 from figbench_leaderboard.store import RateLimit, Store, StoreError
 
 log = logging.getLogger(__name__)
 HUB_PREFIX = "hf://"
+PRIVATE_DIR = "private"
 
 
 class HubStoreError(StoreError):
@@ -59,13 +73,18 @@ def result_path(sub: Mapping[str, Any]) -> str:
     return "/".join(p for p in ("results", org, model, fname) if p)
 
 
+def private_path(sub: Mapping[str, Any]) -> str:
+    return f"predictions/{safe_component(sub['id'], 64)}.json"
+
+
 _REQUEST_KEYS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                  "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
-                 "sha256", "metadata", "reported_scores", "predictions")
+                 "sha256", "metadata", "reported_scores")
+_PRIVATE_KEYS = ("id", "predictions", "scores", "confidence_intervals", "counts", "mismatches", "client", "account")
 
 
 def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
-    """The request file of a submission (everything but the scores)."""
+    """The public request file of a submission (metadata and status; no predictions, no client)."""
     out = {k: sub.get(k) for k in _REQUEST_KEYS}
     out["model"] = sub["model_name"]          # the template's field names, for familiar tooling
     out["revision"] = sub["model_revision"] or "main"
@@ -75,156 +94,344 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
-    """The results file of a FINISHED submission (template shape: ``config`` + ``results``)."""
+    """The public results file of a FINISHED submission (template shape), scores as released."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
+    shown = release(sub)
     return {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
                        "model_type": sub["model_type"], "params": sub["model_parameters"]},
-            "results": {key: sub.get("scores") or {}},
-            "confidence_intervals": {key: sub.get("confidence_intervals") or {}},
+            "results": {key: shown.get("scores") or {}},
+            "confidence_intervals": {key: shown.get("confidence_intervals") or {}},
             "counts": {key: sub.get("counts") or {}},
-            "mismatches": sub.get("mismatches") or {},
+            "mismatches": shown.get("mismatches") or {},
             "submission_id": sub["id"], "verified": bool(sub["verified"])}
 
 
+def private_json(sub: Mapping[str, Any]) -> dict[str, Any]:
+    """The private file of a submission: predictions, exact scores, client identity."""
+    return {k: sub.get(k) for k in _PRIVATE_KEYS}
+
+
 def layout_files(sub: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Repository path -> JSON content for one submission (request, plus result when FINISHED)."""
+    """Public repository path -> JSON content for one submission (request, plus result when FINISHED)."""
     files = {request_path(sub): request_json(sub)}
     if sub["status"] == "FINISHED":
         files[result_path(sub)] = result_json(sub)
     return files
 
 
+def _dump(content: Any) -> str:
+    return json.dumps(content, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _full(store: Store, sid: str) -> dict[str, Any] | None:
+    sub = store.get(sid, with_predictions=True)
+    if sub is None:
+        return None
+    row = store._read("SELECT client, account FROM submissions WHERE id = ?", (sid,))
+    if row:
+        sub.update(client=row[0]["client"], account=row[0]["account"])
+    return sub
+
+
 def write_layout(store: Store, folder: str | os.PathLike) -> list[Path]:
-    """Write every submission of ``store`` in the Hub layout under ``folder`` (no network)."""
+    """Every submission of ``store`` in the Hub layout under ``folder`` (public files) and
+    ``folder/private`` (the private repository's files); no network."""
     folder = Path(folder)
     written = []
     for row in store.list():
-        sub = store.get(row["id"], with_predictions=True)
-        for rel, content in layout_files(sub).items():
+        sub = _full(store, row["id"])
+        if sub is None:
+            continue
+        files = {**layout_files(sub), f"{PRIVATE_DIR}/{private_path(sub)}": private_json(sub)}
+        for rel, content in files.items():
             path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(content, indent=2, ensure_ascii=False, allow_nan=False), "utf-8")
+            path.write_text(_dump(content), "utf-8")
             written.append(path)
     return written
 
 
-def import_layout(store: Store, folder: str | os.PathLike) -> int:
-    """Load a Hub-layout folder (requests + results) into ``store``; returns submissions added.
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(path.read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise HubStoreError(f"{path.name}: not a figbench {what} file: {e}") from None
+    if not isinstance(obj, dict):
+        raise HubStoreError(f"{path.name}: not a figbench {what} file")
+    return obj
 
-    Submissions already in the store (same id) are left as they are.
-    """
+
+def import_layout(store: Store, folder: str | os.PathLike, private: str | os.PathLike | None = None) -> int:
+    """Load a Hub-layout folder (requests + results, and the private files from ``private``, default
+    ``folder/private``) into ``store``; returns submissions added or updated.
+
+    A submission already in the store is updated when the files show a later state of it."""
     folder = Path(folder)
+    private = Path(private) if private is not None else folder / PRIVATE_DIR
     results: dict[str, dict[str, Any]] = {}
     for path in sorted((folder / "results").rglob("*.json")):
-        try:
-            res = json.loads(path.read_text("utf-8"))
-            results[res["submission_id"]] = res
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise HubStoreError(f"{path}: not a figbench results file: {e!r}") from None
-    added = 0
+        res = _read_json(path, "results")
+        if "submission_id" not in res:
+            raise HubStoreError(f"{path.name}: not a figbench results file: no submission_id")
+        results[res["submission_id"]] = res
+    secrets: dict[str, dict[str, Any]] = {}
+    for path in sorted((private / "predictions").glob("*.json")) if private.is_dir() else []:
+        sec = _read_json(path, "private")
+        if "id" in sec:
+            secrets[sec["id"]] = sec
+    changed = 0
     for path in sorted((folder / "requests").rglob("*.json")):
-        try:
-            req = json.loads(path.read_text("utf-8"))
-            sid = req["id"]
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise HubStoreError(f"{path}: not a figbench request file: {e!r}") from None
-        if store.get(sid) is not None:
+        req = _read_json(path, "request")
+        if "id" not in req:
+            raise HubStoreError(f"{path.name}: not a figbench request file: no id")
+        sid = req["id"]
+        current = store.get(sid)
+        if current is not None and current["updated_at"] >= (req.get("updated_at") or 0):
             continue
         row = {k: req.get(k) for k in _REQUEST_KEYS}
-        res = results.get(sid)
-        if res is not None and req["status"] == "FINISHED":
-            key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
-            row.update(scores=res["results"].get(key), confidence_intervals=res["confidence_intervals"].get(key),
-                       counts=res["counts"].get(key), mismatches=res.get("mismatches"))
-        elif req["status"] in ("RUNNING",):
-            row["status"] = "PENDING"   # a worker died mid-scoring: score it again
-        store.add(row, now=req["created_at"])
-        added += 1
-    return added
-
-
-def _hub_error(what: str, repo_id: str, e: Exception) -> HubStoreError:
-    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
-    hint = " (HF_HUB_OFFLINE is set)" if offline else ""
-    return HubStoreError(f"cannot {what} the Hub dataset {repo_id!r}{hint}: {type(e).__name__}: {e}")
+        key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
+        res, sec = results.get(sid), secrets.get(sid, {})
+        row.update(predictions=sec.get("predictions"), client=sec.get("client"), account=sec.get("account"))
+        if req["status"] == "FINISHED":
+            row.update(scores=sec.get("scores") or (res or {}).get("results", {}).get(key),
+                       confidence_intervals=sec.get("confidence_intervals") or (res or {}).get(
+                           "confidence_intervals", {}).get(key),
+                       counts=sec.get("counts") or (res or {}).get("counts", {}).get(key),
+                       mismatches=sec.get("mismatches") or (res or {}).get("mismatches"))
+        elif req["status"] == "RUNNING":
+            row["status"] = "PENDING"   # its scorer is gone: score it again
+        if row["status"] == "PENDING" and row.get("predictions") is None:
+            row.update(status="FAILED", reason="predictions unavailable (the private repository was not readable)")
+        if current is not None:
+            with store.transaction() as db:
+                db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+        Store.add(store, row, now=req["created_at"], limits=False)   # an import, not a new submission
+        changed += 1
+    return changed
 
 
 class HubStore(Store):
-    """A :class:`Store` mirrored to a Hub dataset repository through ``huggingface_hub``."""
+    """A :class:`Store` mirrored to a public and a private Hub dataset repository, in batches."""
 
-    def __init__(self, repo_id: str, *, cache_dir: str | os.PathLike | None = None, token: str | None = None,
-                 rate_limit: RateLimit | None = None, api: Any | None = None) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*", repo_id):
-            raise HubStoreError(f"{repo_id!r} is not a Hub repository id (ORG/NAME)")
+    def __init__(self, repo_id: str, *, private_repo_id: str | None = None, cache_dir: str | os.PathLike | None = None,
+                 token: str | None = None, rate_limit: RateLimit | None = None, api: Any | None = None,
+                 endpoint: str | None = None, batch_size: int = 20, batch_interval_s: float = 60.0,
+                 backoff_s: float = 1.0, max_retries: int = 8, **store_kwargs: Any) -> None:
+        for rid in (repo_id, private_repo_id or repo_id):
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*", rid):
+                raise HubStoreError(f"{rid!r} is not a Hub repository id (ORG/NAME)")
         self.repo_id = repo_id
+        self.private_repo_id = private_repo_id or f"{repo_id}-private"
         self.token = token
         cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "figbench" / "leaderboard" / safe_component(repo_id)
-        super().__init__(cache, rate_limit=rate_limit)
+        super().__init__(cache, rate_limit=rate_limit, **store_kwargs)
         if api is None:
             from huggingface_hub import HfApi
 
-            api = HfApi(token=token)
+            api = HfApi(token=token, endpoint=endpoint)
         self.api = api
+        self.endpoint = (endpoint or getattr(api, "endpoint", None) or "https://huggingface.co").rstrip("/")
+        self.batch_size = batch_size
+        self.batch_interval_s = batch_interval_s
+        self.backoff_s = backoff_s
+        self.max_retries = max_retries
+        self.commits = 0       #: commits made by this process (both repositories)
+        self.retries = 0       #: requests retried after 429/5xx
+        self._dirty: dict[str, float] = {}
+        self._dirty_lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+        self._flusher: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._conn().execute("CREATE TABLE IF NOT EXISTS hub_files (repo TEXT, path TEXT, oid TEXT, "
+                             "PRIMARY KEY (repo, path))")
+        atexit.register(self.close)
+
+    # --- network with back-off ------------------------------------------------------------------
+    def _offline(self) -> bool:
+        from huggingface_hub import constants
+
+        return bool(constants.is_offline_mode())
+
+    def _with_backoff(self, what: str, repo: str, fn):
+        delay = self.backoff_s
+        for attempt in range(self.max_retries + 1):
+            try:
+                return fn()
+            except Exception as e:
+                status = getattr(getattr(e, "response", None), "status_code", None)
+                if status not in (429, 500, 502, 503, 504) or attempt == self.max_retries:
+                    raise _hub_error(what, repo, e) from None
+                retry_after = getattr(getattr(e, "response", None), "headers", {}).get("retry-after")
+                try:
+                    wait = float(retry_after) if retry_after is not None else delay
+                except ValueError:
+                    wait = delay
+                self.retries += 1
+                time.sleep(min(max(wait, 0.0), 60.0))
+                delay = min(delay * 2, 60.0)
+        raise AssertionError("unreachable")
+
+    def _get(self, repo: str, path: str) -> bytes:
+        from huggingface_hub import hf_hub_url
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+        url = hf_hub_url(repo, path, repo_type="dataset", endpoint=self.endpoint)
+
+        def fetch() -> bytes:
+            r = get_session().get(url, headers=build_hf_headers(token=self.token), follow_redirects=True)
+            hf_raise_for_status(r)
+            return r.content
+
+        return self._with_backoff("download from", repo, fetch)
+
+    def _tree(self, repo: str) -> dict[str, str]:
+        def listing() -> dict[str, str]:
+            files = self.api.list_repo_tree(repo, repo_type="dataset", recursive=True, token=self.token)
+            return {f.path: getattr(f, "blob_id", None) or "" for f in files if hasattr(f, "size")}
+
+        return self._with_backoff("list", repo, listing)
+
+    # --- pull -----------------------------------------------------------------------------------
+    def _sync_repo(self, repo: str, local: Path, wanted: tuple[str, ...]) -> int:
+        n = 0
+        for path, oid in self._tree(repo).items():
+            if not path.startswith(wanted) or not path.endswith(".json") or ".." in path.split("/"):
+                continue
+            seen = self._read("SELECT oid FROM hub_files WHERE repo = ? AND path = ?", (repo, path))
+            target = local / path
+            if seen and seen[0]["oid"] == oid and target.is_file():
+                continue
+            data = self._get(repo, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            with self.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO hub_files (repo, path, oid) VALUES (?, ?, ?)", (repo, path, oid))
+            n += 1
+        return n
 
     def pull(self) -> int:
-        """Download the repository and import its submissions; returns how many were new."""
-        from huggingface_hub import snapshot_download
-
+        """Download what changed in both repositories and import it; returns submissions added or updated."""
+        if self._offline():
+            raise _hub_error("download", self.repo_id, RuntimeError("offline mode"))
+        public, private = self.folder / "hub" / "public", self.folder / "hub" / "private"
+        self._sync_repo(self.repo_id, public, ("requests/", "results/"))
         try:
-            local = snapshot_download(self.repo_id, repo_type="dataset", local_dir=self.folder / "hub",
-                                      token=self.token, allow_patterns=["requests/**", "results/**"])
-        except Exception as e:
-            raise _hub_error("download", self.repo_id, e) from None
-        return import_layout(self, local)
+            self._sync_repo(self.private_repo_id, private, ("predictions/",))
+        except HubStoreError as e:
+            log.error("%s: pending submissions without predictions cannot be scored", e)
+        return import_layout(self, public, private)
 
-    def _push(self, sid: str, message: str) -> None:
+    # --- batched push ---------------------------------------------------------------------------
+    def _mark(self, sid: str) -> None:
+        with self._dirty_lock:
+            self._dirty.setdefault(sid, time.monotonic())
+            full = len(self._dirty) >= self.batch_size
+        if full:
+            self.flush()
+        else:
+            self._ensure_flusher()
+
+    def _ensure_flusher(self) -> None:
+        if self._flusher is not None and self._flusher.is_alive():
+            return
+        self._stop.clear()
+        self._flusher = threading.Thread(target=self._flush_loop, name="figbench-hub-flush", daemon=True)
+        self._flusher.start()
+
+    def _flush_loop(self) -> None:
+        while not self._stop.wait(min(1.0, self.batch_interval_s / 4 or 0.05)):
+            with self._dirty_lock:
+                oldest = min(self._dirty.values(), default=None)
+            if oldest is not None and time.monotonic() - oldest >= self.batch_interval_s:
+                try:
+                    self.flush()
+                except HubStoreError as e:
+                    log.error("%s; will retry", e)
+
+    def pending_push(self) -> int:
+        with self._dirty_lock:
+            return len(self._dirty)
+
+    def flush(self) -> int:
+        """Push every changed submission: one commit to the private, one to the public repository."""
         from huggingface_hub import CommitOperationAdd
 
-        sub = self.get(sid, with_predictions=True)
-        ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=io.BytesIO(
-            json.dumps(content, indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8")))
-            for rel, content in layout_files(sub).items()]
-        try:
-            self.api.create_commit(repo_id=self.repo_id, repo_type="dataset", operations=ops, commit_message=message)
-        except Exception as e:
-            raise _hub_error("write to", self.repo_id, e) from None
+        with self._flush_lock:
+            with self._dirty_lock:
+                batch = dict(self._dirty)
+                self._dirty.clear()
+            if not batch:
+                return 0
+            try:
+                subs = [s for s in (_full(self, sid) for sid in batch) if s is not None]
+                private_ops = [CommitOperationAdd(path_in_repo=private_path(s), path_or_fileobj=io.BytesIO(
+                    _dump(private_json(s)).encode("utf-8"))) for s in subs]
+                public_ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=io.BytesIO(
+                    _dump(content).encode("utf-8"))) for s in subs for rel, content in layout_files(s).items()]
+                message = f"{len(subs)} submission(s): " + ", ".join(s["id"][:8] for s in subs[:10])
+                for repo, ops in ((self.private_repo_id, private_ops), (self.public_repo_id, public_ops)):
+                    self._with_backoff("write to", repo, lambda r=repo, o=ops: self.api.create_commit(
+                        repo_id=r, repo_type="dataset", operations=o, commit_message=message, token=self.token))
+                    self.commits += 1
+            except Exception:
+                with self._dirty_lock:   # keep them for the next try
+                    for sid, t in batch.items():
+                        self._dirty.setdefault(sid, t)
+                raise
+            return len(batch)
 
-    def add(self, sub: Mapping[str, Any], *, now: float | None = None) -> str:
-        sid = super().add(sub, now=now)
-        try:
-            self._push(sid, f"Add submission {sid[:12]} ({sub['model_name']})")
-        except HubStoreError:
-            with self.transaction() as db:   # not durable on the Hub: take it back
-                db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
-            raise
+    @property
+    def public_repo_id(self) -> str:
+        return self.repo_id
+
+    def close(self) -> None:
+        """Push what is left and stop the background flusher."""
+        self._stop.set()
+        if self.pending_push():
+            try:
+                self.flush()
+            except HubStoreError as e:
+                log.error("%s; %d submission(s) are only in the local store", e, self.pending_push())
+        super().close()
+
+    # --- writes -----------------------------------------------------------------------------------
+    def add(self, sub: Mapping[str, Any], *, now: float | None = None, **kwargs: Any) -> str:
+        if self._offline():
+            raise _hub_error("write to", self.repo_id, RuntimeError("offline mode: nothing can be pushed"))
+        sid = super().add(sub, now=now, **kwargs)
+        self._mark(sid)
         return sid
-
-    def _push_quietly(self, sid: str, message: str) -> None:
-        try:
-            self._push(sid, message)
-        except HubStoreError as e:
-            log.error("%s; the local store has it, run push_all() later", e)
 
     def finish(self, sid: str, **kwargs: Any) -> None:
         super().finish(sid, **kwargs)
-        self._push_quietly(sid, f"Scores of submission {sid[:12]}")
+        self._mark(sid)
 
-    def fail(self, sid: str, reason: str) -> None:
-        super().fail(sid, reason)
-        self._push_quietly(sid, f"Submission {sid[:12]} failed")
+    def fail(self, sid: str, reason: str, **kwargs: Any) -> None:
+        super().fail(sid, reason, **kwargs)
+        self._mark(sid)
 
     def push_all(self) -> None:
         for row in self.list():
-            self._push(row["id"], f"Sync submission {row['id'][:12]}")
+            self._mark(row["id"])
+        self.flush()
+
+
+def _hub_error(what: str, repo_id: str, e: Exception) -> HubStoreError:
+    from huggingface_hub import constants
+
+    hint = " (HF_HUB_OFFLINE is set)" if constants.is_offline_mode() else ""
+    return HubStoreError(f"cannot {what} the Hub dataset {repo_id!r}{hint}: {type(e).__name__}: {e}")
 
 
 def open_store(spec: str | os.PathLike, *, rate_limit: RateLimit | None = None) -> Store:
-    """``hf://datasets/ORG/NAME`` (or ``hf://ORG/NAME``) -> pulled :class:`HubStore`; a folder -> :class:`Store`."""
+    """``hf://datasets/ORG/NAME`` (or ``hf://ORG/NAME``) -> pulled :class:`HubStore` (private repository
+    ``$FIGBENCH_LEADERBOARD_PRIVATE_REPO``, default ``ORG/NAME-private``); a folder -> :class:`Store`."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
         repo_id = spec[len(HUB_PREFIX):].removeprefix("datasets/")
-        store = HubStore(repo_id, cache_dir=os.environ.get("FIGBENCH_LEADERBOARD_CACHE"), rate_limit=rate_limit,
-                         token=os.environ.get("HF_TOKEN"))
+        store = HubStore(repo_id, private_repo_id=os.environ.get("FIGBENCH_LEADERBOARD_PRIVATE_REPO"),
+                         cache_dir=os.environ.get("FIGBENCH_LEADERBOARD_CACHE"), rate_limit=rate_limit,
+                         token=os.environ.get("HF_TOKEN"), endpoint=os.environ.get("HF_ENDPOINT"))
         store.pull()
         return store
     return Store(spec, rate_limit=rate_limit)

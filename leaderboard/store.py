@@ -2,21 +2,30 @@
 
 Every write is one ``BEGIN IMMEDIATE`` transaction, so concurrent submissions serialise and a
 process killed mid-write leaves the last committed state (SQLite's journal rolls back the rest).
-A partial unique index makes duplicate submissions (same model, revision and benchmark, not
-FAILED) impossible even under races; the per-submitter rate limit is checked inside the same
-transaction as the insert.
+
+* **Duplicates.** A partial unique index makes two live submissions of the same model, revision and
+  benchmark impossible even under races; FAILED rows do not count, and a RUNNING row whose lease
+  expired is failed ("superseded") by the resubmission that finds it.
+* **Leases.** A claimed row is RUNNING with ``lease_owner`` and ``lease_until``; its scorer renews the
+  lease while it works. Any later claim, submission or :meth:`Store.recover_expired` call puts a
+  row whose lease ran out (or whose owner process on this machine is gone) back to PENDING, or to
+  FAILED after ``max_attempts`` interrupted tries, so nothing stays RUNNING after its lease.
+* **Limits.** Per-identity rate limits and quotas are counted inside the insert's transaction.
+* **Errors** (disk full, read-only store, unreadable file) are :class:`StoreError` in plain words.
+* **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +33,8 @@ from typing import Any
 
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 DB_NAME = "leaderboard.sqlite"
+DEFAULT_LEASE_S = 30.0
+MAX_ATTEMPTS = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -52,25 +63,70 @@ CREATE TABLE IF NOT EXISTS submissions (
     mismatches TEXT,
     predictions BLOB
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('rev', 0);
+"""
+
+#: columns added after the first release (existing stores get them on open)
+_ADDED_COLUMNS = {"lease_owner": "TEXT", "lease_until": "REAL", "attempts": "INTEGER NOT NULL DEFAULT 0",
+                  "account": "TEXT", "name_key": "TEXT", "public_scores": "TEXT", "public_cis": "TEXT"}
+
+_INDEXES = """
 CREATE UNIQUE INDEX IF NOT EXISTS submissions_one_live
     ON submissions (model_name, model_revision, task, dataset, config, split) WHERE status != 'FAILED';
 CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, created_at);
 CREATE INDEX IF NOT EXISTS submissions_submitter ON submissions (submitter, created_at);
 CREATE INDEX IF NOT EXISTS submissions_client ON submissions (client, created_at);
+CREATE INDEX IF NOT EXISTS submissions_account ON submissions (account, created_at);
+CREATE INDEX IF NOT EXISTS submissions_name_key ON submissions (name_key);
+CREATE INDEX IF NOT EXISTS submissions_created ON submissions (created_at);
+CREATE INDEX IF NOT EXISTS submissions_board ON submissions (status, created_at, id, updated_at, reason, task, dataset,
+    config, split, model_name, model_revision, model_type, model_parameters, submitter, verified, public_scores,
+    public_cis);
+CREATE TRIGGER IF NOT EXISTS submissions_rev_insert AFTER INSERT ON submissions
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'rev'; END;
+CREATE TRIGGER IF NOT EXISTS submissions_rev_delete AFTER DELETE ON submissions
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'rev'; END;
+CREATE TRIGGER IF NOT EXISTS submissions_rev_update
+    AFTER UPDATE OF status, reason, scores, confidence_intervals, verified, model_name, model_parameters
+    ON submissions BEGIN UPDATE meta SET value = value + 1 WHERE key = 'rev'; END;
 """
 
-_JSON_COLUMNS = ("metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches")
+_JSON_COLUMNS = ("metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches",
+                 "public_scores", "public_cis")
 _LIGHT_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                   "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
-                  "sha256", "metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches")
+                  "sha256", "metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches",
+                  "attempts", "lease_until")
+#: what the board's tables need: no metadata, no predictions (scores: the released copy, or the exact one)
+BOARD_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
+                 "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified")
+QUEUE_COLUMNS = ("id", "created_at", "status", "reason", "task", "dataset", "config", "split", "model_name",
+                 "model_revision", "submitter", "verified")
 
 
 class StoreError(ValueError):
-    """A store operation was refused (the message says why)."""
+    """A store operation was refused or failed (the message says why, in plain words)."""
+
+
+class StoreFullError(StoreError):
+    """The disk (or the store's size cap) is full."""
+
+
+class StoreReadOnlyError(StoreError):
+    """The store cannot be written."""
+
+
+class LeaseLostError(StoreError):
+    """The submission is no longer RUNNING under this scorer's lease (another scorer recovered it)."""
 
 
 class DuplicateSubmissionError(StoreError):
     """The same model and revision already has a live submission for this benchmark."""
+
+    def __init__(self, message: str, existing: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.existing = dict(existing or {})
 
 
 class RateLimitError(StoreError):
@@ -79,10 +135,25 @@ class RateLimitError(StoreError):
 
 @dataclass(frozen=True)
 class RateLimit:
-    """At most ``max_submissions`` per submitter (and per client address) in ``window_s`` seconds."""
+    """At most ``max_submissions`` per identity (submitter, client address, account) in ``window_s`` seconds."""
 
     max_submissions: int = 20
     window_s: float = 3600.0
+
+
+@dataclass(frozen=True)
+class Quota:
+    """At most ``max_submissions`` per identity on one benchmark in ``window_s`` (FAILED ones not counted)."""
+
+    max_submissions: int
+    window_s: float = 86400.0
+    what: str = "submissions"
+
+
+try:   # a faster JSON parser (a Gradio dependency) for reading thousands of rows
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
 
 
 def encode_predictions(predictions: Any) -> bytes:
@@ -97,44 +168,164 @@ def _dumps(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True)
 
 
+_HOST = socket.gethostname()
+
+
+def new_owner() -> str:
+    """A lease owner token: this machine, this process, and a random part."""
+    return f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def owner_gone(owner: str | None) -> bool:
+    """True when ``owner`` names a process on this machine that no longer exists."""
+    if not owner:
+        return False
+    try:
+        host, pid, _ = owner.rsplit(":", 2)
+        pid_n = int(pid)
+    except ValueError:
+        return False
+    if host != _HOST or pid_n == os.getpid():
+        return False
+    try:
+        os.kill(pid_n, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 class Store:
     """SQLite store of submissions in ``folder/leaderboard.sqlite`` (one connection per thread)."""
 
     def __init__(self, folder: str | os.PathLike, *, rate_limit: RateLimit | None = None,
-                 timeout_s: float = 60.0) -> None:
+                 timeout_s: float = 60.0, lease_s: float = DEFAULT_LEASE_S, max_attempts: int = MAX_ATTEMPTS,
+                 max_pages: int | None = None) -> None:
         self.folder = Path(folder).expanduser()
         if self.folder.exists() and not self.folder.is_dir():
-            raise StoreError(f"{self.folder}: a store must be a folder")
-        self.folder.mkdir(parents=True, exist_ok=True)
+            raise StoreError(f"{self.folder.name}: a store must be a folder")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the store folder {self.folder.name!r}: {e.strerror}") from None
         self.path = self.folder / DB_NAME
         self.rate_limit = rate_limit or RateLimit()
         self.timeout_s = timeout_s
+        self.lease_s = lease_s
+        self.max_attempts = max_attempts
+        self.max_pages = max_pages   #: a size cap (SQLite max_page_count); writes past it fail as "full"
         self._local = threading.local()
-        self._conn().executescript(_SCHEMA)
+        self._init_schema()
 
-    # --- connections and transactions ------------------------------------------------------
+    # --- connections, transactions, errors --------------------------------------------------
+    def _writable(self) -> bool:
+        return os.access(self.folder, os.W_OK) and (not self.path.exists() or os.access(self.path, os.W_OK))
+
+    def _describe(self, e: sqlite3.Error) -> StoreError:
+        msg = str(e).lower()
+        where = f"the store {self.folder.name}/{DB_NAME}"
+        if ("unable to open" in msg or "disk i/o" in msg) and self.folder.is_dir() and not self._writable():
+            msg = "readonly"
+        if "full" in msg:
+            return StoreFullError(f"{where} is full (no space left on its disk, or its size cap reached); "
+                                  "nothing was changed: free space and try again")
+        if "readonly" in msg or "read-only" in msg or "read only" in msg:
+            return StoreReadOnlyError(f"{where} is read-only (its folder or file cannot be written); "
+                                      "nothing was changed")
+        if "unable to open" in msg or "cannot open" in msg:
+            return StoreError(f"cannot open {where}: check that its folder exists and can be written")
+        if "disk i/o" in msg:
+            return StoreError(f"disk I/O error on {where} (the disk may be full or failing); nothing was changed")
+        if "locked" in msg or "busy" in msg:
+            return StoreError(f"{where} is busy (another process holds a long write); try again")
+        if "malformed" in msg or "not a database" in msg:
+            return StoreError(f"{where} is damaged or not a leaderboard store")
+        return StoreError(f"{where}: {e}")
+
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
+        if conn is None and self.path.exists() and not self._writable():
+            # a read-only store (read-only disk or folder): readable as an immutable database
+            try:
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, isolation_level=None,
+                                       check_same_thread=False)
+                conn.row_factory = sqlite3.Row
+            except sqlite3.Error as e:
+                raise self._describe(e) from None
+            self._local.conn = conn
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
+            try:
+                conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None,
+                                       check_same_thread=False)
+                conn.row_factory = sqlite3.Row
+                conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                if self.max_pages:
+                    conn.execute(f"PRAGMA max_page_count={int(self.max_pages)}")
+            except sqlite3.Error as e:
+                raise self._describe(e) from None
             self._local.conn = conn
         return conn
 
+    def _init_schema(self) -> None:
+        db = self._conn()
+        try:
+            db.executescript(_SCHEMA)
+            have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
+            for col, decl in _ADDED_COLUMNS.items():
+                if col not in have:
+                    db.execute(f"ALTER TABLE submissions ADD COLUMN {col} {decl}")
+            db.executescript(_INDEXES)
+        except sqlite3.OperationalError as e:
+            if "readonly" in str(e).lower() or not self._writable():   # a read-only store can still be read
+                return
+            raise self._describe(e) from None
+        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL"
+                      ).fetchone()[0]:
+            with self.transaction() as tx:
+                rows = tx.execute("SELECT id, split, scores, confidence_intervals FROM submissions "
+                                  "WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
+                tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
+                               [(*self._public(r["split"], _loads(r["scores"]),
+                                               _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
+        if db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL").fetchone()[0]:
+            from figbench_leaderboard.names import skeleton
+
+            with self.transaction() as tx:
+                rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
+                tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
+                               [(skeleton(r[0]), r[0]) for r in rows])
+
+    @staticmethod
+    def _public(split: str, scores: Any, cis: Any) -> tuple[str | None, str | None]:
+        from figbench_leaderboard.release import released_scores
+
+        pub_s, pub_c = released_scores(split, scores, cis)
+        return _dumps(pub_s), _dumps(pub_c)
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any error)."""
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any error; SQLite errors as :class:`StoreError`."""
         db = self._conn()
-        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise self._describe(e) from None
         try:
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
+            db.execute("COMMIT")
+        except BaseException as e:
+            if db.in_transaction:   # SQLite may have rolled back already (disk full): do not mask the cause
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            if isinstance(e, sqlite3.Error):
+                raise self._describe(e) from None
             raise
-        db.execute("COMMIT")
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -145,51 +336,85 @@ class Store:
     def journal_mode(self) -> str:
         return self._conn().execute("PRAGMA journal_mode").fetchone()[0]
 
+    def revision(self) -> int:
+        """Grows with every visible change of the submissions (insert, status, scores...)."""
+        return int(self._read("SELECT value FROM meta WHERE key = 'rev'")[0][0])
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as e:
+            raise self._describe(e) from None
+
     # --- writes ------------------------------------------------------------------------------
-    def add(self, sub: Mapping[str, Any], *, now: float | None = None) -> str:
+    def add(self, sub: Mapping[str, Any], *, now: float | None = None, quota: Quota | None = None,
+            check: Callable[[sqlite3.Connection], None] | None = None, limits: bool = True) -> str:
         """Insert a submission (status PENDING unless given) and return its id.
 
         ``sub`` holds the column values (``task``, ``dataset``, ``config``, ``split``,
         ``model_name``, ``model_revision``, ``model_type``, ``model_parameters``, ``submitter``,
-        ``client``, ``verified``, ``sha256``, ``metadata``, ``reported_scores``, ``predictions``...).
+        ``client``, ``account``, ``verified``, ``sha256``, ``metadata``, ``reported_scores``,
+        ``predictions``...). ``quota`` limits submissions per identity on this benchmark; ``check``
+        runs inside the insert's transaction (and may raise to refuse). ``limits=False`` (imports of
+        rows already accepted elsewhere) skips the rate limit.
         """
+        from figbench_leaderboard.names import skeleton
+
         now = time.time() if now is None else now
         sid = sub.get("id") or uuid.uuid4().hex
         status = sub.get("status", "PENDING")
         if status not in STATUSES:
             raise StoreError(f"unknown status {status!r}")
         row = {
-            "id": sid, "created_at": now, "updated_at": now, "status": status, "reason": sub.get("reason"),
+            "id": sid, "created_at": now, "updated_at": sub.get("updated_at") or now, "status": status,
+            "reason": sub.get("reason"),
             "task": sub["task"], "dataset": sub["dataset"], "config": sub["config"], "split": sub["split"],
             "model_name": sub["model_name"], "model_revision": sub.get("model_revision") or "",
             "model_type": sub["model_type"], "model_parameters": sub.get("model_parameters"),
-            "submitter": sub.get("submitter"), "client": sub.get("client"),
+            "submitter": sub.get("submitter"), "client": sub.get("client"), "account": sub.get("account"),
             "verified": int(bool(sub.get("verified"))), "sha256": sub["sha256"],
+            "name_key": skeleton(sub["model_name"]),
             "predictions": encode_predictions(sub["predictions"]) if sub.get("predictions") is not None else None,
         }
         for col in _JSON_COLUMNS:
             row[col] = _dumps(sub.get(col) if col != "metadata" else sub.get(col, {}))
+        if sub.get("scores") is not None:
+            row["public_scores"], row["public_cis"] = self._public(sub["split"], sub["scores"],
+                                                                   sub.get("confidence_intervals") or {})
         cols = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
         with self.transaction() as db:
-            self._check_rate(db, row, now)
+            if limits:
+                self._check_rate(db, row, now)
+            if quota is not None:
+                self._check_quota(db, row, now, quota)
+            self._supersede_expired(db, row, now)
+            if check is not None:
+                check(db)
             try:
                 db.execute(f"INSERT INTO submissions ({cols}) VALUES ({marks})", row)
             except sqlite3.IntegrityError as e:
                 if "submissions_one_live" in str(e) or "UNIQUE" in str(e):
+                    existing = db.execute(
+                        "SELECT id, status, sha256 FROM submissions WHERE model_name = ? AND model_revision = ? AND "
+                        "task = ? AND dataset = ? AND config = ? AND split = ? AND status != 'FAILED'",
+                        (row["model_name"], row["model_revision"], row["task"], row["dataset"], row["config"],
+                         row["split"])).fetchone()
                     rev = row["model_revision"] or "(no revision)"
                     raise DuplicateSubmissionError(
                         f"duplicate submission: {row['model_name']!r} revision {rev} already has a submission for "
-                        f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}") from None
+                        f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"
+                        + (f" ({existing['id'][:12]}, {existing['status']})" if existing else ""),
+                        dict(existing) if existing else None) from None
                 raise
         return sid
 
+    def _identities(self, row: Mapping[str, Any]) -> list[tuple[str, str]]:
+        return [(col, row[col]) for col in ("submitter", "client", "account") if row.get(col)]
+
     def _check_rate(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float) -> None:
         since = now - self.rate_limit.window_s
-        for col in ("submitter", "client"):
-            who = row.get(col)
-            if not who:
-                continue
+        for col, who in self._identities(row):
             n = db.execute(f"SELECT COUNT(*) FROM submissions WHERE {col} = ? AND created_at > ?",
                            (who, since)).fetchone()[0]
             if n >= self.rate_limit.max_submissions:
@@ -197,47 +422,131 @@ class Store:
                     f"rate limit: {who!r} already sent {n} submissions in the last "
                     f"{self.rate_limit.window_s:.0f} s (limit {self.rate_limit.max_submissions}); try again later")
 
-    def claim_next(self) -> dict[str, Any] | None:
-        """Atomically move the oldest PENDING submission to RUNNING and return it (with predictions)."""
+    def _check_quota(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float, quota: Quota) -> None:
+        since = now - quota.window_s
+        for col, who in self._identities(row):
+            n = db.execute(f"SELECT COUNT(*) FROM submissions WHERE {col} = ? AND created_at > ? AND task = ? AND "
+                           "dataset = ? AND config = ? AND split = ? AND status != 'FAILED'",
+                           (who, since, row["task"], row["dataset"], row["config"], row["split"])).fetchone()[0]
+            if n >= quota.max_submissions:
+                hours = quota.window_s / 3600
+                raise RateLimitError(
+                    f"quota: {who!r} already has {n} {quota.what} on "
+                    f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']} in the last {hours:g} h "
+                    f"(limit {quota.max_submissions}); try again later")
+
+    def _expired_sql(self) -> str:
+        return "status = 'RUNNING' AND (lease_until IS NULL OR lease_until < ?)"
+
+    def _supersede_expired(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float) -> None:
+        """A RUNNING row of the same model and benchmark whose lease ran out is failed, not a duplicate."""
+        same = db.execute(
+            "SELECT id, lease_owner, lease_until FROM submissions WHERE status = 'RUNNING' AND model_name = ? AND "
+            "model_revision = ? AND task = ? AND dataset = ? AND config = ? AND split = ?",
+            (row["model_name"], row["model_revision"], row["task"], row["dataset"], row["config"],
+             row["split"])).fetchall()
+        for r in same:
+            if r["lease_until"] is None or r["lease_until"] < now or owner_gone(r["lease_owner"]):
+                db.execute("UPDATE submissions SET status = 'FAILED', updated_at = ?, lease_owner = NULL, "
+                           "lease_until = NULL, reason = ? WHERE id = ?",
+                           (now, f"scoring was interrupted (its lease expired); superseded by {row['id'][:12]}",
+                            r["id"]))
+
+    def _recover(self, db: sqlite3.Connection, now: float) -> int:
+        rows = db.execute("SELECT id, lease_owner, lease_until, attempts FROM submissions WHERE status = 'RUNNING'"
+                          ).fetchall()
+        n = 0
+        for r in rows:
+            if not (r["lease_until"] is None or r["lease_until"] < now or owner_gone(r["lease_owner"])):
+                continue
+            if r["attempts"] >= self.max_attempts:
+                db.execute("UPDATE submissions SET status = 'FAILED', updated_at = ?, lease_owner = NULL, "
+                           "lease_until = NULL, reason = ? WHERE id = ?",
+                           (now, f"scoring was interrupted {r['attempts']} times (the scorer stopped before "
+                                 "finishing); resubmit to try again", r["id"]))
+            else:
+                db.execute("UPDATE submissions SET status = 'PENDING', updated_at = ?, lease_owner = NULL, "
+                           "lease_until = NULL WHERE id = ?", (now, r["id"]))
+            n += 1
+        return n
+
+    def recover_expired(self, now: float | None = None) -> int:
+        """RUNNING rows whose lease expired (or whose owner process is gone) back to PENDING (FAILED after
+        ``max_attempts``); returns how many."""
+        now = time.time() if now is None else now
         with self.transaction() as db:
-            row = db.execute("SELECT id FROM submissions WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1").fetchone()
+            return self._recover(db, now)
+
+    def _claim_row(self, db: sqlite3.Connection, sid: str, owner: str, lease_s: float | None, now: float) -> None:
+        db.execute("UPDATE submissions SET status = 'RUNNING', updated_at = ?, lease_owner = ?, lease_until = ?, "
+                   "attempts = attempts + 1 WHERE id = ?", (now, owner, now + (lease_s or self.lease_s), sid))
+
+    def claim_next(self, owner: str | None = None, lease_s: float | None = None) -> dict[str, Any] | None:
+        """Atomically move the oldest PENDING submission to RUNNING (leased to ``owner``) and return it."""
+        owner = owner or new_owner()
+        now = time.time()
+        with self.transaction() as db:
+            self._recover(db, now)
+            row = db.execute("SELECT id FROM submissions WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1"
+                             ).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE submissions SET status = 'RUNNING', updated_at = ? WHERE id = ?", (time.time(), row["id"]))
+            self._claim_row(db, row["id"], owner, lease_s, now)
         return self.get(row["id"], with_predictions=True)
 
-    def claim(self, sid: str) -> dict[str, Any] | None:
-        """Move one given PENDING submission to RUNNING; None when it is not PENDING."""
+    def claim(self, sid: str, owner: str | None = None, lease_s: float | None = None) -> dict[str, Any] | None:
+        """Lease one given submission that is PENDING (or RUNNING with an expired lease); None otherwise."""
+        owner = owner or new_owner()
+        now = time.time()
         with self.transaction() as db:
-            cur = db.execute("UPDATE submissions SET status = 'RUNNING', updated_at = ? WHERE id = ? AND status = 'PENDING'",
-                             (time.time(), sid))
-            if cur.rowcount != 1:
+            self._recover(db, now)
+            row = db.execute("SELECT status FROM submissions WHERE id = ?", (sid,)).fetchone()
+            if row is None or row["status"] != "PENDING":
                 return None
+            self._claim_row(db, sid, owner, lease_s, now)
         return self.get(sid, with_predictions=True)
 
-    def finish(self, sid: str, *, scores: Mapping, confidence_intervals: Mapping, counts: Mapping | None = None,
-               mismatches: Mapping | None = None, verified: bool = True) -> None:
+    def renew(self, sid: str, owner: str, lease_s: float | None = None) -> bool:
+        """Extend ``owner``'s lease on a RUNNING submission; False when it is no longer theirs."""
         with self.transaction() as db:
+            cur = db.execute("UPDATE submissions SET lease_until = ? WHERE id = ? AND status = 'RUNNING' AND "
+                             "lease_owner = ?", (time.time() + (lease_s or self.lease_s), sid, owner))
+            return cur.rowcount == 1
+
+    def _owned(self, owner: str | None) -> tuple[str, tuple]:
+        return ("AND lease_owner = ?", (owner,)) if owner else ("", ())
+
+    def finish(self, sid: str, *, scores: Mapping, confidence_intervals: Mapping, counts: Mapping | None = None,
+               mismatches: Mapping | None = None, verified: bool = True, owner: str | None = None) -> None:
+        clause, extra = self._owned(owner)
+        with self.transaction() as db:
+            found = db.execute("SELECT split FROM submissions WHERE id = ?", (sid,)).fetchone()
+            pub_s, pub_c = self._public(found["split"] if found else "", dict(scores), dict(confidence_intervals))
             cur = db.execute(
                 "UPDATE submissions SET status = 'FINISHED', reason = NULL, updated_at = ?, scores = ?, "
-                "confidence_intervals = ?, counts = ?, mismatches = ?, verified = ? WHERE id = ? AND status = 'RUNNING'",
+                "confidence_intervals = ?, counts = ?, mismatches = ?, verified = ?, lease_owner = NULL, "
+                f"lease_until = NULL, public_scores = ?, public_cis = ? WHERE id = ? AND status = 'RUNNING' {clause}",
                 (time.time(), _dumps(dict(scores)), _dumps(dict(confidence_intervals)), _dumps(dict(counts or {})),
-                 _dumps(dict(mismatches or {})), int(verified), sid))
+                 _dumps(dict(mismatches or {})), int(verified), pub_s, pub_c, sid, *extra))
             if cur.rowcount != 1:
-                raise StoreError(f"submission {sid} is not RUNNING; cannot finish it")
+                raise LeaseLostError(f"submission {sid[:12]} is not RUNNING under this scorer's lease; cannot finish it")
 
-    def fail(self, sid: str, reason: str) -> None:
+    def fail(self, sid: str, reason: str, *, owner: str | None = None) -> None:
+        clause, extra = self._owned(owner)
         with self.transaction() as db:
-            cur = db.execute("UPDATE submissions SET status = 'FAILED', reason = ?, updated_at = ? WHERE id = ? "
-                             "AND status IN ('PENDING', 'RUNNING')", (reason[:2000], time.time(), sid))
+            cur = db.execute("UPDATE submissions SET status = 'FAILED', reason = ?, updated_at = ?, lease_owner = NULL, "
+                             f"lease_until = NULL WHERE id = ? AND status IN ('PENDING', 'RUNNING') {clause}",
+                             (reason[:2000], time.time(), sid, *extra))
             if cur.rowcount != 1:
-                raise StoreError(f"submission {sid} is not PENDING or RUNNING; cannot fail it")
+                kind = LeaseLostError if owner else StoreError
+                raise kind(f"submission {sid[:12]} is not PENDING or RUNNING{' under this lease' if owner else ''}; "
+                           "cannot fail it")
 
     def requeue_running(self) -> int:
-        """Put RUNNING submissions back to PENDING (after a worker crash); returns how many."""
+        """Put every RUNNING submission back to PENDING, leases or not (an operator's reset); returns how many."""
         with self.transaction() as db:
-            return db.execute("UPDATE submissions SET status = 'PENDING', updated_at = ? WHERE status = 'RUNNING'",
-                              (time.time(),)).rowcount
+            return db.execute("UPDATE submissions SET status = 'PENDING', updated_at = ?, lease_owner = NULL, "
+                              "lease_until = NULL WHERE status = 'RUNNING'", (time.time(),)).rowcount
 
     # --- reads -------------------------------------------------------------------------------
     @staticmethod
@@ -245,7 +554,7 @@ class Store:
         out = dict(row)
         for col in _JSON_COLUMNS:
             if col in out and out[col] is not None:
-                out[col] = json.loads(out[col])
+                out[col] = _loads(out[col])
         if "predictions" in out:
             out["predictions"] = decode_predictions(out["predictions"])
         if "verified" in out:
@@ -254,31 +563,60 @@ class Store:
 
     def get(self, sid: str, *, with_predictions: bool = False) -> dict[str, Any] | None:
         cols = ", ".join(_LIGHT_COLUMNS + (("predictions",) if with_predictions else ()))
-        row = self._conn().execute(f"SELECT {cols} FROM submissions WHERE id = ?", (sid,)).fetchone()
-        return None if row is None else self._decode(row)
+        rows = self._read(f"SELECT {cols} FROM submissions WHERE id = ?", (sid,))
+        return None if not rows else self._decode(rows[0])
 
     def find(self, prefix: str) -> dict[str, Any] | None:
         """The submission whose id starts with ``prefix`` (at least 6 hex characters), if exactly one."""
         prefix = prefix.strip().lower()
         if len(prefix) < 6 or not all(c in "0123456789abcdef" for c in prefix):
             return None
-        rows = self._conn().execute("SELECT id FROM submissions WHERE id LIKE ? LIMIT 2", (prefix + "%",)).fetchall()
+        rows = self._read("SELECT id FROM submissions WHERE id LIKE ? LIMIT 2", (prefix + "%",))
         return self.get(rows[0]["id"]) if len(rows) == 1 else None
 
     def list(self, *, status: str | None = None) -> list[dict[str, Any]]:
         """All submissions (without predictions), oldest first; optionally only one status."""
         cols = ", ".join(_LIGHT_COLUMNS)
         if status is None:
-            rows = self._conn().execute(f"SELECT {cols} FROM submissions ORDER BY created_at, id").fetchall()
+            rows = self._read(f"SELECT {cols} FROM submissions ORDER BY created_at, id")
         else:
-            rows = self._conn().execute(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id",
-                                        (status,)).fetchall()
+            rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id", (status,))
         return [self._decode(r) for r in rows]
+
+    def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
+        """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
+        ``released``: hidden-split scores and intervals as released (``public_*`` columns)."""
+        s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
+        rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
+                          "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["scores"] = _loads(d["scores"]) if d["scores"] is not None else None
+            d["confidence_intervals"] = _loads(d["confidence_intervals"]) if d["confidence_intervals"] else {}
+            d["verified"] = bool(d["verified"])
+            out.append(d)
+        return out
+
+    def queue_page(self, *, limit: int = 100, offset: int = 0, status: str | None = None) -> list[dict[str, Any]]:
+        """Newest submissions first, one page."""
+        where, params = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {where} "
+                          "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", (*params, int(limit), int(offset)))
+        return [self._decode(r) for r in rows]
+
+    def status_counts(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self._read("SELECT status, COUNT(*) FROM submissions GROUP BY status")}
+
+    def model_names(self, name_key: str) -> list[str]:
+        """Distinct model names stored under a confusable skeleton."""
+        return [r[0] for r in self._read("SELECT DISTINCT model_name FROM submissions WHERE name_key = ?",
+                                         (name_key,))]
 
     def count(self, status: str | None = None) -> int:
         if status is None:
-            return self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
-        return self._conn().execute("SELECT COUNT(*) FROM submissions WHERE status = ?", (status,)).fetchone()[0]
+            return self._read("SELECT COUNT(*) FROM submissions")[0][0]
+        return self._read("SELECT COUNT(*) FROM submissions WHERE status = ?", (status,))[0][0]
 
     def integrity_check(self) -> str:
-        return self._conn().execute("PRAGMA integrity_check").fetchone()[0]
+        return self._read("PRAGMA integrity_check")[0][0]

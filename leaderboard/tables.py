@@ -1,33 +1,40 @@
-"""Tables, detail views and plots of the board, built from store rows (no UI code here)."""
+"""The board's tables, built from store rows and the task declarations (no UI code, no task names).
+
+* :func:`overview`: one row per model (name + revision; verified and self-reported scores never in
+  one row), the headline of each benchmark in percent with its interval, and for one benchmark
+  **group** the average over models that have every benchmark of the group, and a rank (ties where
+  intervals overlap). Models with one method per language (a name that differs only by the language
+  code of the benchmark, e.g. ``..._en_to_en`` / ``..._es_to_es``) are one row with per-language columns.
+* :func:`filter_table` / :func:`display_overview`: search, filters, sorting; then strings (one
+  decimal, "–" for blanks, ``22.7M`` parameters).
+* :func:`task_table`: every declared column of one task with intervals; :func:`family_table`: a
+  family's tasks in one frame (metric keys as columns).
+* :func:`queue_table`, :func:`submissions_frame`.
+"""
 
 from __future__ import annotations
 
-import html
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from figbench_leaderboard import fmt
 from figbench_leaderboard.benchmarks import Benchmark, BenchmarkRegistry
 
 MODEL_COLUMNS = ["Model", "Revision", "Type", "Parameters"]
 SIZE_BINS: dict[str, tuple[float, float] | None] = {
     "< 100M": (0, 1e8), "100M-1B": (1e8, 1e9), "1B-10B": (1e9, 1e10), "> 10B": (1e10, math.inf), "unknown": None,
 }
-METRIC_ORDER = ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "ceafm_f1", "lea_f1", "blanc_f1",
-                "f1", "precision", "recall", "token_f1", "in_vocab_f1", "out_vocab_f1",
-                "accuracy", "micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision",
-                "macro_recall", "mrr", "top5_accuracy", "exact_match")
-
-
-def _pct(x: float | None) -> float | None:
-    return None if x is None else round(100.0 * float(x), 2)
+ALL_GROUPS = "All benchmarks"
+LOW, HIGH, SID = " low", " high", " id"   #: suffixes of a benchmark's auxiliary columns
 
 
 def size_bin(params: int | None) -> str:
-    if params is None or (isinstance(params, float) and math.isnan(params)):
+    if fmt.missing(params):
         return "unknown"
     for name, rng in SIZE_BINS.items():
         if rng is not None and rng[0] <= params < rng[1]:
@@ -35,58 +42,185 @@ def size_bin(params: int | None) -> str:
     return "unknown"
 
 
-def _bench_key(row: Mapping[str, Any]) -> str:
+def bench_key(row: Mapping[str, Any]) -> str:
     return f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"
 
 
-def latest_finished(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], Mapping[str, Any]]:
-    """(model, revision, benchmark key) -> the latest FINISHED submission."""
-    best: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+_LAST: list = [None, None]   #: the last rows list seen and its result (views pass the same list per revision)
+
+
+def latest_finished(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, bool, str], Mapping[str, Any]]:
+    """(model, revision, verified, benchmark key) -> the latest FINISHED submission."""
+    if isinstance(rows, list) and rows is _LAST[0]:
+        return _LAST[1]
+    best: dict[tuple[str, str, bool, str], Mapping[str, Any]] = {}
     for r in rows:
         if r["status"] != "FINISHED" or not r.get("scores"):
             continue
-        k = (r["model_name"], r["model_revision"], _bench_key(r))
+        k = (r["model_name"], r["model_revision"], bool(r["verified"]), bench_key(r))
         if k not in best or r["created_at"] >= best[k]["created_at"]:
             best[k] = r
+    if isinstance(rows, list):
+        _LAST[0], _LAST[1] = rows, best
     return best
 
 
-def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> pd.DataFrame:
-    """One row per model (name + revision): a headline column per benchmark (percent) and the average."""
-    benches = list(registry)
-    models: dict[tuple[str, str], dict[str, Any]] = {}
-    for (name, rev, key), r in latest_finished(rows).items():
-        try:
-            bench = registry.get(key)
-        except ValueError:
+# --- languages ------------------------------------------------------------------------------
+
+def languages(registry: BenchmarkRegistry) -> dict[str, str]:
+    """Benchmark key -> language code, for groups whose benchmarks differ by a ``_xx`` config suffix."""
+    out: dict[str, str] = {}
+    for benches in registry.groups().values():
+        codes = [b.config.rsplit("_", 1)[-1] if "_" in b.config else "" for b in benches]
+        if len(benches) > 1 and all(len(c) == 2 and c.isalpha() and c.islower() for c in codes) \
+                and len(set(codes)) == len(codes):
+            out.update({b.key: c for b, c in zip(benches, codes)})
+    return out
+
+
+_PLACEHOLDER = "\x00"
+
+
+def _language_key(name: str, lang: str) -> str:
+    return re.sub(rf"(?<![A-Za-z]){lang}(?![A-Za-z])", _PLACEHOLDER, name)
+
+
+# --- the overview -----------------------------------------------------------------------------
+
+_MODELS: list = [None, None, None]
+
+
+def _models(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> list[dict[str, Any]]:
+    """One record per (model, revision, verified) with a cell per benchmark label (``_cells``; read-only)."""
+    if isinstance(rows, list) and rows is _MODELS[0] and registry is _MODELS[1]:
+        return _MODELS[2]
+    out = _build_models(rows, registry)
+    if isinstance(rows, list):
+        _MODELS[:] = [rows, registry, out]
+    return out
+
+
+def _build_models(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> list[dict[str, Any]]:
+    langs = languages(registry)
+    models: dict[tuple[str, str, bool], dict[str, Any]] = {}
+    for (name, rev, verified, key), r in latest_finished(rows).items():
+        if not registry.has(key):
             continue
-        m = models.setdefault((name, rev), {"Model": name, "Revision": rev, "Type": r["model_type"],
-                                            "Parameters": r["model_parameters"], "_verified": True})
-        value = r["scores"].get(bench.headline)
-        if value is not None:
-            m[bench.label] = _pct(value)
-            m["_verified"] = m["_verified"] and bool(r["verified"])
+        b = registry.get(key)
+        value = r["scores"].get(registry.headline(b))
+        if value is None:
+            continue
+        merge, lang = name, langs.get(key)
+        if lang and _language_key(name, lang) != name:
+            merge = _language_key(name, lang)
+        m = models.setdefault((merge, rev, verified), {
+            "Model": name, "Revision": rev, "Type": r["model_type"], "Parameters": r["model_parameters"],
+            "Verified": "yes" if verified else "no", "_langs": set(), "_cells": {}})
+        if merge != name:
+            m["_langs"].add(lang)
         if m["Parameters"] is None and r["model_parameters"] is not None:
             m["Parameters"] = r["model_parameters"]
-    labels = [b.label for b in benches]
+        ci = (r.get("confidence_intervals") or {}).get(registry.headline(b)) or {}
+        m["_cells"][b.label] = (100 * value, _pct(ci.get("low")), _pct(ci.get("high")), r["id"])
+    out = []
+    for (merge, _, _), m in models.items():
+        if len(m["_langs"]) > 1:
+            m["Model"] = merge.replace(_PLACEHOLDER, "{" + ",".join(sorted(m["_langs"])) + "}")
+        out.append(m)
+    return out
+
+
+def _pct(x: Any) -> float | None:
+    return None if fmt.missing(x) else 100.0 * float(x)
+
+
+def group_choices(registry: BenchmarkRegistry) -> list[str]:
+    return list(registry.groups()) + [ALL_GROUPS]
+
+
+def group_benchmarks(registry: BenchmarkRegistry, group: str) -> list[Benchmark]:
+    return list(registry) if group == ALL_GROUPS else registry.groups().get(group, [])
+
+
+def default_group(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> str:
+    """The first group (declaration order) with a verified model that has all of its benchmarks."""
+    models = [m for m in _models(rows, registry) if m["Verified"] == "yes"]
+    for group, benches in registry.groups().items():
+        if any(all(b.label in m["_cells"] for b in benches) for m in models):
+            return group
+    return next(iter(registry.groups()), ALL_GROUPS)
+
+
+def rank_with_ties(avg: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Rank = 1 + the number of models whose interval lies entirely above this one's (ties share a rank)."""
+    ranks = np.zeros(len(avg), dtype=np.int64)
+    for i in range(len(avg)):
+        ranks[i] = 1 + int(np.sum(low > high[i]))
+    return ranks
+
+
+def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, group: str | None = None) -> pd.DataFrame:
+    """One row per model: headline of each benchmark (percent), the average of ``group`` (default
+    :func:`default_group`) over models with every benchmark of the group, and a rank among verified ones.
+
+    Columns: ``Model, Revision, Type, Parameters, Average, Benchmarks, Verified``, one per benchmark
+    label, then ``Rank``, ``Tied``, ``Average low/high`` and per label ``<label> low/high/id``.
+    """
+    rows = rows if isinstance(rows, list) else list(rows)
+    group = group or default_group(rows, registry)
+    members = [b.label for b in group_benchmarks(registry, group)]
+    labels = [b.label for b in registry]
     records = []
-    for m in models.values():
-        vals = [m[lab] for lab in labels if m.get(lab) is not None]
-        m["Average"] = round(sum(vals) / len(vals), 2) if vals else None
-        m["Benchmarks"] = len(vals)
-        m["Verified"] = "yes" if m.pop("_verified") else "no"
-        records.append(m)
-    cols = MODEL_COLUMNS + ["Average", "Benchmarks", "Verified"] + labels
-    df = pd.DataFrame.from_records(records, columns=cols)
+    for m in _models(rows, registry):
+        cells = m["_cells"]
+        rec = {k: v for k, v in m.items() if not k.startswith("_")}
+        for lab in labels:
+            v, lo, hi, sid = cells.get(lab, (None, None, None, None))
+            rec[lab], rec[lab + LOW], rec[lab + HIGH], rec[lab + SID] = v, lo, hi, sid
+        rec["Benchmarks"] = len(cells)
+        if members and all(lab in cells for lab in members):
+            vals = [cells[lab][0] for lab in members]
+            halves = [((cells[lab][2] - cells[lab][1]) / 2 if cells[lab][1] is not None and cells[lab][2] is not None
+                       else 0.0) for lab in members]
+            avg = sum(vals) / len(vals)
+            if len(members) == 1 and cells[members[0]][1] is not None:
+                lo, hi = cells[members[0]][1], cells[members[0]][2]
+            else:   # independent benchmarks: the half-width of a mean (an approximation, documented)
+                hw = math.sqrt(sum(h * h for h in halves)) / len(halves)
+                lo, hi = avg - hw, avg + hw
+            rec["Average"], rec["Average low"], rec["Average high"] = avg, lo, hi
+        else:
+            rec["Average"] = rec["Average low"] = rec["Average high"] = None
+        rec["_in_group"] = sum(lab in cells for lab in members)
+        records.append(rec)
+    aux = [c for lab in labels for c in (lab + LOW, lab + HIGH, lab + SID)]
+    cols = MODEL_COLUMNS + ["Average", "Benchmarks", "Verified"] + labels + ["Rank", "Tied", "Average low",
+                                                                             "Average high"] + aux
+    df = pd.DataFrame.from_records(records, columns=cols + ["_in_group"])
     df["Parameters"] = df["Parameters"].astype("Int64")
-    return df.sort_values(["Average", "Model"], ascending=[False, True], na_position="last", kind="stable").reset_index(drop=True)
+    for c in ["Average", "Average low", "Average high"] + labels:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    ranked = (df["Verified"] == "yes") & df["Average"].notna()
+    df["Rank"] = pd.array([pd.NA] * len(df), dtype="Int64")
+    df["Tied"] = False
+    if ranked.any():
+        sub = df[ranked]
+        ranks = rank_with_ties(sub["Average"].to_numpy(), sub["Average low"].fillna(sub["Average"]).to_numpy(),
+                               sub["Average high"].fillna(sub["Average"]).to_numpy())
+        df.loc[ranked, "Rank"] = ranks
+        counts = pd.Series(ranks).value_counts()
+        df.loc[ranked, "Tied"] = [bool(counts[r] > 1) for r in ranks]
+    df["_unverified"] = df["Verified"] != "yes"
+    df = df.sort_values(["_unverified", "Rank", "Average", "_in_group", "Benchmarks", "Model"],
+                        ascending=[True, True, False, False, False, True], na_position="last", kind="stable")
+    return df.drop(columns=["_unverified", "_in_group"]).reset_index(drop=True)
 
 
 def filter_table(df: pd.DataFrame, *, search: str = "", types: Sequence[str] | None = None,
                  sizes: Sequence[str] | None = None, columns: Sequence[str] | None = None,
-                 sort_by: str | None = None, descending: bool = True) -> pd.DataFrame:
+                 sort_by: str | None = None, descending: bool = True, show_unverified: bool = True) -> pd.DataFrame:
     """Search (case-insensitive substring of the model name; ';' separates alternatives), filter by
-    model type and size bin, keep the chosen columns (model columns always kept) and sort."""
+    model type, size bin and verification, keep the chosen columns (model columns always kept) and sort."""
     out = df
     terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
     if terms:
@@ -99,85 +233,166 @@ def filter_table(df: pd.DataFrame, *, search: str = "", types: Sequence[str] | N
         out = out[out["Type"].isin(list(types))]
     if sizes is not None and "Parameters" in out:
         out = out[out["Parameters"].map(lambda p: size_bin(None if pd.isna(p) else int(p))).isin(list(sizes))]
-    if sort_by and sort_by in out.columns:
-        out = out.sort_values(sort_by, ascending=not descending, na_position="last", kind="stable")
+    if not show_unverified and "Verified" in out:
+        out = out[out["Verified"] == "yes"]
+    if sort_by and sort_by in out.columns and sort_by != "Rank":
+        ascending = not descending
+        if "Verified" in out:
+            out = out.assign(_u=out["Verified"] != "yes").sort_values(
+                ["_u", sort_by], ascending=[True, ascending], na_position="last", kind="stable").drop(columns="_u")
+        else:
+            out = out.sort_values(sort_by, ascending=ascending, na_position="last", kind="stable")
+    elif sort_by == "Rank" and not descending:
+        out = out.iloc[::-1]
     if columns is not None:
         keep = [c for c in out.columns if c in MODEL_COLUMNS or c in columns]
         out = out[keep]
     return out.reset_index(drop=True)
 
 
-def _fmt_ci(value: float | None, ci: Mapping[str, Any] | None) -> str:
-    if value is None:
-        return ""
-    s = f"{100 * value:.1f}"
-    if ci:
-        s += f" [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]"
-    return s
+def display_overview(df: pd.DataFrame, labels: Sequence[str], *, extra: Sequence[str] = (),
+                     limit: int | None = None) -> pd.DataFrame:
+    """Strings for the UI: ``Rank`` (``=2`` for ties, "–" unranked), model (marked when self-reported),
+    type, parameters (``22.7M``), the average and each benchmark in ``labels`` as ``value [low, high]``,
+    and the ``extra`` columns (``Revision``, ``Benchmarks``, ``Verified``, ``Submitter``...). The
+    Revision column is left out when every revision is empty."""
+    if limit is not None:
+        df = df.head(limit)
+    out = pd.DataFrame(index=df.index)
+    out["Rank"] = [fmt.BLANK if fmt.missing(r) else (f"={int(r)}" if t else str(int(r)))
+                   for r, t in zip(df["Rank"], df["Tied"])]
+    out["Model"] = [m if v == "yes" else f"{m} (unverified)" for m, v in zip(df["Model"], df["Verified"])]
+    if "Revision" in extra or df["Revision"].fillna("").astype(str).str.len().gt(0).any():
+        out["Revision"] = df["Revision"].fillna("").map(lambda s: s or fmt.BLANK)
+    out["Type"] = df["Type"]
+    out["Parameters"] = df["Parameters"].map(fmt.params)
+    out["Average"] = [fmt.value_ci(v, lo, hi) for v, lo, hi in zip(df["Average"], df["Average low"],
+                                                                     df["Average high"])]
+    for lab in labels:
+        if lab in df:
+            out[lab] = [fmt.value_ci(v, lo, hi) for v, lo, hi in zip(df[lab], df[lab + LOW], df[lab + HIGH])]
+    for col in extra:
+        if col in df and col not in out:
+            out[col] = df[col].map(lambda x: fmt.BLANK if fmt.missing(x) else x)
+    if "Revision" in out and not (df["Revision"].fillna("").astype(str) != "").any():
+        out = out.drop(columns="Revision")
+    return out.reset_index(drop=True)
 
 
-def _ordered_metrics(names: Iterable[str]) -> list[str]:
-    names = set(names)
-    first = [m for m in METRIC_ORDER if m in names]
-    return first + sorted(names - set(first))
+def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFrame:
+    """The overview as data (percent, intervals as columns), text cells safe for spreadsheets."""
+    out = df.copy()
+    for col in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col])):
+            out[col] = out[col].map(fmt.csv_safe).astype(object)
+    return out
+
+
+# --- per task and per family ---------------------------------------------------------------------
+
+def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,
+               show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
+    """One row per (model, benchmark) of ``task``: every declared column as ``value [low, high]``
+    (percent, titles as headers), best headline first within each benchmark; ``top``: the best ``top``
+    models of each benchmark only. Type and size are the overview's."""
+    decl = registry.task(task)
+    benches = {b.key: b for b in registry.task_benchmarks(task)}
+    columns = list(decl.table_columns())
+    titles = {m: decl.metric(m).title for m in columns}
+    fraction = {m: decl.metric(m).fraction for m in columns}
+    order = {k: i for i, k in enumerate(benches)}
+    records = []
+    for (name, rev, verified, key), r in latest_finished(rows).items():
+        if key not in benches or (not verified and not show_unverified):
+            continue
+        cis = r.get("confidence_intervals") or {}
+        rec = {"Model": name if verified else f"{name} (unverified)", "Revision": rev or fmt.BLANK,
+               "Benchmark": benches[key].label, "Submission": r["id"][:8]}
+        for m in columns:
+            rec[titles[m]] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
+                if fraction[m] else fmt.BLANK if r["scores"].get(m) is None else f"{r['scores'][m]:.1f}"
+        head = r["scores"].get(decl.headline)
+        rec["_sort"] = -1e9 if head is None else (head if decl.higher_is_better else -head)
+        rec["_bench"] = order[key]
+        rec["_v"] = not verified
+        records.append(rec)
+    cols = ["Model", "Revision", "Benchmark", "Submission"] + [decl.metric(m).title for m in columns]
+    df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench", "_v"])
+    df = df.sort_values(["_v", "_bench", "_sort"], ascending=[True, True, False], kind="stable")
+    if top is not None:
+        df = df.groupby("_bench", sort=False, group_keys=False).head(top)
+    df = df.drop(columns=["_sort", "_bench", "_v"]).reset_index(drop=True)
+    if not (df["Revision"] != fmt.BLANK).any():
+        df = df.drop(columns="Revision")
+    return df
 
 
 def family_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, family: str) -> pd.DataFrame:
-    """One row per (model, benchmark) of a task family with every sub-metric as 'value [low, high]' (percent)."""
-    benches = {b.key: b for b in registry.family(family)}
-    chosen = [r for (_, _, key), r in latest_finished(rows).items() if key in benches]
-    metrics = _ordered_metrics(k for r in chosen for k in r["scores"])
+    """One row per (model, benchmark) of a family with each task's declared columns as 'value [low, high]'
+    (metric keys as columns; the data behind the family tab)."""
+    tasks = registry.family_tasks(family)
+    benches = {b.key: b for t in tasks for b in registry.task_benchmarks(t.name)}
+    metrics = list(dict.fromkeys(m for t in tasks for m in t.table_columns()))
     records = []
-    for r in chosen:
-        b = benches[_bench_key(r)]
-        rec = {"Model": r["model_name"], "Revision": r["model_revision"], "Type": r["model_type"],
-               "Parameters": r["model_parameters"], "Benchmark": b.label,
-               "Verified": "yes" if r["verified"] else "no", "Submission": r["id"][:12]}
+    for (name, rev, verified, key), r in latest_finished(rows).items():
+        if key not in benches:
+            continue
+        b = benches[key]
+        rec = {"Model": name, "Revision": rev, "Type": r["model_type"], "Parameters": r["model_parameters"],
+               "Benchmark": b.label, "Verified": "yes" if verified else "no", "Submission": r["id"][:12]}
         cis = r.get("confidence_intervals") or {}
         for m in metrics:
-            rec[m] = _fmt_ci(r["scores"].get(m), cis.get(m))
-        rec["_sort"] = r["scores"].get(b.headline, -1)
+            rec[m] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) if m in r["scores"] else fmt.BLANK
+        rec["_sort"] = r["scores"].get(registry.headline(b), -1)
+        rec["_bench"] = list(benches).index(key)
         records.append(rec)
     cols = MODEL_COLUMNS + ["Benchmark", "Verified", "Submission"] + metrics
-    df = pd.DataFrame.from_records(records, columns=cols + ["_sort"])
-    order = {b.label: i for i, b in enumerate(benches.values())}
-    df["_bench"] = df["Benchmark"].map(order)
-    df = df.sort_values(["_bench", "_sort"], ascending=[True, False], kind="stable")
-    df = df.drop(columns=["_sort", "_bench"])
+    df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench"])
+    df = df.sort_values(["_bench", "_sort"], ascending=[True, False], kind="stable").drop(columns=["_sort", "_bench"])
     df["Parameters"] = df["Parameters"].astype("Int64")
     return df.reset_index(drop=True)
 
 
-def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+# --- queue and export ---------------------------------------------------------------------------
+
+QUEUE_HEADERS = ["Submission", "Submitted", "Status", "Model", "Benchmark", "Submitter", "Reason"]
 
 
-def queue_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """All submissions, newest first, with status and the failure reason."""
-    records = [{"Submission": r["id"][:12], "Submitted": _when(r["created_at"]), "Status": r["status"],
-                "Reason": r["reason"] or "", "Model": r["model_name"], "Revision": r["model_revision"],
-                "Benchmark": _bench_key(r), "Submitter": r["submitter"] or "",
-                "Verified": "yes" if r["verified"] else "no"} for r in rows]
-    df = pd.DataFrame.from_records(records, columns=["Submission", "Submitted", "Status", "Reason", "Model",
-                                                     "Revision", "Benchmark", "Submitter", "Verified"])
-    return df.iloc[::-1].reset_index(drop=True)
+def queue_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry | None = None, *,
+                newest_first: bool = False, reason_chars: int = 120) -> pd.DataFrame:
+    """Submissions with status and the failure reason (``rows`` oldest first unless ``newest_first``)."""
+    def label(r):
+        key = bench_key(r)
+        return registry.get(key).label if registry is not None and registry.has(key) else key
+
+    records = [{"Submission": r["id"][:8], "Submitted": fmt.when(r["created_at"]), "Status": r["status"],
+                "Model": r["model_name"] + (f" @{r['model_revision']}" if r.get("model_revision") else ""),
+                "Benchmark": label(r), "Submitter": r.get("submitter") or fmt.BLANK,
+                "Reason": (r.get("reason") or "")[:reason_chars]} for r in rows]
+    df = pd.DataFrame.from_records(records, columns=QUEUE_HEADERS)
+    return df if newest_first else df.iloc[::-1].reset_index(drop=True)
 
 
 def submissions_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Flat table of every submission (fractions, not percent): metadata, scores, CIs, counts."""
+    """Flat table of every submission (fractions, not percent): metadata, scores, CIs, counts.
+
+    Free-form values are coerced to their column's type (text or integer) so one odd submission never
+    breaks the export of the board."""
     records = []
     for r in rows:
         meta = r.get("metadata") or {}
         model = meta.get("model") or {}
-        rec = {"id": r["id"], "created_at": _when(r["created_at"]), "status": r["status"], "reason": r["reason"],
+        prov = meta.get("provenance") or {}
+        seed = prov.get("seed")
+        rec = {"id": r["id"], "created_at": fmt.when(r["created_at"]), "status": r["status"], "reason": r["reason"],
                "task": r["task"], "dataset": r["dataset"], "config": r["config"], "split": r["split"],
                "model_name": r["model_name"], "model_revision": r["model_revision"], "model_type": r["model_type"],
-               "model_parameters": r["model_parameters"], "model_link": model.get("link"),
-               "model_licence": model.get("licence"), "submitter": r["submitter"], "verified": bool(r["verified"]),
-               "description": meta.get("description"), "paper": meta.get("paper"), "method": meta.get("method"),
-               "figbench_version": (meta.get("provenance") or {}).get("figbench_version"),
-               "command": (meta.get("provenance") or {}).get("command"),
-               "seed": (meta.get("provenance") or {}).get("seed"),
+               "model_parameters": r["model_parameters"], "model_link": _text(model.get("link")),
+               "model_licence": _text(model.get("licence")), "submitter": r["submitter"],
+               "verified": bool(r["verified"]), "description": _text(meta.get("description")),
+               "paper": _text(meta.get("paper")), "method": _text(meta.get("method")),
+               "figbench_version": _text(prov.get("figbench_version")), "command": _text(prov.get("command")),
+               "seed": seed if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None,
                "mismatched_scores": ",".join(sorted(r.get("mismatches") or {})) or None}
         for k, v in (r.get("scores") or {}).items():
             rec[f"score.{k}"] = v
@@ -186,124 +401,11 @@ def submissions_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             rec[f"ci_high.{k}"] = ci.get("high")
         records.append(rec)
     df = pd.DataFrame.from_records(records)
-    if "model_parameters" in df:
-        df["model_parameters"] = df["model_parameters"].astype("Int64")
+    for col in ("model_parameters", "seed"):
+        if col in df:
+            df[col] = df[col].astype("Int64")
     return df
 
 
-def _link(url: str | None) -> str:
-    if not url:
-        return ""
-    if url.startswith(("https://", "http://")):
-        return f'<a href="{html.escape(url, quote=True)}" rel="nofollow noopener" target="_blank">{html.escape(url)}</a>'
-    return html.escape(url)
-
-
-def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> str:
-    """HTML of one submission; every value from the submitter is escaped."""
-    if sub is None:
-        return "<p>No such submission.</p>"
-    e = html.escape
-    meta = sub.get("metadata") or {}
-    model = meta.get("model") or {}
-    prov = meta.get("provenance") or {}
-    key = _bench_key(sub)
-    try:
-        label = registry.get(key).label
-    except ValueError:
-        label = key
-    rows = [("Submission", sub["id"]), ("Status", sub["status"]), ("Reason", sub.get("reason") or ""),
-            ("Benchmark", f"{label} ({key})"), ("Model", sub["model_name"]), ("Revision", sub["model_revision"]),
-            ("Type", sub["model_type"]), ("Parameters", "" if sub["model_parameters"] is None else f"{sub['model_parameters']:,}"),
-            ("Licence", model.get("licence") or ""), ("Submitter", sub.get("submitter") or ""),
-            ("Description", meta.get("description") or ""), ("Method", meta.get("method") or ""),
-            ("Verified", "yes (scored by the server)" if sub["verified"] else "no (self-reported)"),
-            ("Submitted", _when(sub["created_at"])),
-            ("figbench version", str(prov.get("figbench_version", ""))), ("Command", str(prov.get("command", ""))),
-            ("Seed", str(prov.get("seed", ""))), ("Hardware", str(prov.get("hardware", "")))]
-    parts = ['<div class="fb-detail"><table>']
-    parts += [f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows]
-    parts.append(f"<tr><th>Model link</th><td>{_link(model.get('link'))}</td></tr>")
-    parts.append(f"<tr><th>Paper</th><td>{_link(meta.get('paper'))}</td></tr>")
-    parts.append("</table>")
-    scores = sub.get("scores") or {}
-    if scores:
-        cis = sub.get("confidence_intervals") or {}
-        mism = sub.get("mismatches") or {}
-        parts.append("<h4>Scores (percent, 95% bootstrap interval)</h4><table><tr><th>metric</th><th>score</th>"
-                     "<th>interval</th><th>self-reported</th></tr>")
-        for m in _ordered_metrics(scores):
-            ci = cis.get(m)
-            ci_s = f"[{100 * ci['low']:.2f}, {100 * ci['high']:.2f}]" if ci else ""
-            rep = mism.get(m, {}).get("reported")
-            rep_s = f"{100 * rep:.2f} (mismatch)" if rep is not None else ""
-            parts.append(f"<tr><td>{e(m)}</td><td>{100 * scores[m]:.2f}</td><td>{ci_s}</td><td>{e(rep_s)}</td></tr>")
-        parts.append("</table>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def robustness_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry) -> pd.DataFrame:
-    """CoNLL F1 (percent) of each model on ECB+ and the ECB+META versions (long format)."""
-    wanted = [b for b in registry if b.task == "cdec" and b.dataset in ("ecbplus", "ecbmeta")]
-    keys = {b.key: b for b in wanted}
-    recs = [{"Model": n if not rev else f"{n}@{rev}", "Benchmark": keys[k].label, "CoNLL F1": _pct(r["scores"].get("conll_f1"))}
-            for (n, rev, k), r in latest_finished(rows).items() if k in keys and r["scores"].get("conll_f1") is not None]
-    return pd.DataFrame.from_records(recs, columns=["Model", "Benchmark", "CoNLL F1"])
-
-
-def robustness_plot(frame: pd.DataFrame, registry: BenchmarkRegistry):
-    """Grouped bars: ECB+ vs ECB+META CoNLL F1 per model (the drop on metaphoric paraphrases)."""
-    from matplotlib.figure import Figure   # not pyplot: nothing kept in a global figure registry
-
-    order = [b.label for b in registry if b.task == "cdec" and b.dataset in ("ecbplus", "ecbmeta")]
-    fig = Figure(figsize=(9, 4.2))
-    ax = fig.subplots()
-    if frame.empty:
-        ax.text(0.5, 0.5, "no ECB+ / ECB+META submissions yet", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
-    present = set(frame["Benchmark"])
-    order = [lab for lab in order if lab in present]
-    models = list(dict.fromkeys(frame["Model"]))
-    width = 0.8 / max(len(order), 1)
-    for i, lab in enumerate(order):
-        sub = frame[frame["Benchmark"] == lab].set_index("Model")["CoNLL F1"]
-        xs = [j + (i - (len(order) - 1) / 2) * width for j in range(len(models))]
-        ax.bar(xs, [sub.get(m, float("nan")) for m in models], width, label=lab)
-    ax.set_xticks(range(len(models)))
-    ax.set_xticklabels(models, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel("CoNLL F1")
-    ax.set_title("Robustness to metaphor: ECB+ vs ECB+META CoNLL F1")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    return fig
-
-
-def size_plot(ov: pd.DataFrame):
-    """Average headline score vs model size (models with a parameter count)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 4.2))
-    ax = fig.subplots()
-    d = ov.dropna(subset=["Parameters", "Average"]) if not ov.empty else ov
-    d = d[d["Parameters"] > 0] if not d.empty else d
-    if d.empty:
-        ax.text(0.5, 0.5, "no submissions with a parameter count yet", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
-    for mtype, g in d.groupby("Type"):
-        ax.scatter(g["Parameters"].astype(float), g["Average"], label=mtype)
-        for _, r in g.iterrows():
-            ax.annotate(str(r["Model"])[:30], (float(r["Parameters"]), r["Average"]), fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("parameters")
-    ax.set_ylabel("average headline score")
-    ax.set_title("Score vs model size")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    return fig
-
-
-__all__ = ["Benchmark", "overview", "filter_table", "family_table", "queue_table", "submissions_frame",
-           "detail_html", "robustness_frame", "robustness_plot", "size_plot", "size_bin", "SIZE_BINS"]
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

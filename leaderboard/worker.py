@@ -1,4 +1,9 @@
-"""The queue worker: a background thread scoring PENDING submissions (PENDING -> RUNNING -> FINISHED/FAILED)."""
+"""The queue worker: a background thread scoring PENDING submissions (PENDING -> RUNNING -> FINISHED/FAILED).
+
+Each submission is scored under a lease the worker renews; a row left RUNNING by a scorer that died
+(this worker's predecessor, a killed ``figbench submit`` or ``leaderboard work``) is recovered once its
+lease runs out, never while its scorer is alive, so a row is never scored twice at the same time.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,7 @@ log = logging.getLogger(__name__)
 
 
 class Worker:
-    """Polls the store every ``interval_s`` seconds and scores what is pending.
-
-    On start, submissions left RUNNING by a crashed worker go back to PENDING.
-    """
+    """Polls the store every ``interval_s`` seconds and scores what is pending."""
 
     def __init__(self, board: Leaderboard, *, interval_s: float = 0.5) -> None:
         self.board = board
@@ -26,9 +28,12 @@ class Worker:
     def start(self) -> Worker:
         if self._thread is not None and self._thread.is_alive():
             return self
-        requeued = self.board.store.requeue_running()
-        if requeued:
-            log.warning("requeued %d submission(s) left RUNNING", requeued)
+        try:
+            recovered = self.board.store.recover_expired()
+            if recovered:
+                log.warning("recovered %d submission(s) whose scorer stopped", recovered)
+        except Exception:  # a read-only store can still be served
+            log.exception("cannot recover expired leases")
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="figbench-leaderboard-worker", daemon=True)
         self._thread.start()
@@ -42,7 +47,7 @@ class Worker:
         while not self._stop.is_set():
             try:
                 self.board.run_pending()
-            except Exception:  # keep serving; the failing submission is already marked FAILED
+            except Exception:  # keep serving; the submission is failed or its lease runs out
                 log.exception("queue worker error")
             self._wake.wait(self.interval_s)
             self._wake.clear()
