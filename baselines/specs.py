@@ -67,6 +67,9 @@ class BaselineSpec:
     encoder: str | None = None    #: encoder id in the leaderboard name (``figbench-<method> (<encoder>)``)
     quick: bool = False           #: ``argv`` is a small CPU configuration: no quality claim
     fast: bool = False            #: ``figbench quickstart`` runs it (heuristics and retrieval: seconds to minutes)
+    board: bool = False           #: ``quickstart`` loads its committed record (``results/<name>.json``) into the
+    #: store: trained runs too slow to repeat there. One spec per system name and benchmark, so protocol
+    #: variants of a method stay off the board.
     needs: tuple[str, ...] = ()   #: other corpora the run reads (e.g. ECB+ train for LH on ECB+META)
     metrics: tuple[str, ...] = ()  #: scores shown in the table (default: the task's headline)
     published: Published | None = None
@@ -80,6 +83,8 @@ class BaselineSpec:
             raise ValueError(f"spec {self.name}: give the published value or say why there is none (comparability)")
         if "--quick" in self.argv and not self.quick:
             raise ValueError(f"spec {self.name}: argv has --quick, so quick must be True")
+        if self.board and self.fast:
+            raise ValueError(f"spec {self.name}: a fast run is made by quickstart; board is for committed records")
         if self.argv[:1] != (self.family,):
             raise ValueError(f"spec {self.name}: argv must start with the family {self.family!r}")
 
@@ -146,4 +151,9 @@ def fast_specs() -> tuple[BaselineSpec, ...]:
     return tuple(s for s in all_specs() if s.fast)
 
 
-__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "fast_specs", "get_spec"]
+def board_specs() -> tuple[BaselineSpec, ...]:
+    """The runs whose committed records ``quickstart`` loads into the store, in order."""
+    return tuple(s for s in all_specs() if s.board)
+
+
+__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "board_specs", "fast_specs", "get_spec"]

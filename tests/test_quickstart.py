@@ -85,6 +85,30 @@ def test_quickstart_twice_on_real_data(data_root, tmp_path, monkeypatch, capsys)
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     argv = ["quickstart", "--store", str(tmp_path / "store"), "--only", "ecbplus", "--n-resamples", "20", "--no-serve"]
     assert main(argv) == 0
-    assert ", 0 failed" in capsys.readouterr().out.split("quickstart summary")[1]
+    assert "no failures" in capsys.readouterr().out.split("quickstart summary")[1]
     assert main(argv) == 0
     assert "0 submitted" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, monkeypatch):
+    """Trained runs are not repeated by quickstart: their committed records (with predictions) go into
+    the store, re-scored by the server from the predictions, and a second load skips them."""
+    from figbench.quickstart import load_committed
+    from figbench_baselines.specs import get_spec
+    from figbench_leaderboard.store import Store
+
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    spec = get_spec("cdec_lemma_ecbplus_test")
+    committed = tmp_path / "committed"
+    assert main(["baseline", *spec.argv, "--out", str(committed / f"{spec.name}.json"), "--n-resamples", "50",
+                 "--predictions-file", str(committed / "predictions" / f"{spec.name}.json")]) == 0
+    store = tmp_path / "store"
+    [first] = load_committed([spec], store, committed)
+    assert first.status == "submitted" and "FINISHED" in first.detail and "MISMATCH" not in first.detail
+    [row] = Store(store).list()
+    assert row["verified"] and row["model_name"] == spec.system_name
+    [again] = load_committed([spec], store, committed)
+    assert again.status == "stored"
+    [absent] = load_committed([get_spec("cdec_lh_ecbplus_test")], store, committed)
+    assert absent.status == "failed" and "figbench baseline run cdec_lh_ecbplus_test" in absent.detail
