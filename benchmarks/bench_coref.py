@@ -38,11 +38,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import multiprocessing as mp  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
+import multiprocessing as mp
+import statistics
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 MENTIONS_PER_CLUSTER = 50_000 / 8_000
 

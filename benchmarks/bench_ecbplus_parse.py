@@ -45,9 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ECB+ not found under {ecb_root}", file=sys.stderr)
         return 2
 
-    import datasets
     from xml.dom import minidom
 
+    import datasets
     import figbench
     from figbench.corpora import ecbplus as ecb_io
 

@@ -42,7 +42,6 @@ def rss_gb() -> float:
 
 def faiss_part(args) -> list[dict]:
     import faiss
-
     from figbench_baselines.cdec.faiss_index import build_index
 
     faiss.omp_set_num_threads(args.threads)
@@ -107,9 +106,8 @@ def tiny_encoder(layers: int = 1, hidden: int = 384) -> str:
     the encoder stand-in when the shared CPU is too slow to run MiniLM over 40K mentions."""
     import tempfile
 
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
 
     path = tempfile.mkdtemp(prefix="bench_tiny_bert_")
     tok = AutoTokenizer.from_pretrained(default_model_path())

@@ -151,9 +151,10 @@ def _ecbplus_gold():
 
 
 def bench_scoring(repeats: int) -> float:
-    from figbench.tasks import get_task
     from figbench_leaderboard.formats import parse_predictions
     from figbench_leaderboard.synthetic import noisy_clusters
+
+    from figbench.tasks import get_task
 
     task = get_task("cdec")
     gold, what = _ecbplus_gold()

@@ -107,7 +107,6 @@ def _fmt(value: Any) -> str:
 
 def _stats(args: argparse.Namespace) -> int:
     import datasets
-
     from figbench.loading import builder_configs, load_dataset
     from figbench.stats import dataset_stats, published
 
@@ -248,7 +247,13 @@ def _where(args: argparse.Namespace) -> int:
 
 def _fetch(args: argparse.Namespace) -> int:
     from figbench.corpora.files import (
-        MissingDataError, downloads_allowed, fetch, missing, missing_message, offline_reason, resolve,
+        MissingDataError,
+        downloads_allowed,
+        fetch,
+        missing,
+        missing_message,
+        offline_reason,
+        resolve,
     )
     from figbench.paths import CORPORA, corpus_dir
 

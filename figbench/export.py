@@ -38,7 +38,8 @@ class ExportReport:
 
 def validate_repo_id(repo_id: str) -> str:
     """``owner/name`` (or ``name``) as the Hub accepts it; ValueError otherwise."""
-    from huggingface_hub.utils import HFValidationError, validate_repo_id as _validate
+    from huggingface_hub.utils import HFValidationError
+    from huggingface_hub.utils import validate_repo_id as _validate
 
     try:
         _validate(repo_id)

@@ -121,7 +121,7 @@ def export_space(name: str, to: str | os.PathLike, *, requirement: str | None = 
         from importlib.metadata import version
 
         gradio = version("gradio")
-    except Exception:  # noqa: BLE001 - gradio is a dependency; keep the export usable without it
+    except Exception:
         gradio = "6.0.0"
     header = _SPACE_HEADER.format(title=meta.get("title", name), gradio=gradio,
                                   description=" ".join(str(meta.get("description", name)).split()))

@@ -14,10 +14,11 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from figbench_baselines.specs import BaselineSpec
@@ -59,8 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def plan(only: set[str] | None = None, *, board: bool = False) -> tuple[list[BaselineSpec], list[str]]:
     """The fast specs (``board``: the specs whose committed records go on the board) whose corpora are all
     there (and whose dataset is in ``only``), and a line per corpus missing."""
-    from figbench.paths import CORPORA, corpus_dir
     from figbench_baselines.specs import board_specs, fast_specs
+
+    from figbench.paths import CORPORA, corpus_dir
 
     present, skipped = set(), []
     for corpus in CORPORA:
@@ -105,7 +107,7 @@ def prepare_resubmission(record_path: Path, stored_id: str) -> str:
     from figbench.results import write_result
 
     record = json.loads(record_path.read_text("utf-8"))
-    revision = "rerun-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    revision = "rerun-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     record["model"] = {**record["model"], "revision": revision}
     record.setdefault("options", {})["supersedes"] = stored_id
     write_result(record, record_path)
@@ -152,7 +154,7 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
                                     f"{detail}{reply.get('status', '?')}{reason}{flag}"))
         except SystemExit as e:  # argparse rejects options a baseline does not have
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {e.code}"))
-        except Exception as e:  # noqa: BLE001 - report and go on with the other runs
+        except Exception as e:
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
     return outcomes
 
@@ -185,7 +187,7 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
         t0 = time.perf_counter()
         try:
             reply = submit(record, store)
-        except Exception as e:  # noqa: BLE001 - report and go on
+        except Exception as e:
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
             continue
         flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""

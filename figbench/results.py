@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -115,7 +115,7 @@ class RunClock:
     """Start time and wall time of a run, for provenance."""
 
     def __init__(self) -> None:
-        self.start_time = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.start_time = datetime.now(UTC).isoformat(timespec="seconds")
         self._t0 = time.perf_counter()
 
     def elapsed(self) -> float:

@@ -21,15 +21,15 @@ from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from figbench.results import MODEL_TYPES  # noqa: E402
+from figbench_leaderboard import fmt, plots, tables
+from figbench_leaderboard.about import about_markdown
+from figbench_leaderboard.board import Leaderboard, Limits
+from figbench_leaderboard.detail import detail_html
+from figbench_leaderboard.identity import oauth_enabled, request_identity
+from figbench_leaderboard.policy import HiddenSplitPolicy
+from figbench_leaderboard.views import BoardView
 
-from figbench_leaderboard import fmt, plots, tables  # noqa: E402
-from figbench_leaderboard.about import about_markdown  # noqa: E402
-from figbench_leaderboard.board import Leaderboard, Limits  # noqa: E402
-from figbench_leaderboard.detail import detail_html  # noqa: E402
-from figbench_leaderboard.identity import oauth_enabled, request_identity  # noqa: E402
-from figbench_leaderboard.policy import HiddenSplitPolicy  # noqa: E402
-from figbench_leaderboard.views import BoardView  # noqa: E402
+from figbench.results import MODEL_TYPES
 
 log = logging.getLogger(__name__)
 
@@ -528,10 +528,9 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
            block: bool = True, start_worker: bool = True):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
     Returns (demo, worker)."""
-    from starlette.middleware import Middleware
-
     from figbench_leaderboard.http_limits import BodyLimit
     from figbench_leaderboard.worker import Worker
+    from starlette.middleware import Middleware
 
     if host not in ("127.0.0.1", "localhost", "::1") and os.environ.get("SPACE_ID") is None:
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)

@@ -9,14 +9,14 @@ grouped as the declarations group them (``Benchmark.group``: averaged and ranked
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from functools import cache
 
 from figbench.tasks import TASKS, Benchmark, Task, benchmarks, families
 
 __all__ = ["Benchmark", "BenchmarkRegistry", "default_config", "hidden_split"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_config(dataset: str) -> str | None:
     """The default config of a corpus's builder (``None`` when its builder cannot be imported)."""
     from figbench.loading import builder_configs

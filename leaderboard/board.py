@@ -34,8 +34,8 @@ from figbench_leaderboard.formats import (
 from figbench_leaderboard.gold import BuilderGoldProvider, GoldProvider
 from figbench_leaderboard.names import skeleton
 from figbench_leaderboard.policy import HiddenSplitPolicy, probe_check
-from figbench_leaderboard.release import release
 from figbench_leaderboard.redact import redact
+from figbench_leaderboard.release import release
 from figbench_leaderboard.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -67,7 +67,7 @@ def params(n: Any) -> str:
 
 
 def when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")

@@ -16,10 +16,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from figbench_leaderboard.names import has_control, normalise_name
+
 from figbench.results import MODEL_TYPES
 from figbench.tasks import Gold, PredictionsError, Task, get_task
-
-from figbench_leaderboard.names import has_control, normalise_name
 
 PREDICTIONS_FORMAT = "figbench-predictions/1"
 

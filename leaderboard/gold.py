@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from figbench.tasks import Benchmark, Gold, get_task
-
 from figbench_leaderboard.redact import redact
+
+from figbench.tasks import Benchmark, Gold, get_task
 
 __all__ = ["BuilderGoldProvider", "Gold", "GoldProvider", "GoldUnavailableError", "JsonGoldProvider",
            "gold_from_json"]

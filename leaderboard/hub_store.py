@@ -27,7 +27,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ def safe_component(text: str, limit: int = 100) -> str:
 
 
 def _stamp(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H-%M-%S")
 
 
 def _org_model(name: str) -> tuple[str | None, str]:
@@ -89,7 +89,7 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     out["model"] = sub["model_name"]          # the template's field names, for familiar tooling
     out["revision"] = sub["model_revision"] or "main"
     out["params"] = sub["model_parameters"]
-    out["submitted_time"] = datetime.fromtimestamp(sub["created_at"], timezone.utc).isoformat(timespec="seconds")
+    out["submitted_time"] = datetime.fromtimestamp(sub["created_at"], UTC).isoformat(timespec="seconds")
     return out
 
 

@@ -17,12 +17,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
-
-from figbench.tasks import Plot, Task
-
 from figbench_leaderboard import fmt
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.tables import latest_finished
+
+from figbench.tasks import Plot, Task
 
 FONT = "ui-sans-serif, system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"
 HEIGHT = 480

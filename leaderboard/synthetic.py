@@ -13,13 +13,12 @@ import time
 from typing import Any
 
 import numpy as np
-
-from figbench.results import MODEL_TYPES
-from figbench.tasks.gold import ClusterGold
-
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.formats import MAX_FREEFORM_BYTES, TEXT_LIMITS
 from figbench_leaderboard.store import Store
+
+from figbench.results import MODEL_TYPES
+from figbench.tasks.gold import ClusterGold
 
 
 def synthetic_coref_gold(n_mentions: int, n_clusters: int, *, seed: int = 0,

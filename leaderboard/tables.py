@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from figbench_leaderboard import fmt
 from figbench_leaderboard.benchmarks import Benchmark, BenchmarkRegistry
 

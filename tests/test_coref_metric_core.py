@@ -12,7 +12,6 @@ import pytest
 import figbench.scoring.coref as coref
 from figbench.scoring.coref import SCORE_KEYS, bootstrap_coref, evaluate_coref
 
-
 # ---------------------------------------------------------------------------------------------
 # an independent, deliberately naive reference (pair sets, per-mention loops, brute-force CEAF)
 

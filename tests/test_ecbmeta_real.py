@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import datasets
 import pytest
 
+import datasets
 import figbench
 from figbench.corpora import ecbplus as ecb_io
 from figbench.schema import COREF_MENTION_FEATURES

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import time
 
-import datasets
 import pytest
 
+import datasets
 import figbench
 from figbench.corpora import ecbplus as ecb_io
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES, gold_clusters
-
 from tests.conftest import corpus_path
 
 pytestmark = pytest.mark.slow

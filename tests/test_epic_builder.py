@@ -6,9 +6,9 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-import datasets
 import pytest
 
+import datasets
 import figbench
 from figbench.corpora.files import MissingDataError
 from tests.conftest import corpus_path

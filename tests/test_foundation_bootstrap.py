@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 from figbench.bootstrap import (
-    DEFAULT_RESAMPLES, MIN_UNITS, bootstrap_ci, degenerate_reasons, interval_is_sane,
+    DEFAULT_RESAMPLES,
+    MIN_UNITS,
+    bootstrap_ci,
+    degenerate_reasons,
+    interval_is_sane,
 )
 from figbench.results import ResultValidationError, validate_result
 

@@ -14,7 +14,11 @@ from figbench.bootstrap import bootstrap_ci
 from figbench.corpora.files import MissingDataError, RemoteFile, resolve
 from figbench.paths import corpus_dir
 from figbench.schema import (
-    COREF_MENTION_FEATURES, Mention, assignments_from_clusters, clusters_from_assignments, gold_clusters,
+    COREF_MENTION_FEATURES,
+    Mention,
+    assignments_from_clusters,
+    clusters_from_assignments,
+    gold_clusters,
 )
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,15 @@ import math
 import pytest
 
 from figbench.results import (
-    ResultValidationError, RunClock, make_result, provenance, read_result, result_schema,
-    schema_path, validate_result, write_result,
+    ResultValidationError,
+    RunClock,
+    make_result,
+    provenance,
+    read_result,
+    result_schema,
+    schema_path,
+    validate_result,
+    write_result,
 )
 
 

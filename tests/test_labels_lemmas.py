@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import datasets
 import pytest
 
+import datasets
 from figbench.corpora import meta4xnli, wimcor
 from figbench.corpora.lemmas import lookup_lemma
 from figbench.labels import decode_labels, label_names

@@ -6,14 +6,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
-
 import pytest
-
+from figbench_leaderboard import plots, tables
 from figbench_leaderboard.board import Leaderboard, Limits
+from figbench_leaderboard.detail import detail_html
 from figbench_leaderboard.gold import JsonGoldProvider
 from figbench_leaderboard.store import DuplicateSubmissionError, RateLimit, RateLimitError, Store
-from figbench_leaderboard import plots, tables
-from figbench_leaderboard.detail import detail_html
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 

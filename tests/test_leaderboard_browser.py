@@ -20,7 +20,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from figbench_leaderboard.client import submit
 from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
 from figbench_leaderboard.store import Store

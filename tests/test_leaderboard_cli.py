@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from figbench_leaderboard.client import load_submission, submit
 
 from figbench.cli import main
-from figbench_leaderboard.client import load_submission, submit
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = str(FIX / "gold.json")

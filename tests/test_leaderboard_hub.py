@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.gold import JsonGoldProvider
 from figbench_leaderboard.hub_store import (
@@ -94,10 +93,10 @@ def test_bad_repo_id(tmp_path):
 
 
 def test_export_parquet_and_json(tmp_path):
-    import datasets
     import pandas as pd
-
     from figbench_leaderboard.export import export_board
+
+    import datasets
 
     board = _board(tmp_path / "s")
     board.submit(json.loads((FIX / "predictions_cdec.json").read_text()))

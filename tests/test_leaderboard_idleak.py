@@ -12,12 +12,12 @@ import hashlib
 
 import numpy as np
 import pytest
-
-from figbench.tasks import TASKS, get_task
-from figbench.tasks.gold import ClusterGold, LabelGold, RankingGold, SpanGold, TagGold, TextGold
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.gold import BuilderGoldProvider
 from figbench_leaderboard.idleak import id_leak
+
+from figbench.tasks import TASKS, get_task
+from figbench.tasks.gold import ClusterGold, LabelGold, RankingGold, SpanGold, TagGold, TextGold
 
 N = 400
 

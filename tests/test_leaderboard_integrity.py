@@ -12,7 +12,6 @@ import json
 
 import numpy as np
 import pytest
-
 from figbench_leaderboard import tables
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.formats import SubmissionError
@@ -249,7 +248,6 @@ def test_free_form_fields_are_bounded(tmp_path):
 def test_export_survives_legacy_rows_with_odd_provenance(tmp_path):
     """A store written before the bounds (text seed, huge seed) still exports."""
     import pandas as pd
-
     from figbench_leaderboard.export import export_board
 
     gold = _gold(50)

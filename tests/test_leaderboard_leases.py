@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.client import submit
 from figbench_leaderboard.gold import JsonGoldProvider

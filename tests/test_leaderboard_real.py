@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.board import Leaderboard
 from figbench_leaderboard.gold import BuilderGoldProvider, GoldUnavailableError
@@ -80,8 +79,9 @@ def test_epic_alignment_and_nli_gold(provider, data_root):
     ["wimcor", "--method", "majority"],
 ])
 def test_baseline_submit_is_rescored_without_mismatch(provider, data_root, tmp_path, monkeypatch, argv):
-    from figbench.cli import main
     from figbench_leaderboard.store import Store
+
+    from figbench.cli import main
 
     if not (data_root / argv[0].replace("cdec", "ecbplus")).is_dir():
         pytest.skip("corpus not available")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from figbench_leaderboard.gold import gold_from_json
+from figbench_leaderboard.scoring import mismatches, score
+from figbench_leaderboard.synthetic import noisy_clusters, synthetic_coref_gold
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from figbench.scoring.classification import label_statistics
 from figbench.tasks.gold import LabelGold
-from figbench_leaderboard.gold import gold_from_json
-from figbench_leaderboard.scoring import mismatches, score
-from figbench_leaderboard.synthetic import noisy_clusters, synthetic_coref_gold
 
 
 def test_label_statistics_match_sklearn_on_resamples():
@@ -136,9 +136,9 @@ def test_nli_accuracy_by_metaphor_status_and_language():
 
 
 def test_alignment_character_offsets_scored_by_position():
-    from figbench.scoring.spans import span_overlap_scores
-
     from figbench_leaderboard.formats import SubmissionError, parse_predictions
+
+    from figbench.scoring.spans import span_overlap_scores
 
     passage = "the early bird catches the worm every day"
     gold = gold_from_json("proverb_alignment/epic/alignment/test", "proverb_alignment", {"spans": {

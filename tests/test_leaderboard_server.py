@@ -13,7 +13,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from figbench_leaderboard.screenshots import serving
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"

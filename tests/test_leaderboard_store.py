@@ -11,7 +11,6 @@ import threading
 import time
 
 import pytest
-
 from figbench_leaderboard.store import DuplicateSubmissionError, Store, StoreError
 
 

@@ -14,17 +14,17 @@ import re
 import urllib.request
 from pathlib import Path
 
-import datasets
 import pytest
-
-from figbench.tasks import TASKS, Benchmark, Metric, Plot, benchmarks, register_task, unregister_task
-from figbench.tasks.kinds import LabelTask
 from figbench_leaderboard import plots, tables
 from figbench_leaderboard.about import about_markdown, readme_sections
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
 from figbench_leaderboard.store import Store
+
+import datasets
+from figbench.tasks import TASKS, Benchmark, Metric, Plot, benchmarks, register_task, unregister_task
+from figbench.tasks.kinds import LabelTask
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "idiom_literal/idioms_mem/default/test"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 
-import datasets
 import pytest
 
+import datasets
 from figbench import stats
 
 
@@ -141,10 +141,9 @@ def test_ambiguity_within_topics_vs_global():
 @pytest.mark.slow
 def test_published_ecbplus_ambiguity_and_diversity(tmp_path):
     """WEC paper Table 1 on the real ECB+ (needs the ecbplus builder and corpus)."""
-    from tests.conftest import corpus_path
-
     import figbench
     from figbench.paths import builder_dir
+    from tests.conftest import corpus_path
 
     if not (builder_dir("ecbplus") / "ecbplus.py").is_file():
         pytest.skip("the ecbplus builder is not installed")
@@ -157,9 +156,8 @@ def test_published_ecbplus_ambiguity_and_diversity(tmp_path):
 
 
 def test_published_wec_eng_ambiguity(tmp_path):
-    from tests.conftest import corpus_path
-
     import figbench
+    from tests.conftest import corpus_path
 
     root = corpus_path("wec_eng", "ucdcr", "test", "event_mentions.json").parents[2]
     dd = figbench.load_dataset("wec_eng", "events", data_dir=str(root), cache_dir=str(tmp_path))

@@ -3,9 +3,9 @@ gold JSON round trip, and the declaration's own consistency."""
 
 from __future__ import annotations
 
-import datasets
 import pytest
 
+import datasets
 from figbench.tasks import TASKS, PredictionsError, benchmarks, families, get_task
 from figbench.tasks.base import Benchmark, Metric
 

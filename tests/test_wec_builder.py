@@ -9,11 +9,10 @@ from collections import Counter
 import pytest
 
 import figbench
+import figbench.corpora.wec_eng as wec
 from figbench.corpora.files import MissingDataError
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 from tests.conftest import corpus_path
-
-import figbench.corpora.wec_eng as wec
 
 
 def load(data_dir, config="events", tmp=None, **kwargs):

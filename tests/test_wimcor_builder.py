@@ -7,13 +7,13 @@ import tarfile
 from collections import Counter
 from pathlib import Path
 
-import datasets
 import pytest
-from tests.conftest import corpus_path
 
+import datasets
 import figbench
 from figbench.corpora import wimcor as wio
 from figbench.corpora.files import MissingDataError
+from tests.conftest import corpus_path
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "wimcor"
 MEDIUM_COUNTS = {  # lines per sample file (train, test)

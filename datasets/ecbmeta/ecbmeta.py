@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import datasets
-
 from figbench.corpora import ecbmeta as meta
 from figbench.corpora.builder import FigbenchBuilder
 from figbench.corpora.files import MissingDataError

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import datasets
-
 from figbench.corpora import ecbplus as ecb_io
 from figbench.corpora.builder import FigbenchBuilder
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES

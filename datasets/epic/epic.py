@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import datasets
-
 from figbench.corpora import epic as epic_io
 from figbench.corpora.builder import FigbenchBuilder
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import datasets
-
 from figbench.corpora import meta4xnli as m4x
 from figbench.corpora.builder import FigbenchBuilder
 

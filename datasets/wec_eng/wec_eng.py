@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import datasets
-
 from figbench.corpora import wec_eng as wec
 from figbench.corpora.builder import FigbenchBuilder
 from figbench.corpora.files import MissingDataError

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import datasets
 from datasets.utils import logging as ds_logging
 
+import datasets
 from figbench.corpora import wimcor as wio
 from figbench.corpora.builder import FigbenchBuilder
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import datasets
-
 from figbench.corpora.files import RemoteFile, resolve
 from figbench.paths import corpus_dir
 

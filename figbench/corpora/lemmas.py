@@ -20,14 +20,14 @@ lemmas with spaces, as running the pipeline on the text did.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 CaseRule = Literal["exact_then_lower", "exact", "lower"]
 CASE_RULES: tuple[str, ...] = ("exact_then_lower", "exact", "lower")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pipeline(lang: str):
     import spacy
 

@@ -17,7 +17,7 @@ Per-example kinds also accept a list of ``{"id": ..., "prediction": ...}`` objec
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 

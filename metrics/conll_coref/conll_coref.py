@@ -4,9 +4,9 @@ A thin `evaluate` wrapper over :mod:`figbench.scoring.coref` (requires the `figb
 see the metric card (README.md).
 """
 
-import datasets
 import evaluate
 
+import datasets
 from figbench.scoring.conll_io import score_conll
 from figbench.scoring.coref import bootstrap_coref, check_documents, evaluate_coref
 

@@ -3,9 +3,9 @@
 A thin `evaluate` wrapper over :mod:`figbench.scoring.spans`; see the metric card (README.md).
 """
 
-import datasets
 import evaluate
 
+import datasets
 from figbench.scoring.spans import bio_span_scores, span_overlap_scores
 
 _DESCRIPTION = """\

@@ -3,9 +3,9 @@
 A thin `evaluate` wrapper over :func:`figbench.scoring.vocab.vocab_scores`; see README.md.
 """
 
-import datasets
 import evaluate
 
+import datasets
 from figbench.scoring.vocab import vocab_scores
 
 _DESCRIPTION = """\
