@@ -213,7 +213,11 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         epoch = state["epoch"]
         batches = epoch_batches(lengths, n, cfg.batch_size, cfg.seed, epoch, group_by_length=group_by_length)
         skip = state["batch"] * accelerator.num_processes  # global batches already consumed this epoch
-        loader = accelerator.prepare(DataLoader(features, batch_sampler=batches[skip:], collate_fn=collate))
+        # an own generator: a DataLoader without one draws its seed from the global RNG when iterated, which
+        # would shift the dropout masks of a resumed run
+        generator = torch.Generator().manual_seed(int(cfg.seed) * 1000003 + epoch)
+        loader = accelerator.prepare(DataLoader(features, batch_sampler=batches[skip:], collate_fn=collate,
+                                                generator=generator))
         model.train()
         te = time.perf_counter()
         epoch_losses: list[float] = []
