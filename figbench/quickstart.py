@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--no-serve", action="store_true", help="stop after submitting (no web server)")
+    p.add_argument("--no-trained", action="store_true",
+                   help="do not load the committed result records of the trained (not fast) baselines "
+                        "(results/<spec>.json) into the store")
     p.set_defaults(func=main)
 
 
@@ -154,13 +157,70 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
     return outcomes
 
 
+def trained_records(only: set[str] | None = None, results: Path | None = None) -> list[tuple[BaselineSpec, Path]]:
+    """The committed records (``results/<spec>.json``) of the specs quickstart does not run (trained and
+    other slow runs) whose corpora are present: the leaderboard's trained rows."""
+    from figbench.paths import corpus_dir
+    from figbench_baselines.specs import all_specs
+    from figbench_baselines.tables import RESULTS
+
+    results = RESULTS if results is None else results
+    out = []
+    for spec in all_specs():
+        path = results / f"{spec.name}.json"
+        if spec.fast or not path.is_file() or (only is not None and spec.dataset not in only):
+            continue
+        if all((d := corpus_dir(c)) is not None and d.is_dir() for c in spec.corpora):
+            out.append((spec, path))
+    return out
+
+
+def load_records(records: list[tuple[BaselineSpec, Path]], store: Path,
+                 submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
+    """Submit committed records (predictions inlined, compressed files included) unless the store holds the
+    run already; the store re-scores their predictions like any submission."""
+    import tempfile
+
+    from figbench.results import read_result, with_inline_predictions, write_result
+
+    if submit is None:
+        from figbench_leaderboard.client import submit as client_submit
+
+        def submit(path: Path, to: Path) -> dict[str, Any]:
+            return client_submit(path, to, submitter="figbench-quickstart")
+
+    stored = stored_runs(store)
+    outcomes = []
+    for spec, path in records:
+        t0 = time.perf_counter()
+        try:
+            record = read_result(path)
+            key = (record["model"]["name"], record["model"].get("revision") or "", spec.benchmark)
+            if key in stored:
+                print(f"{spec.name}: already in the store ({stored[key][:8]}); skipped", flush=True)
+                outcomes.append(Outcome(spec.name, "stored", 0.0, f"submission {stored[key][:8]}"))
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                inline = write_result(with_inline_predictions(record, path), Path(tmp) / path.name)
+                reply = submit(inline, store)
+            flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
+            state = "failed" if reply.get("status") == "FAILED" else "loaded"
+            reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
+            outcomes.append(Outcome(spec.name, state, time.perf_counter() - t0,
+                                    f"committed record; {reply.get('status', '?')}{reason}{flag}"))
+        except Exception as e:  # noqa: BLE001 - report and go on with the other records
+            outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
+    return outcomes
+
+
 def print_summary(outcomes: list[Outcome], total_s: float) -> None:
     print("\nquickstart summary")
     for o in outcomes:
         print(f"  {o.name:34s} {o.seconds:7.1f} s  {o.status}{': ' + o.detail if o.detail else ''}")
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "stored", "failed")}
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "loaded", "stored", "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
-    print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {counts['stored']} already stored, "
+    loaded = f"{counts['loaded']} committed records loaded, " if counts["loaded"] else ""
+    print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {loaded}{counts['stored']} already stored, "
           f"{problems}; {total_s:.1f} s in all")
 
 
@@ -178,6 +238,11 @@ def main(args: argparse.Namespace) -> int:
     results = Path(args.results_dir) if args.results_dir else store.parent / "results"
     t0 = time.perf_counter()
     outcomes = run_specs(specs, store, results, n_resamples=args.n_resamples, force=args.force)
+    if not args.no_trained:
+        records = trained_records(only)
+        if records:
+            print(f"\nloading {len(records)} committed records of trained baselines (results/)", flush=True)
+        outcomes += load_records(records, store)
     print_summary(outcomes, time.perf_counter() - t0)
     failed = any(o.status == "failed" for o in outcomes)
     if args.no_serve:

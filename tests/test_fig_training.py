@@ -123,8 +123,9 @@ def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(tiny, tmp_
         assert not all(torch.equal(model.state_dict()[k], snapshots[3][k]) for k in snapshots[3])
         assert stats["total_steps_planned"] == 50  # the schedule spans max_epochs (10 steps per epoch)
     # a finished run resumed only restores its best weights
-    again, stats = fit(_token_clf(tiny, seed=5), feats, _collate, _cfg(checkpoint_dir=str(tmp_path / "ck"), resume=True),
-                       evaluate=evaluate, early=EarlyStopping(metric="f1", patience=2, max_epochs=5))
+    again, stats = fit(_token_clf(tiny, seed=5), feats, _collate,
+                       _cfg(checkpoint_dir=str(tmp_path / "ck"), resume=True), evaluate=evaluate,
+                       early=EarlyStopping(metric="f1", patience=2, max_epochs=5))
     assert stats["best_epoch"] == 2 and all(torch.equal(again.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
 
 

@@ -70,7 +70,8 @@ def finetune_biencoder(train: Sequence[dict], proverbs: dict[str, str], cfg, *, 
 
     def collate(batch):
         ids = list(dict.fromkeys(b["proverb_id"] for b in batch))
-        n = tok([b["narrative"] for b in batch], padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        n = tok([b["narrative"] for b in batch], padding=True, truncation=True, max_length=max_length,
+                return_tensors="pt")
         p = tok([proverbs[i] for i in ids], padding=True, truncation=True, max_length=64, return_tensors="pt")
         target = torch.tensor([ids.index(b["proverb_id"]) for b in batch])
         return {"n": dict(n), "p": dict(p), "target": target, "size": len(batch)}

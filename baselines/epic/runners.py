@@ -115,7 +115,8 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
     preds = {r["id"]: t for r, t in zip(data.test, top)}
     ev = _score(args, "proverb_prediction", args.config, data.test, preds)
     training = model.pop("training", None)
-    options: dict[str, Any] = {"candidates": "all 250 proverbs" if args.config == "seen" else "the 100 unseen test proverbs"}
+    options: dict[str, Any] = {"candidates": "all 250 proverbs" if args.config == "seen"
+                               else "the 100 unseen test proverbs"}
     method = args.method
     counts = {"n_test": len(data.test), "n_candidates": len(data.candidates), "n_train": len(data.train)}
     if training is not None:

@@ -98,7 +98,7 @@ SPECS: tuple[BaselineSpec, ...] = (
           ("--method", "distribution", "--scorer", "finetune", "--distance", "js", "--load-model",
            "models/fig/epic_biencoder_seen"),
           title="similar narratives, proverb distributions of the trained bi-encoder",
-          model=f"the epic_biencoder_seen model, softmax over its 250 proverb scores (temperature 0.05)",
+          model="the epic_biencoder_seen model, softmax over its 250 proverb scores (temperature 0.05)",
           encoder=DEFAULT_MODEL_ID, metrics=("accuracy_cosine", "accuracy_js", "accuracy_l2", "accuracy_l1"),
           comparability=NO_VALUE + "; needs the epic_biencoder_seen model"),
     _spec("epic_similar_embedding", "similar_narratives", "seen", "embedding_cosine", ("--method", "embedding"),

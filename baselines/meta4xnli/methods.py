@@ -38,7 +38,8 @@ def train_token_classifier(rows: Sequence[dict], cfg, *, tags: Sequence[str], mo
 
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.early_stopping import phase
-    from figbench_baselines.common.figurative import finetune, pad_collate, seed_everything, set_threads, word_label_features
+    from figbench_baselines.common.figurative import (
+        finetune, pad_collate, seed_everything, set_threads, word_label_features)
 
     set_threads()
     seed_everything(cfg.seed)

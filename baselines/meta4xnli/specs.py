@@ -93,7 +93,8 @@ SPECS: tuple[BaselineSpec, ...] = (
                  model="a multilingual encoder (mDeBERTa-v3-base "
                  "or XLM-RoBERTa-large), early stopping as above", encoder="microsoft/mdeberta-v3-base",
                  not_run=NO_MULTILINGUAL, comparability=NOT_COPIED,
-                 gpu_command=_gpu(f"--task metaphor_detection --train {train}" + (f" --test {test}" if test != train else "")
+                 gpu_command=_gpu(f"--task metaphor_detection --train {train}"
+                                  + (f" --test {test}" if test != train else "")
                                   + " --model microsoft/mdeberta-v3-base --patience 2 --max-epochs 6 "
                                   "--mixed-precision bf16 --checkpoint-dir ckpt/m4x_" + name + " --resume"))
       for name, title, train, test in (("es", "token classifier, monolingual ES, trained to convergence", "es", "es"),

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from figbench_baselines.common.figurative import (
         check_label_sets, is_main_process, load_encoder, model_record, n_parameters, require_rows, skip_summary,
         subsample, write_predictions)
-    from figbench_baselines.common.runs import finish_run, train_config_from_args
+    from figbench_baselines.common.runs import finish_run
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.wimcor import methods
     from figbench_baselines.wimcor.data import load_split_examples
@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     task = get_task(TASK) if args.granularity == "medium" else replace(get_task(TASK), label_column="coarse")
     ev = score_with_task(task, test_rows.gold_split(), benchmark_key(TASK, "wimcor", args.config, args.split),
                          predictions, n_resamples=args.n_resamples, seed=args.seed)
-    counts = {"n_train": options.get("training", {}).get("n_train_examples", len(train)), "n_test": len(test), "n_labels": len(ev.gold.label_set),
+    counts = {"n_train": options.get("training", {}).get("n_train_examples", len(train)), "n_test": len(test),
+              "n_labels": len(ev.gold.label_set),
               "n_skipped_train": len(train_l.skipped), "n_skipped_test": len(test_l.skipped)}
     record = make_result(
         task=TASK, dataset="wimcor", config=args.config, split=args.split, model=model,
@@ -191,7 +192,8 @@ def _validation_scorer(args, train_config: str, key: str, labels):
 
     def evaluate(predict) -> dict[str, float]:
         pred = predict(list(rows))
-        ev = score_with_task(task, rows.gold_split(), benchmark_key(TASK, "wimcor", train_config, args.validation_split),
+        ev = score_with_task(task, rows.gold_split(),
+                             benchmark_key(TASK, "wimcor", train_config, args.validation_split),
                              {ex["id"]: p for ex, p in zip(rows, pred)}, n_resamples=0, seed=args.seed)
         return {k: v for k, v in ev.scores.items() if k in ("micro_f1", "macro_f1", "accuracy")}
 
