@@ -75,8 +75,9 @@ def _root(args: argparse.Namespace) -> int:
 def _run_specs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from figbench.cli import main
     from figbench_baselines.tables import RESULTS
+
+    from figbench.cli import main
 
     results = Path(args.results_dir) if args.results_dir else RESULTS
     specs = expand_specs(args.specs)

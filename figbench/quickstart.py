@@ -193,7 +193,7 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
             record = read_result(path)
             with tempfile.TemporaryDirectory() as tmp:
                 reply = submit(write_result(with_inline_predictions(record, path), Path(tmp) / path.name), store)
-        except Exception as e:  # noqa: BLE001 - report and go on with the other records
+        except Exception as e:
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
             continue
         flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from figbench_baselines.common.early_stopping import EarlyStopping, epoch_batches, fit
+from figbench_baselines.common.training import TrainConfig
 
 from figbench.cli import main
 from figbench.results import read_result
-from figbench_baselines.common.early_stopping import EarlyStopping, epoch_batches, fit
-from figbench_baselines.common.training import TrainConfig
 from tests.conftest import corpus_path, tiny_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,10 +48,9 @@ def _features(n: int = 40) -> list[dict]:
 
 
 def _collate(items):
+    from figbench_baselines.common.encoder import default_model_path
     from figbench_baselines.common.figurative import pad_collate
     from transformers import AutoTokenizer
-
-    from figbench_baselines.common.encoder import default_model_path
 
     return pad_collate(AutoTokenizer.from_pretrained(default_model_path()))(items)
 
@@ -74,7 +73,7 @@ def test_epoch_batches_cover_every_example_once_grouped_by_length():
     assert b == epoch_batches(lengths, len(lengths), 8, seed=7, epoch=0)  # a function of (seed, epoch)
     assert b != epoch_batches(lengths, len(lengths), 8, seed=7, epoch=1)
     # length grouping: far less padding than plain shuffling
-    pad = lambda bs: sum(max(lengths[i] for i in x) * len(x) - sum(lengths[i] for i in x) for x in bs)  # noqa: E731
+    pad = lambda bs: sum(max(lengths[i] for i in x) * len(x) - sum(lengths[i] for i in x) for x in bs)
     plain = epoch_batches(lengths, len(lengths), 8, seed=7, epoch=0, group_by_length=False)
     assert pad(b) < pad(plain) / 3
 

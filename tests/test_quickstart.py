@@ -55,8 +55,9 @@ def _fake_submit(monkeypatch, calls):
 
 
 def test_second_quickstart_skips_stored_runs_and_force_reruns(tmp_path, monkeypatch, capsys):
-    from figbench.paths import CORPORA
     from figbench_baselines.specs import fast_specs
+
+    from figbench.paths import CORPORA
     from tests.baseline_splits import use_fixture_splits
 
     use_fixture_splits(monkeypatch)
@@ -85,10 +86,11 @@ def test_committed_records_of_trained_runs_are_loaded_once(tmp_path, monkeypatch
     """quickstart loads results/<spec>.json of the board specs (compressed predictions inlined), once."""
     import gzip
 
-    from figbench.quickstart import load_committed
-    from figbench.results import RunClock, make_result, provenance, write_result
     from figbench_baselines.common.runs import with_system_name
     from figbench_baselines.specs import get_spec
+
+    from figbench.quickstart import load_committed
+    from figbench.results import RunClock, make_result, provenance, write_result
 
     spec = get_spec("wimcor_finetune_marked10_earlystop")
     assert spec.board
@@ -129,9 +131,10 @@ def test_quickstart_twice_on_real_data(data_root, tmp_path, monkeypatch, capsys)
 def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, monkeypatch):
     """Trained runs are not repeated by quickstart: their committed records (with predictions) go into
     the store, re-scored by the server from the predictions, and a second load skips them."""
-    from figbench.quickstart import load_committed
     from figbench_baselines.specs import get_spec
     from figbench_leaderboard.store import Store
+
+    from figbench.quickstart import load_committed
 
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     spec = get_spec("cdec_lemma_ecbplus_test")

@@ -149,10 +149,9 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     """
     import torch
     from accelerate.utils import set_seed
+    from figbench_baselines.common.training import make_accelerator
     from torch.utils.data import DataLoader
     from transformers import get_linear_schedule_with_warmup
-
-    from figbench_baselines.common.training import make_accelerator
 
     if early is not None and evaluate is None:
         raise ValueError("early stopping needs an evaluate(model) function scoring the validation split")

@@ -95,7 +95,6 @@ def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32,
     the throughput measured when the entry was computed.
     """
     import torch
-
     from figbench_baselines.common.early_stopping import progress
 
     cache = embedding_cache_path(model, texts, max_length=max_length, normalize=normalize) if cache else None
@@ -186,7 +185,6 @@ def predict_logits(model, features: list[dict], collate, *, batch_size: int = 64
     ``features``) and throughput. Batches are formed from length-sorted features (dynamic padding: each
     batch pads to its own longest example); a progress bar shows the ETA."""
     import torch
-
     from figbench_baselines.common.early_stopping import feature_lengths, progress
 
     model.eval()

@@ -73,10 +73,9 @@ def best_span(start_logits: np.ndarray, end_logits: np.ndarray, offsets: list, m
 
 def finetune_qa(train: Sequence[dict], cfg, *, model_name: str | None, max_length: int = 256):
     """Fine-tune a start/end span scorer (``AutoModelForQuestionAnswering``) on the training pairs."""
-    from transformers import AutoModelForQuestionAnswering
-
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate
+    from transformers import AutoModelForQuestionAnswering
 
     tok, model = load_tokenizer_and_model(model_name, AutoModelForQuestionAnswering)
     feats, _, truncated = qa_features(tok, train, max_length=max_length)
@@ -212,11 +211,10 @@ def tagger_spans(logits: Sequence[np.ndarray], feats: Sequence[dict], positions:
 
 def finetune_tagger(train_rows: Sequence[dict], cfg, *, model_name: str | None, k_max: int, max_length: int = 256):
     """Fine-tune ``AutoModelForTokenClassification`` as the alignment tagger (one example per narrative)."""
-    from transformers import AutoModelForTokenClassification
-
     from figbench_baselines.common.early_stopping import phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate, seed_everything, set_threads
+    from transformers import AutoModelForTokenClassification
 
     set_threads()
     seed_everything(cfg.seed)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import rate
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -57,7 +56,6 @@ def finetune_biencoder(train: Sequence[dict], proverbs: dict[str, str], cfg, *, 
     """Fine-tune an encoder as a bi-encoder (mean pooling, in-batch softmax over distinct proverbs), with
     :func:`figbench_baselines.common.early_stopping.fit` (length-grouped batches, ETA, checkpoints)."""
     import torch
-
     from figbench_baselines.common.early_stopping import fit, phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import seed_everything, set_threads

@@ -8,9 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import (
-    load_encoder, model_record, n_parameters, skip_summary, subsample, write_predictions)
+    load_encoder,
+    model_record,
+    n_parameters,
+    skip_summary,
+    subsample,
+    write_predictions,
+)
 from figbench_baselines.common.scoring import Evaluation, benchmark_key, extra_scores, score_with_task
 
 
@@ -24,9 +29,10 @@ def _score(args, task_name: str, config: str, rows, predictions: Any) -> Evaluat
 
 def _finish(args, clock, *, ev: Evaluation, config: str, model: dict, predictions: Any, throughput: dict,
             method: str, counts: dict, options: dict, summary=None) -> int:
-    from figbench.results import make_result, provenance
     from figbench_baselines.common.figurative import is_main_process
     from figbench_baselines.common.runs import finish_run
+
+    from figbench.results import make_result, provenance
 
     if not is_main_process():
         return 0
@@ -278,14 +284,13 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
 
 def _trained_tagger(args, train_rows, test_rows):
     """The alignment token tagger: trained (saved with --save-model) or loaded (--load-model)."""
-    from transformers import AutoModelForTokenClassification
-
     from figbench_baselines.common.early_stopping import load_training_info, phase, save_trained
     from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
     from figbench_baselines.common.figurative import set_threads, training_summary
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.epic import alignment as A
     from figbench_baselines.epic.cli import TRAIN_DEFAULTS
+    from transformers import AutoModelForTokenClassification
 
     if args.load_model:
         set_threads()

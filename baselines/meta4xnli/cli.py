@@ -88,9 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _finish(args, clock, *, ev, config: str, model: dict, predictions: dict, throughput: dict, method: str,
             counts: dict, options: dict) -> int:
-    from figbench.results import make_result, provenance
     from figbench_baselines.common.figurative import is_main_process, write_predictions
     from figbench_baselines.common.runs import finish_run
+
+    from figbench.results import make_result, provenance
 
     if not is_main_process():
         return 0
@@ -114,9 +115,10 @@ def _model_block(args, model, stats, encoder: str | None = None) -> dict:
 
 def _score_detection(train, test, pred, config: str, split: str, *, n_resamples: int, seed: int):
     """The task's scores of ``pred`` on ``test`` (Rows), plus in-/out-of-vocabulary scores at both levels."""
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
+
     from figbench.scoring.vocab_spans import score_vocab
     from figbench.tasks import get_task
-    from figbench_baselines.common.scoring import benchmark_key, score_with_task
 
     task = get_task("metaphor_detection")
     ev = score_with_task(task, test.gold_split(), benchmark_key(task.name, "meta4xnli", config, split),
@@ -227,11 +229,10 @@ def _command() -> str:
 
 def _load_saved(path: str, kind: str):
     """(tokenizer, model, training summary) of a model saved with --save-model."""
-    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
-
     from figbench_baselines.common.early_stopping import load_training_info, phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import set_threads
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
 
     set_threads()
     info = load_training_info(path)
@@ -246,10 +247,11 @@ def _load_saved(path: str, kind: str):
 def _validation_scorer(corpora, args):
     """``evaluate(tok, model)``: span F1 (the task's, no bootstrap) on the validation split of every training
     corpus (their mean when there are several)."""
-    from figbench.tasks import get_task
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.meta4xnli import methods as M
     from figbench_baselines.meta4xnli.data import CORPUS_CONFIG, load_detection
+
+    from figbench.tasks import get_task
 
     task = get_task("metaphor_detection")
     sets = {c: load_detection(c, args.eval_split, args.data_dir) for c in corpora}
@@ -306,13 +308,14 @@ def _run_lexicon(args, clock, corpora, test_corpus, train, test, per_source: boo
 
 
 def _run_nli(args, clock) -> int:
-    from figbench.tasks import get_task
     from figbench_baselines.common.figurative import require_rows, subsample
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
-    from figbench.labels import label_names
     from figbench_baselines.meta4xnli import methods as M
     from figbench_baselines.meta4xnli.data import load_nli
+
+    from figbench.labels import label_names
+    from figbench.tasks import get_task
 
     train = load_nli("train", args.data_dir)
     test = load_nli(args.split, args.data_dir)

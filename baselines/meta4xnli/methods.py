@@ -34,12 +34,16 @@ def train_token_classifier(rows: Sequence[dict], cfg, *, tags: Sequence[str], mo
 
     With ``early`` and ``evaluate(tok, model) -> {metric: value}`` (a validation split's scores) the run
     is early-stopped and ends with the best epoch's weights."""
-    from transformers import AutoModelForTokenClassification
-
-    from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.early_stopping import phase
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import (
-        finetune, pad_collate, seed_everything, set_threads, word_label_features)
+        finetune,
+        pad_collate,
+        seed_everything,
+        set_threads,
+        word_label_features,
+    )
+    from transformers import AutoModelForTokenClassification
 
     set_threads()
     seed_everything(cfg.seed)
@@ -116,10 +120,9 @@ def is_relevant(row: dict) -> bool:
 
 def train_nli(rows: Sequence[dict], cfg, *, labels: Sequence[str], model_name: str | None, max_length: int = 128):
     """Fine-tune a sequence-pair classifier over ``labels`` (the NLI label set) on ``rows``."""
-    from transformers import AutoModelForSequenceClassification
-
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate, set_threads
+    from transformers import AutoModelForSequenceClassification
 
     set_threads()
     label2id = {t: i for i, t in enumerate(labels)}

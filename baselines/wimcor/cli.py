@@ -43,16 +43,25 @@ def register(bsub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from figbench.results import RunClock, make_result, provenance
-    from figbench.tasks import get_task
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.figurative import (
-        check_label_sets, is_main_process, load_encoder, model_record, n_parameters, require_rows, skip_summary,
-        subsample, write_predictions)
+        check_label_sets,
+        is_main_process,
+        load_encoder,
+        model_record,
+        n_parameters,
+        require_rows,
+        skip_summary,
+        subsample,
+        write_predictions,
+    )
     from figbench_baselines.common.runs import finish_run
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.wimcor import methods
     from figbench_baselines.wimcor.data import load_split_examples
+
+    from figbench.results import RunClock, make_result, provenance
+    from figbench.tasks import get_task
 
     clock = RunClock()
     if args.quick:
@@ -182,9 +191,10 @@ def _validation_scorer(args, train_config: str, key: str, labels):
     """``evaluate(predict)``: the task's micro/macro F1 (no bootstrap) on the validation split."""
     from dataclasses import replace
 
-    from figbench.tasks import get_task
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.wimcor.data import load_split_examples
+
+    from figbench.tasks import get_task
 
     loaded = load_split_examples(train_config, args.validation_split, args.data_dir)
     rows = loaded.examples

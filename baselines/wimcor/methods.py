@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import rate
 
 PMW_OPEN, PMW_CLOSE = "[pmw]", "[/pmw]"
@@ -172,11 +171,10 @@ def finetune_marked(train: Sequence[dict], test: Sequence[dict], key: str, label
 
     With ``early`` and ``evaluate(predict) -> {metric: value}`` (``predict(rows) -> labels`` with the
     current weights) the run is early-stopped on the validation score and keeps the best epoch."""
-    from transformers import AutoModelForSequenceClassification
-
     from figbench_baselines.common.early_stopping import phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, n_parameters, pad_collate, seed_everything, set_threads
+    from transformers import AutoModelForSequenceClassification
 
     set_threads()
     seed_everything(cfg.seed)
@@ -204,11 +202,10 @@ def finetune_marked(train: Sequence[dict], test: Sequence[dict], key: str, label
 def predict_marked_saved(path: str, test: Sequence[dict], *, window: int, max_length: int = 128
                          ) -> tuple[list[str], dict[str, float], dict[str, Any]]:
     """Predictions of a classifier saved with ``--save-model`` (re-scoring without training)."""
-    from transformers import AutoModelForSequenceClassification
-
     from figbench_baselines.common.early_stopping import phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import n_parameters, set_threads
+    from transformers import AutoModelForSequenceClassification
 
     set_threads()
     with phase(f"load the saved model {path}"):
