@@ -14,7 +14,7 @@ def test_quickstart_runs_and_submits(data_root, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     store = tmp_path / "store"
     assert main(["quickstart", "--store", str(store), "--only", "ecbplus,wimcor,epic", "--n-resamples", "20",
-                 "--no-serve"]) == 0
+                 "--no-serve", "--no-committed"]) == 0
     out = capsys.readouterr().out
     assert "quickstart summary" in out and "failed" not in out
     assert main(["leaderboard", "list", "--store", str(store), "--json"]) == 0
