@@ -56,6 +56,17 @@ def _state_file(ckpt: Path) -> Path:
     return ckpt / "figbench_progress.json"
 
 
+#: parameters trained without weight decay (biases and normalisation weights), as BERT-style recipes do
+NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+
+
+def param_groups(model, weight_decay: float) -> list[dict]:
+    """AdamW parameter groups: weight decay on the trainable weights, none on :data:`NO_DECAY`."""
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    return [{"params": [p for n, p in named if not n.endswith(NO_DECAY)], "weight_decay": weight_decay},
+            {"params": [p for n, p in named if n.endswith(NO_DECAY)], "weight_decay": 0.0}]
+
+
 def train(
     model: torch.nn.Module,
     train_loader: Iterable,
@@ -79,14 +90,7 @@ def train(
 
     accelerator = accelerator or make_accelerator(cfg)
     set_seed(cfg.seed)
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
-    params = [
-        {"params": [p for n, p in model.named_parameters() if p.requires_grad and not n.endswith(no_decay)],
-         "weight_decay": cfg.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if p.requires_grad and n.endswith(no_decay)],
-         "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr)
+    optimizer = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr)
     model, optimizer, train_loader = accelerator.prepare(model, optimizer, train_loader)
     steps_per_epoch = max(1, math.ceil(len(train_loader) / cfg.grad_accum))
     total_steps = max(1, math.ceil(steps_per_epoch * cfg.epochs))
