@@ -35,7 +35,8 @@ def test_local_store_owner_is_not_rate_limited_but_the_board_is(tmp_path):
         assert submit(path, tmp_path / "store", gold_json=GOLD, submitter="figbench-quickstart")["status"] == "FINISHED"
     board = Leaderboard(Store(tmp_path / "store"), JsonGoldProvider(GOLD))
     with pytest.raises(RateLimitError, match="figbench-quickstart"):
-        board.submit(json.dumps({**base, "model": {**base["model"], "name": "web-26"}}), submitter="figbench-quickstart")
+        board.submit(json.dumps({**base, "model": {**base["model"], "name": "web-26"}}),
+                     submitter="figbench-quickstart")
 
 
 def test_record_with_relative_predictions_path_is_inlined(tmp_path):
