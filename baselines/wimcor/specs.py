@@ -9,8 +9,8 @@ from __future__ import annotations
 from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
 from figbench_baselines.specs import BaselineSpec, Historical, Published
 
-SAMPLE = ("WiMCor sample files (nlpAThits/WiMCor glove/sample_data: 2,482 train / 2,180 test; test scored on 2,173, the 7 "
-          "sentences that repeat train ones dropped); wimcor builder 1.1.0")
+SAMPLE = ("WiMCor sample files (nlpAThits/WiMCor glove/sample_data: 2,482 train / 2,180 test; test scored on "
+          "2,173, the 7 sentences that repeat train ones dropped); wimcor builder 1.1.0")
 FULL = "WiMCor v1.1, the full 206K corpus (not offline); wimcor builder 1.1.0"
 PAPER = "Mathews & Strube 2020 (WiMCor)"
 METRICS = ("micro_f1", "macro_f1")
