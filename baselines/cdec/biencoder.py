@@ -87,9 +87,7 @@ def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], 
                     max_length: int = 128, context_words: int = 30, max_triplets: int | None = None,
                     tokens: MentionTokens | None = None) -> dict:
     """Fine-tune ``model`` in place with the triplet loss (p=2); returns training statistics."""
-    from torch.utils.data import DataLoader
-
-    from figbench_baselines.common.training import LengthGroupedBatchSampler, make_accelerator, train
+    from figbench_baselines.common.training import grouped_loader, make_accelerator, train
 
     triplets = make_triplets(train_rows, seed=cfg.seed)
     if max_triplets:
@@ -97,14 +95,13 @@ def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], 
     tokens = tokens or MentionTokens(tokenizer, train_rows, context_words=context_words)
     loss = torch.nn.TripletMarginLoss(margin=margin, p=2)
     lengths = [max(tokens.single_length(i, max_length) for i in t) for t in triplets]
-    sampler = LengthGroupedBatchSampler(lengths, cfg.batch_size, seed=cfg.seed)
 
     def collate(idx: list[int]) -> dict:
         chosen = [triplets[k] for k in idx]
         a, p, n = zip(*chosen)
         return tokens.collate_singles([*a, *p, *n], max_length)
 
-    loader = DataLoader(list(range(len(triplets))), batch_sampler=sampler, collate_fn=collate)
+    loader = grouped_loader(len(triplets), lengths, cfg.batch_size, collate, seed=cfg.seed)
 
     def loss_fn(m, batch):
         v = m(batch["input_ids"], batch["attention_mask"], batch["span_mask"])

@@ -66,9 +66,7 @@ def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], 
                        pair_order: str = "both", pos_weight: bool = False,
                        tokens: MentionTokens | None = None) -> dict:
     """Binary cross-entropy training on labelled pairs of ``rows``; returns training statistics."""
-    from torch.utils.data import DataLoader
-
-    from figbench_baselines.common.training import LengthGroupedBatchSampler, make_accelerator, train
+    from figbench_baselines.common.training import grouped_loader, make_accelerator, train
 
     if len(pairs) == 0:
         raise ValueError("cross-encoder training: the training split produced no candidate pairs")
@@ -85,7 +83,6 @@ def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], 
     y_all = torch.tensor(labels, dtype=torch.float32)
     w_pos = float((labels == 0).sum()) / max(1.0, float(labels.sum())) if pos_weight else 1.0
     lengths = [tokens.pair_length(a, b, max_length) for a, b in pairs.tolist()]
-    sampler = LengthGroupedBatchSampler(lengths, cfg.batch_size, seed=cfg.seed)
 
     def collate(idx: list[int]) -> dict:
         chosen = pairs[idx].tolist()
@@ -94,7 +91,7 @@ def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], 
             batch["ba"] = tokens.collate_pairs([(b, a) for a, b in chosen], max_length)
         return batch
 
-    loader = DataLoader(list(range(len(pairs))), batch_sampler=sampler, collate_fn=collate)
+    loader = grouped_loader(len(pairs), lengths, cfg.batch_size, collate, seed=cfg.seed)
 
     def loss_fn(m, batch):
         y = batch["labels"]

@@ -98,6 +98,19 @@ class LengthGroupedBatchSampler(torch.utils.data.Sampler):
         return (len(self.lengths) + self.batch_size - 1) // self.batch_size
 
 
+def grouped_loader(n: int, lengths, batch_size: int, collate_fn, *, seed: int = 0):
+    """A DataLoader over ``range(n)`` with length-grouped batches and its own seeded generator.
+
+    The generator matters for exact resumes: without one, creating the loader's iterator draws from
+    the global torch RNG, so a resumed run's dropout masks would be shifted by one draw.
+    """
+    from torch.utils.data import DataLoader
+
+    sampler = LengthGroupedBatchSampler(lengths, batch_size, seed=seed)
+    return DataLoader(list(range(n)), batch_sampler=sampler, collate_fn=collate_fn,
+                      generator=torch.Generator().manual_seed(seed))
+
+
 def _set_epoch_order(loader, epoch: int) -> None:
     """Tell a :class:`LengthGroupedBatchSampler` (however wrapped) which epoch's order to produce."""
     seen = set()
@@ -145,7 +158,8 @@ def train(
 
     ``loss_fn(model, batch)`` returns a scalar loss. Checkpoints (model, optimiser, scheduler, RNG,
     position in the epoch) go to ``cfg.checkpoint_dir``; with ``cfg.resume`` the loop continues from
-    the last one, skipping the batches already seen.
+    the last one, skipping the batches already seen. A resumed run equals an uninterrupted one when
+    the loader has its own generator and a fixed batch order per epoch (:func:`grouped_loader`).
     """
     from accelerate.utils import set_seed
     from tqdm.auto import tqdm
