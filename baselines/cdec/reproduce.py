@@ -83,27 +83,29 @@ def _data(short: str) -> list[str]:
 def steps(models: str = "models/cdec", results: str = "results/cdec", runs: str = "runs/cdec",
           sample: int = CE_SAMPLE) -> list[Step]:
     """All steps, in the order each queue runs them (headline models and evaluations first)."""
-    out: list[Step] = []
     be = f"{models}/biencoder"
-    # --- queue knn: bi-encoder, KNN oracle recall (Table 1), CE_KNN ---
-    out.append(Step("train_biencoder", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only",
-                    "--save-model", be, "--checkpoint-dir", f"{runs}/ckpt/biencoder", "--resume", *BE_TRAIN],
-                    model=be, component="biencoder"))
+    # --- queue knn: bi-encoder, CE_KNN (headline model first), KNN oracle recall (Table 1), CE_KNN curve ---
+    knn = [Step("train_biencoder", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only",
+                "--save-model", be, "--checkpoint-dir", f"{runs}/ckpt/biencoder", "--resume", *BE_TRAIN],
+                model=be, component="biencoder")]
+    ce_knn = _ce_steps("ce_knn", "knn", models, results, runs, sample, extra=["--biencoder", be], needs=[be])
+    oracle = []
     for enc in ("trained", "frozen"):
         src = ["--biencoder", be] if enc == "trained" else ["--no-train-biencoder"]
         for short in ("ecb_test", "metam_test", "ecb_dev", "metam_dev", "ecb_dev_small", "metam_dev_small",
                       "meta1_dev_small"):
             for k in ORACLE_KS:
                 name = f"knn_oracle_{enc}_k{k}_{short}"
-                out.append(Step(name, "knn", [*_data(short), "--method", "knn_oracle", "--k", str(k), *src, *KNN_ENC,
-                                              "--out", f"{results}/{name}.json"],
-                                out=f"{results}/{name}.json", needs=[be] if enc == "trained" else []))
-    out.extend(_ce_steps("ce_knn", "knn", models, results, runs, sample, extra=["--biencoder", be], needs=[be]))
+                oracle.append(Step(name, "knn", [*_data(short), "--method", "knn_oracle", "--k", str(k), *src,
+                                                 *KNN_ENC, "--out", f"{results}/{name}.json"],
+                                   out=f"{results}/{name}.json", needs=[be] if enc == "trained" else []))
+    full = [s for s in ce_knn if "_f0" not in s.name]
+    knn += full + oracle + [s for s in ce_knn if s not in full]
     # --- queue lh: WEC pairwise (frozen encoder + MLP), CE_LH ---
     wec = f"{models}/wec_pairwise"
-    out.append(Step("train_wec_pairwise", "lh", ["--dataset", "ecbplus", "--method", "wec_pairwise", "--train-only",
-                    "--save-model", wec, "--checkpoint-dir", f"{runs}/ckpt/wec_pairwise", "--resume"],
-                    model=wec, component="wec_pairwise"))
+    lh = [Step("train_wec_pairwise", "lh", ["--dataset", "ecbplus", "--method", "wec_pairwise", "--train-only",
+               "--save-model", wec, "--checkpoint-dir", f"{runs}/ckpt/wec_pairwise", "--resume"],
+               model=wec, component="wec_pairwise")]
     for name, data, tune in (
         ("wec_pairwise_ecb_test", _data("ecb_test"), ["--tune-dataset", "ecbplus", "--tune-split", "validation"]),
         ("wec_pairwise_wec_test", ["--dataset", "wec_eng", "--split", "test"],
@@ -111,10 +113,10 @@ def steps(models: str = "models/cdec", results: str = "results/cdec", runs: str 
         ("wec_pairwise_wec_test_tuned_wec_dev", ["--dataset", "wec_eng", "--split", "test"],
          ["--tune-dataset", "wec_eng", "--tune-split", "validation"]),
     ):
-        out.append(Step(name, "lh", [*data, "--method", "wec_pairwise", "--load-model", wec, *tune,
-                                     "--out", f"{results}/{name}.json"], out=f"{results}/{name}.json", needs=[wec]))
-    out.extend(_ce_steps("ce_lh", "lh", models, results, runs, sample))
-    return out
+        lh.append(Step(name, "lh", [*data, "--method", "wec_pairwise", "--load-model", wec, *tune,
+                                    "--out", f"{results}/{name}.json"], out=f"{results}/{name}.json", needs=[wec]))
+    lh += _ce_steps("ce_lh", "lh", models, results, runs, sample)
+    return knn + lh
 
 
 def _ce_steps(method: str, queue: str, models: str, results: str, runs: str, sample: int,
