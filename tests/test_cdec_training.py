@@ -193,3 +193,25 @@ def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny_bert, me
     assert proc.returncode == 0, proc.stderr[-3000:]
     a, b = read_result(plain), read_result(launched)
     assert a["scores"] == b["scores"] and a["predictions"] == b["predictions"]
+
+
+# --- robustness drop ------------------------------------------------------------------------------------
+
+def test_paired_drop_between_two_records(fixtures_dir):
+    from figbench_baselines.cdec.compare import paired_drop
+    from figbench_baselines.cdec.pipeline import default_args, run
+
+    rows = json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
+    good = run(default_args(method="lemma", n_resamples=0, within="subtopic"), rows=rows)
+    same = paired_drop(good, good, rows, rows, n_resamples=200)
+    assert same["drop"] == 0 and same["low"] == same["high"] == 0
+    # a worse system: every mention alone
+    alone = dict(good, scores=dict(good["scores"]),
+                 predictions={"inline": {"format": "clusters", "clusters": [[r["mention_id"]] for r in rows]}})
+    from figbench_baselines.cdec.evaluation import evaluate
+
+    alone["scores"]["conll_f1"] = evaluate(rows, np.arange(len(rows)))["conll_f1"]
+    out = paired_drop(good, alone, rows, rows, n_resamples=200)
+    assert out["drop"] == pytest.approx(good["scores"]["conll_f1"] - alone["scores"]["conll_f1"])
+    assert out["drop_from_units"] == pytest.approx(out["drop"], abs=1e-9)  # no cluster crosses a subtopic here
+    assert out["low"] <= out["drop"] <= out["high"] and out["units"] == len({r["subtopic"] for r in rows})
