@@ -128,7 +128,7 @@ def test_wec_pairwise_quick(rows, train_rows, tiny_bert):
     validate_result(rec)
     assert rec["options"]["clustering"] == "average"
     assert 0.3 <= rec["options"]["cluster_threshold"] <= 0.95
-    assert rec["options"]["wec_negatives_per_positive"] == 10
+    assert rec["options"]["wec_negatives"] == "within"  # ECB+: every pair inside a group, as the WEC code
     # all pairs inside the two topics: 6*5/2 + 5*4/2
     assert rec["counts"]["candidate_pairs"] == 25
 

@@ -80,6 +80,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--encode-batch-size", type=int, default=64)
     k.add_argument("--tune-split", default="validation",
                    help="split on which wec_pairwise tunes its clustering threshold (default validation)")
+    k.add_argument("--wec-negatives", default=None, choices=("within", "random"),
+                   help="wec_pairwise training negatives: every non-coreferent pair inside each --within group "
+                        "(default for ECB+, as the WEC code) or 10 random ones per positive (default for WEC-Eng)")
     k.add_argument("--tune-dataset", default=None, choices=DATASETS,
                    help="dataset of the tuning split (default: --dataset; e.g. ecbplus for ECB+ -> WEC-Eng transfer)")
     k.add_argument("--tune-config", default=None, help="config of the tuning dataset")

@@ -3,7 +3,8 @@
 Each mention is represented by g = [first sub-token vector, last sub-token vector, attention-weighted
 sum of its sub-token vectors] from a frozen encoder (the attention scorer is learned); an MLP over
 [g_i, g_j, g_i * g_j] scores a pair. Training: every coreferent pair of the training split plus k=10
-sampled non-coreferent pairs per positive (binary cross-entropy, Accelerate loop). Clustering:
+sampled non-coreferent pairs per positive (WEC-Eng), or every pair inside each subtopic (ECB+, as the
+WEC code does with ``--topic=subtopic``); binary cross-entropy, Accelerate loop. Clustering:
 average-link agglomerative, with the stop threshold tuned on a tuning split (validation by default)
 for the best CoNLL F1.
 """
@@ -93,27 +94,50 @@ class PairwiseMLP(torch.nn.Module):
 
 
 def training_pairs(rows: Sequence[Mapping], k_neg: int = 10, seed: int = 0,
-                   max_positive: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """All coreferent pairs (capped at ``max_positive``) plus ``k_neg`` random non-coreferent pairs per positive."""
+                   max_positive: int | None = None, negatives: str = "random",
+                   within: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Coreferent pairs (capped at ``max_positive``) and non-coreferent pairs.
+
+    ``negatives="random"``: ``k_neg`` random non-coreferent pairs per positive, drawn from the whole
+    split (the WEC code's setting for WEC-Eng train, ``--ratio=10``). ``negatives="within"``: every
+    non-coreferent pair inside each ``within`` group (the WEC code's setting for ECB+,
+    ``--topic=subtopic``); positives are then also restricted to the groups.
+    """
     rng = random.Random(seed)
     by_cluster: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(rows):
         by_cluster[str(r["cluster_id"])].append(i)
-    pos = [(a, b) for m in by_cluster.values() for x, a in enumerate(m) for b in m[x + 1:]]
-    if not pos:
-        raise ValueError("WEC pairwise training: no coreferent pair in the training split")
-    if max_positive and len(pos) > max_positive:
-        pos = rng.sample(pos, max_positive)
     cids = [str(r["cluster_id"]) for r in rows]
-    neg = []
-    for a, _ in pos:
-        for _ in range(k_neg):
-            for _try in range(20):
-                b = rng.randrange(len(rows))
-                if cids[b] != cids[a]:
-                    neg.append((a, b))
-                    break
-    pairs = np.array(pos + neg, dtype=np.int64)
+    if negatives == "within":
+        from figbench_baselines.cdec.filters import group_index
+
+        pos, neg = [], []
+        for idx in group_index(rows, within).values():
+            for x, a in enumerate(idx):
+                for b in idx[x + 1:]:
+                    (pos if cids[a] == cids[b] else neg).append((a, b))
+        if not pos:
+            raise ValueError("WEC pairwise training: no coreferent pair in the training split")
+        if max_positive and len(pos) > max_positive:
+            pos = rng.sample(pos, max_positive)
+            neg = rng.sample(neg, min(len(neg), k_neg * max_positive))
+    elif negatives == "random":
+        pos = [(a, b) for m in by_cluster.values() for x, a in enumerate(m) for b in m[x + 1:]]
+        if not pos:
+            raise ValueError("WEC pairwise training: no coreferent pair in the training split")
+        if max_positive and len(pos) > max_positive:
+            pos = rng.sample(pos, max_positive)
+        neg = []
+        for a, _ in pos:
+            for _ in range(k_neg):
+                for _try in range(20):
+                    b = rng.randrange(len(rows))
+                    if cids[b] != cids[a]:
+                        neg.append((a, b))
+                        break
+    else:
+        raise ValueError(f"unknown negative sampling {negatives!r}; choose 'within' or 'random'")
+    pairs = np.array(pos + neg, dtype=np.int64).reshape(-1, 2)
     labels = np.array([1.0] * len(pos) + [0.0] * len(neg))
     return pairs, labels
 
@@ -160,7 +184,8 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
     train_rows, where = training_rows(args)
     tv, tm, rate, hit = cached_span_vectors(encoder, tokenizer, train_rows, model_arg, enabled=not args.no_cache,
                                             desc="encode training spans (frozen)", **enc_kw)
-    pairs, labels = training_pairs(train_rows, k_neg=10, seed=args.seed,
+    negatives = args.wec_negatives or ("random" if args.dataset == "wec_eng" else "within")
+    pairs, labels = training_pairs(train_rows, k_neg=10, seed=args.seed, negatives=negatives, within=args.within,
                                    max_positive=args.max_train_pairs or (500 if args.quick else None))
     seed_everything(args.seed)
     model = PairwiseMLP(encoder.config.hidden_size)
@@ -182,10 +207,8 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
                   desc="WEC pairwise MLP training")
     info = {"model": model_display_name(model_arg), "model_arg": model_arg, "train_split": where,
             "train_mentions": len(train_rows), "n_training_pairs": int(len(pairs)),
-            "n_training_positive": int(labels.sum()), "negatives_per_positive": 10,
-            "sample": {"description": (f"all {int(labels.sum()):,} coreferent pairs of {where} + 10 random "
-                                       "non-coreferent pairs per positive" if not (args.max_train_pairs or args.quick)
-                                       else f"{int(labels.sum()):,} sampled coreferent pairs + 10 negatives each")},
+            "n_training_positive": int(labels.sum()), "negatives": negatives, "within": args.within,
+            "sample": {"description": _sample_description(negatives, labels, where, args)},
             "encoder_frozen": True, "max_length": enc_kw["max_length"], "context_words": enc_kw["context_words"],
             "seed": args.seed, "config": {k: val for k, val in cfg.to_dict().items() if k != "extra"},
             "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 1),
@@ -195,6 +218,16 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
 
         save_component(args.save_model, "wec_pairwise", getattr(model, "module", model).state_dict(), info)
     return model, info
+
+
+def _sample_description(negatives: str, labels: np.ndarray, where: str, args) -> str:
+    n_pos, n_neg = int(labels.sum()), int((labels == 0).sum())
+    capped = bool(args.max_train_pairs or args.quick)
+    if negatives == "within":
+        scope = f"every pair inside each {args.within or 'split'} of {where}"
+        return (f"{n_pos + n_neg:,} pairs ({n_pos:,} coreferent): " + (scope if not capped else f"a sample of {scope}"))
+    return (f"{n_pos + n_neg:,} pairs: {'all' if not capped else 'a sample of'} {n_pos:,} coreferent pairs of {where} "
+            "+ 10 random non-coreferent pairs per positive")
 
 
 def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -260,7 +293,7 @@ def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple
         "model": {"name": model_display_name(model_arg), "revision": None, "type": "fine-tuned encoder",
                   "parameters": params},
         "threshold": float(best), "training": tinfo,
-        "wec_train_split": tinfo.get("train_split"), "wec_negatives_per_positive": 10,
+        "wec_train_split": tinfo.get("train_split"), "wec_negatives": tinfo.get("negatives", "random"),
         "wec_tune_split": where_tune, "wec_tune_conll_f1": {str(t): round(v, 4) for t, v in tune_scores.items()},
         "encoder_frozen": True, "context_words": enc_kw["context_words"], "max_length": enc_kw["max_length"],
         "vectors_from_cache": hit,
