@@ -181,18 +181,28 @@ def test_train_only_then_load_model_equals_one_run(tiny_bert, mention_files, tmp
 
 
 @pytest.mark.slow
-def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny_bert, mention_files, tmp_path):
+@pytest.mark.parametrize("method", ["ce_lh", "knn_oracle", "wec_pairwise"])
+def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny_bert, mention_files, tmp_path, method):
+    test_file, _ = mention_files
+    extra = {"ce_lh": [], "knn_oracle": ["--k", "2", "--biencoder-steps", "3"],
+             "wec_pairwise": ["--tune-mentions-file", test_file, "--no-cache"]}[method]
+
+    def command(out):
+        cmd = _ce_command(tiny_bert, mention_files, out, extra)
+        cmd[cmd.index("ce_lh")] = method
+        return cmd
+
     plain = tmp_path / "plain.json"
-    assert _cli(_ce_command(tiny_bert, mention_files, plain)) == 0
+    assert _cli(command(plain)) == 0
     launched = tmp_path / "launched.json"
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "1", "--num_machines", "1",
-           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "figbench.cli",
-           *_ce_command(tiny_bert, mention_files, launched)]
+           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "figbench.cli", *command(launched)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     a, b = read_result(plain), read_result(launched)
     assert a["scores"] == b["scores"] and a["predictions"] == b["predictions"]
+    assert b["provenance"]["training"] and b["provenance"]["train_wall_time_s"] > 0
 
 
 # --- robustness drop ------------------------------------------------------------------------------------

@@ -29,12 +29,15 @@ WEIGHTS = {"biencoder": "biencoder.pt", "crossencoder": "crossencoder.pt", "wec_
 def save_component(folder: str | os.PathLike, component: str, state: Mapping[str, Any], info: Mapping[str, Any]) -> Path:
     """Write ``<component>.pt`` and ``train_info.json`` (weights first, so a folder with the info is complete)."""
     import torch
+    from accelerate import PartialState
 
     from figbench.results import hardware, package_versions
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     weights = folder / WEIGHTS[component]
+    if not PartialState().is_main_process:  # under `accelerate launch`: one writer
+        return weights
+    folder.mkdir(parents=True, exist_ok=True)
     tmp = weights.with_suffix(".pt.tmp")
     torch.save(dict(state), tmp)
     os.replace(tmp, weights)

@@ -86,6 +86,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--tune-dataset", default=None, choices=DATASETS,
                    help="dataset of the tuning split (default: --dataset; e.g. ecbplus for ECB+ -> WEC-Eng transfer)")
     k.add_argument("--tune-config", default=None, help="config of the tuning dataset")
+    k.add_argument("--tune-mentions-file", default=None,
+                   help="JSON list (or JSON lines) of gold-clustered mention rows to tune on instead of --tune-split")
     k.add_argument("--save-model", default=None, metavar="DIR",
                    help="save the trained model (weights + train_info.json) in DIR")
     k.add_argument("--load-model", default=None, metavar="DIR",

@@ -266,6 +266,10 @@ def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple
     tune_config = args.tune_config or (args.config if tune_dataset == args.dataset else DEFAULT_CONFIG[tune_dataset])
     tune_within = args.within if tune_dataset == args.dataset else DEFAULT_WITHIN[tune_dataset]
     tune_rows = getattr(args, "tune_rows", None)
+    if tune_rows is None and getattr(args, "tune_mentions_file", None):
+        from figbench_baselines.cdec.pipeline import read_mentions_file
+
+        tune_rows = read_mentions_file(args.tune_mentions_file)
     if tune_rows is None:
         tune_dir = args.data_dir if tune_dataset == args.dataset else sibling_data_dir(args.data_dir, tune_dataset)
         tune_rows = load_mentions(tune_dataset, tune_config, args.tune_split, tune_dir, args.mention_class)
