@@ -94,13 +94,20 @@ def test_crossencoder_quick(rows, train_rows, tiny_bert, tmp_path, method):
     rec = run(args, rows=rows)
     validate_result(rec)
     assert rec["model"]["type"] == "fine-tuned encoder" and rec["model"]["parameters"] > 0
-    assert rec["options"]["ce_train_steps"] == 2
+    training = rec["provenance"]["training"]["crossencoder"]
+    assert training["train_stats"]["train_steps"] == 2
+    assert rec["counts"]["n_training_pairs"] == training["n_training_pairs"] > 0
+    assert rec["provenance"]["train_wall_time_s"] > 0 and rec["provenance"]["eval_wall_time_s"] > 0
     assert rec["provenance"]["throughput"]["ce_pairs_per_s"] > 0
-    assert (save / "crossencoder.pt").is_file()
+    assert (save / "crossencoder.pt").is_file() and (save / "train_info.json").is_file()
     # loading the saved model gives the same scores as the trained one
     args2 = _args(train_rows, method=method, model=tiny_bert, k=2, no_train_biencoder=True, load_model=str(save))
     rec2 = run(args2, rows=rows)
     assert rec2["scores"] == pytest.approx(rec["scores"])
+    # the evaluation record carries the training's provenance
+    assert rec2["provenance"]["training"]["crossencoder"]["loaded_from"] == str(save)
+    assert rec2["provenance"]["train_wall_time_s"] == pytest.approx(training["train_wall_time_s"], abs=0.1)
+    assert rec2["counts"]["n_training_pairs"] == rec["counts"]["n_training_pairs"]
 
 
 def test_crossencoder_single_label_training_is_an_error(tiny_bert):
@@ -121,7 +128,7 @@ def test_wec_pairwise_quick(rows, train_rows, tiny_bert):
     validate_result(rec)
     assert rec["options"]["clustering"] == "average"
     assert 0.3 <= rec["options"]["cluster_threshold"] <= 0.95
-    assert rec["options"]["wec_negatives_per_positive"] == 10
+    assert rec["options"]["wec_negatives"] == "within"  # ECB+: every pair inside a group, as the WEC code
     # all pairs inside the two topics: 6*5/2 + 5*4/2
     assert rec["counts"]["candidate_pairs"] == 25
 
