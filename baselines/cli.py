@@ -75,8 +75,9 @@ def _root(args: argparse.Namespace) -> int:
 def _run_specs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from figbench.cli import main
     from figbench_baselines.tables import RESULTS
+
+    from figbench.cli import main
 
     results = Path(args.results_dir) if args.results_dir else RESULTS
     specs = expand_specs(args.specs)
@@ -115,9 +116,16 @@ def expand_specs(names: list[str]):
     return chosen
 
 
+#: predictions files up to this size go inline into a committed record; larger ones are gzip-compressed
+#: beside it (results/predictions/<spec>.json.gz, committed) and referenced
+INLINE_MAX_BYTES = 100_000
+
+
 def _portable(record_path, spec) -> None:
-    """Make a committed record name the spec's command (not ``figbench baseline run``) and its predictions
-    file relative to the record (how ``figbench submit`` resolves it)."""
+    """Make a committed record name the spec's command (not ``figbench baseline run``) and carry its
+    predictions: inline when small, else as ``predictions/<spec>.json.gz`` relative to the record (the
+    uncompressed file stays beside it, ignored by git)."""
+    import gzip
     import json
     from pathlib import Path
 
@@ -126,8 +134,17 @@ def _portable(record_path, spec) -> None:
     record = json.loads(record_path.read_text("utf-8"))
     record["provenance"]["command"] = spec.command(f"results/{spec.name}.json")
     path = record["predictions"].get("path")
-    if path and Path(path).is_absolute():
-        record["predictions"]["path"] = str(Path(path).relative_to(record_path.parent.resolve()))
+    if path:
+        file = Path(path) if Path(path).is_absolute() else record_path.parent / path
+        raw = file.read_bytes()
+        if len(raw) <= INLINE_MAX_BYTES:
+            record["predictions"] = {"inline": json.loads(raw)}
+        else:
+            packed = file.with_name(file.name + ".gz")
+            packed.write_bytes(gzip.compress(json.dumps(json.loads(raw), ensure_ascii=False,
+                                                        separators=(",", ":")).encode("utf-8"), mtime=0))
+            record["predictions"] = {"path": str(packed.resolve().relative_to(record_path.parent.resolve())),
+                                     "format": "json.gz"}
     write_result(record, record_path)
 
 

@@ -167,7 +167,7 @@ def bench_scoring(repeats: int) -> float:
     out = None
     for n_res in (0, 200, 1000):
         t_v, parsed = _time(lambda: parse_predictions(task, pred, gold), repeats)
-        t_s, out = _time(lambda: task.score(parsed, gold, n_resamples=n_res), repeats)
+        t_s, out = _time(lambda parsed=parsed, n_res=n_res: task.score(parsed, gold, n_resamples=n_res), repeats)
         print(f"{n_res:>20,} {t_v:>13.4f} {t_s:>10.3f} {t_v + t_s:>10.3f}")
         if n_res == 1000:
             total_1000 = t_v + t_s

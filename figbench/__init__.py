@@ -42,4 +42,6 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
-__all__ = ["__version__", *_LAZY]
+# spelled out (same names and order as ``["__version__", *_LAZY]``) so linters see the re-exports above
+__all__ = ["__version__", "CORPORA", "METRICS", "metric_path", "data_root", "load_dataset", "load_dataset_builder",
+           "prepare"]

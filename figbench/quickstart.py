@@ -52,8 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--no-serve", action="store_true", help="stop after submitting (no web server)")
-    p.add_argument("--no-committed", action="store_true",
-                   help="do not load the committed records of trained runs (results/) into the store")
+    p.add_argument("--no-committed", "--no-trained", dest="no_committed", action="store_true",
+                   help="do not load the committed records of trained runs (results/<spec>.json) into the store")
     p.set_defaults(func=main)
 
 
@@ -163,9 +163,13 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
                    submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
     """Submit the committed records of ``specs`` (``committed/<name>.json``, trained runs) unless stored.
 
-    The server re-scores each from its predictions (``predictions/<name>.json`` beside it), so the
+    The server re-scores each from its predictions (inline, or the ``.json.gz`` file its record names), so the
     board shows them verified; a spec without a committed record is reported, not run.
     """
+    import tempfile
+
+    from figbench.results import read_result, with_inline_predictions, write_result
+
     if submit is None:
         from figbench_leaderboard.client import submit as client_submit
 
@@ -175,25 +179,28 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
     stored = stored_runs(store)
     outcomes: list[Outcome] = []
     for spec in specs:
-        record = committed / f"{spec.name}.json"
+        path = committed / f"{spec.name}.json"
         held = stored.get(run_key(spec))
         if held:
             outcomes.append(Outcome(spec.name, "stored", 0.0, f"committed record; submission {held[:8]}"))
             continue
-        if not record.is_file():
-            outcomes.append(Outcome(spec.name, "failed", 0.0, f"no committed record {record.name}: "
-                                                              f"`figbench baseline run {spec.name}` makes it"))
+        if not path.is_file():
+            outcomes.append(Outcome(spec.name, "failed", 0.0, f"no committed record {path.name}: "
+                                                            f"`figbench baseline run {spec.name}` makes it"))
             continue
         t0 = time.perf_counter()
         try:
-            reply = submit(record, store)
+            record = read_result(path)
+            with tempfile.TemporaryDirectory() as tmp:
+                reply = submit(write_result(with_inline_predictions(record, path), Path(tmp) / path.name), store)
         except Exception as e:
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
             continue
         flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
-        state = "failed" if reply.get("status") == "FAILED" else "submitted"
+        state = "failed" if reply.get("status") == "FAILED" else "loaded"
+        reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
         outcomes.append(Outcome(spec.name, state, time.perf_counter() - t0,
-                                f"committed record; {reply.get('status', '?')}{flag}"))
+                                f"committed record; {reply.get('status', '?')}{reason}{flag}"))
     return outcomes
 
 
@@ -201,9 +208,10 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
     print("\nquickstart summary")
     for o in outcomes:
         print(f"  {o.name:34s} {o.seconds:7.1f} s  {o.status}{': ' + o.detail if o.detail else ''}")
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "stored", "failed")}
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("submitted", "loaded", "stored", "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
-    print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {counts['stored']} already stored, "
+    loaded = f"{counts['loaded']} committed records loaded, " if counts["loaded"] else ""
+    print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {loaded}{counts['stored']} already stored, "
           f"{problems}; {total_s:.1f} s in all")
 
 

@@ -193,6 +193,28 @@ def write_result(record: Mapping, path: str | os.PathLike) -> Path:
     return path
 
 
+def record_predictions(record: Mapping[str, Any], record_path: str | os.PathLike | None = None) -> Any:
+    """A record's predictions: inline, or read from ``predictions.path`` (relative to the record's folder;
+    ``.gz`` files are gzip-compressed JSON)."""
+    import gzip
+
+    preds = record["predictions"]
+    if "inline" in preds:
+        return preds["inline"]
+    path = Path(preds["path"])
+    if not path.is_absolute() and record_path is not None:
+        path = Path(record_path).parent / path
+    if not path.is_file():
+        raise ResultValidationError(f"{record_path or 'result record'}: predictions file {path} not found")
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return json.loads(raw.decode("utf-8"))
+
+
+def with_inline_predictions(record: Mapping[str, Any], record_path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """A copy of ``record`` whose predictions are inline (what a submission carries)."""
+    return {**record, "predictions": {"inline": record_predictions(record, record_path)}}
+
+
 def read_result(path: str | os.PathLike) -> dict[str, Any]:
     """Read and validate a result record; errors name the file."""
     path = Path(path)

@@ -232,13 +232,15 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
             if plot.title == choice:
                 if plot.kind == "paired":
                     frame = view.cached(("paired", plots.plot_id(task, plot)),
-                                        lambda r: plots.paired_frame(r, registry, task, plot))
+                                        lambda r, task=task, plot=plot: plots.paired_frame(r, registry, task, plot))
                     return view.cached(("paired-fig", plots.plot_id(task, plot), page),
-                                       lambda r: plots.paired_figure(frame, task, plot, registry, page=page))
+                                       lambda r, frame=frame, task=task, plot=plot:
+                                       plots.paired_figure(frame, task, plot, registry, page=page))
                 frame = view.cached(("dist", plots.plot_id(task, plot)),
-                                    lambda r: plots.distribution_frame(r, registry, task, plot))
+                                    lambda r, task=task, plot=plot: plots.distribution_frame(r, registry, task, plot))
                 return view.cached(("dist-fig", plots.plot_id(task, plot)),
-                                   lambda r: plots.distribution_figure(frame, task, plot))
+                                   lambda r, frame=frame, task=task, plot=plot:
+                                   plots.distribution_figure(frame, task, plot))
         return plots._empty(str(choice), "choose a plot")
 
     def detail(sid):

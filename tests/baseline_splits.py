@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import datasets
@@ -163,7 +163,7 @@ def _mentions(name: str) -> datasets.Dataset:
     return datasets.Dataset.from_list(json.loads((FIXTURES / "cdec" / f"mentions_{name}.json").read_text()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def fixture_splits(dataset: str, config: str | None) -> datasets.DatasetDict:
     """The in-memory splits of ``dataset``/``config``; KeyError for one not provided."""
     if dataset in ("ecbplus", "ecbmeta", "wec_eng"):

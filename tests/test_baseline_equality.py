@@ -9,11 +9,11 @@ import dataclasses
 import json
 
 import pytest
+from figbench_baselines.common.scoring import benchmark_key
+from figbench_baselines.specs import fast_specs
 
 from figbench.cli import main
 from figbench.tasks import get_task
-from figbench_baselines.common.scoring import benchmark_key
-from figbench_baselines.specs import fast_specs
 from tests.baseline_splits import fixture_splits, use_fixture_splits
 from tests.conftest import tiny_models
 

@@ -7,10 +7,10 @@ import json
 import re
 
 import pytest
+from figbench_baselines.specs import BaselineSpec, all_specs, fast_specs, get_spec
 
 from figbench.cli import build_parser, main
 from figbench.tasks import TASKS, benchmarks, family_tasks
-from figbench_baselines.specs import BaselineSpec, all_specs, fast_specs, get_spec
 
 
 def test_specs_name_declared_tasks_metrics_and_a_reason_for_every_gap():

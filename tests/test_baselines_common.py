@@ -30,8 +30,9 @@ def test_distinct_methods_get_distinct_rows_and_naming_is_idempotent():
 
 
 def test_quickstart_plan_covers_found_corpora(tmp_path, monkeypatch):
-    from figbench.quickstart import plan
     from figbench_baselines.specs import fast_specs
+
+    from figbench.quickstart import plan
 
     (tmp_path / "wimcor").mkdir()
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path))

@@ -62,7 +62,7 @@ def test_groups_interval_fields_and_cut_warning():
     ci = bootstrap_coref([resp], [key], groups=groups, unit="topics", n_resamples=300)
     assert set(ci) == set(SCORE_KEYS)
     point = evaluate_coref([resp], [key])
-    for name, iv in ci.items():
+    for _, iv in ci.items():
         assert iv["unit"] == "topics" and iv["n_units"] == 40 and iv["n_resamples"] == 300
         assert "warning" not in iv
     assert interval_is_sane(point["conll_f1"], ci["conll_f1"])

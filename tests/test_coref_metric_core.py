@@ -310,7 +310,7 @@ def test_bootstrap_documents_shape_and_determinism():
     ci = bootstrap_coref(preds, refs, n_resamples=200, seed=3)
     assert set(ci) == set(SCORE_KEYS)
     point = evaluate_coref(preds, refs)
-    for name, iv in ci.items():
+    for _, iv in ci.items():
         assert iv["unit"] == "documents" and iv["n_resamples"] == 200 and iv["level"] == 0.95
         assert 0.0 <= iv["low"] <= iv["high"] <= 1.0
     assert ci["conll_f1"]["low"] <= point["conll_f1"] <= ci["conll_f1"]["high"]

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import figbench
-from figbench.cli import main
-from figbench.results import read_result
 from figbench_baselines.epic import alignment as A
 from figbench_baselines.epic import generation as G
 from figbench_baselines.epic import prediction as P
 from figbench_baselines.epic import similar as S
+
+import figbench
+from figbench.cli import main
+from figbench.results import read_result
 from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
@@ -82,9 +82,8 @@ def test_best_span_respects_context_and_order():
 
 
 def test_qa_features_gold_positions_map_back_to_gold_text():
-    from transformers import AutoTokenizer
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(default_model_path())
     narrative = "Tom saved coins for years. Finally he bought a small boat and sailed away."

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from figbench_baselines.common.figurative import IGNORE_INDEX, word_label_features, word_predictions
+from figbench_baselines.meta4xnli import methods as M
 
 import figbench
-
 from figbench.cli import main
 from figbench.results import read_result
 from figbench.tasks import get_task
-from figbench_baselines.common.figurative import IGNORE_INDEX, word_label_features, word_predictions
-from figbench_baselines.meta4xnli import methods as M
 from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
@@ -23,10 +22,10 @@ NLI_LABELS = ("entailment", "neutral", "contradiction")  # the builder's ClassLa
 
 def _detection_scores(train, test, pred) -> dict:
     """A run's detection scores (task + vocabulary) of ``pred`` on hand-written ``test`` rows."""
-    import datasets
-
     from figbench_baselines.common.splits import Rows
     from figbench_baselines.meta4xnli.cli import _score_detection
+
+    import datasets
 
     split = datasets.Dataset.from_dict(
         {"id": [r["id"] for r in test], "tags": [[TAGS.index(t) for t in r["tags"]] for r in test]},
@@ -41,9 +40,8 @@ def _tiny():
 
 @pytest.fixture(scope="module")
 def tok():
-    from transformers import AutoTokenizer
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(default_model_path())
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tests.conftest import corpus_path, tiny_models
-from figbench.cli import main
-from figbench.results import read_result
-from figbench.scoring.classification import score_labels
 from figbench_baselines.common.figurative import check_label_sets
 from figbench_baselines.wimcor import methods
 from figbench_baselines.wimcor.data import coarse_of, example_from_row
+
+from figbench.cli import main
+from figbench.results import read_result
+from figbench.scoring.classification import score_labels
+from tests.conftest import corpus_path, tiny_models
 
 FIX = Path(__file__).parent / "fixtures" / "fig"
 

@@ -55,8 +55,9 @@ def _fake_submit(monkeypatch, calls):
 
 
 def test_second_quickstart_skips_stored_runs_and_force_reruns(tmp_path, monkeypatch, capsys):
-    from figbench.paths import CORPORA
     from figbench_baselines.specs import fast_specs
+
+    from figbench.paths import CORPORA
     from tests.baseline_splits import use_fixture_splits
 
     use_fixture_splits(monkeypatch)
@@ -66,7 +67,8 @@ def test_second_quickstart_skips_stored_runs_and_force_reruns(tmp_path, monkeypa
     calls: list = []
     _fake_submit(monkeypatch, calls)
     store = tmp_path / "store"
-    argv = ["quickstart", "--store", str(store), "--only", "wimcor", "--n-resamples", "10", "--no-serve"]
+    argv = ["quickstart", "--store", str(store), "--only", "wimcor", "--n-resamples", "10", "--no-serve",
+            "--no-trained"]
     wimcor = [s for s in fast_specs() if s.dataset == "wimcor"]
     assert main(argv) == 0 and len(calls) == len(wimcor)
     assert "submitted" in capsys.readouterr().out
@@ -78,6 +80,41 @@ def test_second_quickstart_skips_stored_runs_and_force_reruns(tmp_path, monkeypa
     assert main([*argv, "--force"]) == 0 and len(calls) == 2 * len(wimcor)
     assert all(c["model"]["revision"].startswith("rerun-") and c["options"]["supersedes"] for c in calls[-len(wimcor):])
     assert "revision rerun-" in capsys.readouterr().out
+
+
+def test_committed_records_of_trained_runs_are_loaded_once(tmp_path, monkeypatch):
+    """quickstart loads results/<spec>.json of the board specs (compressed predictions inlined), once."""
+    import gzip
+
+    from figbench_baselines.common.runs import with_system_name
+    from figbench_baselines.specs import get_spec
+
+    from figbench.quickstart import load_committed
+    from figbench.results import RunClock, make_result, provenance, write_result
+
+    spec = get_spec("wimcor_finetune_marked10_earlystop")
+    assert spec.board
+    results = tmp_path / "results"
+    (results / "predictions").mkdir(parents=True)
+    preds = {"a": "LOCATION", "b": "EVENT"}
+    (results / "predictions" / f"{spec.name}.json.gz").write_bytes(gzip.compress(json.dumps(preds).encode()))
+    record = make_result(task=spec.task, dataset=spec.dataset, config=spec.config, split=spec.split,
+                         model={"name": "sentence-transformers/all-MiniLM-L6-v2", "revision": None,
+                                "type": "fine-tuned encoder", "parameters": 22_000_000},
+                         scores={"micro_f1": 0.5}, confidence_intervals={}, predictions=None,
+                         predictions_path=f"predictions/{spec.name}.json.gz", provenance=provenance(RunClock(), seed=0),
+                         method=spec.method)
+    write_result(with_system_name(record), results / f"{spec.name}.json")
+    calls: list = []
+    _fake_submit(monkeypatch, calls)
+    from figbench_leaderboard import client
+
+    store = tmp_path / "store"
+    first = load_committed([spec], store, results, submit=client.submit)
+    assert [o.status for o in first] == ["loaded"] and calls[0]["predictions"] == {"inline": preds}
+    assert calls[0]["model"]["name"] == spec.system_name
+    again = load_committed([spec], store, results, submit=client.submit)
+    assert [o.status for o in again] == ["stored"] and len(calls) == 1
 
 
 @pytest.mark.slow
@@ -94,9 +131,10 @@ def test_quickstart_twice_on_real_data(data_root, tmp_path, monkeypatch, capsys)
 def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, monkeypatch):
     """Trained runs are not repeated by quickstart: their committed records (with predictions) go into
     the store, re-scored by the server from the predictions, and a second load skips them."""
-    from figbench.quickstart import load_committed
     from figbench_baselines.specs import get_spec
     from figbench_leaderboard.store import Store
+
+    from figbench.quickstart import load_committed
 
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     spec = get_spec("cdec_lemma_ecbplus_test")
@@ -105,7 +143,7 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
                  "--predictions-file", str(committed / "predictions" / f"{spec.name}.json")]) == 0
     store = tmp_path / "store"
     [first] = load_committed([spec], store, committed)
-    assert first.status == "submitted" and "FINISHED" in first.detail and "MISMATCH" not in first.detail
+    assert first.status == "loaded" and "FINISHED" in first.detail and "MISMATCH" not in first.detail
     [row] = Store(store).list()
     assert row["verified"] and row["model_name"] == spec.system_name
     [again] = load_committed([spec], store, committed)

@@ -95,7 +95,7 @@ def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32,
     the throughput measured when the entry was computed.
     """
     import torch
-    from tqdm.auto import tqdm
+    from figbench_baselines.common.early_stopping import progress
 
     cache = embedding_cache_path(model, texts, max_length=max_length, normalize=normalize) if cache else None
     if cache is not None and cache.is_file():
@@ -105,7 +105,7 @@ def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32,
     out, t0 = [], time.perf_counter()
     order = np.argsort([-len(t) for t in texts], kind="stable")  # length-sorted batches
     with torch.inference_mode():
-        for i in tqdm(range(0, len(texts), batch_size), desc=desc, leave=False):
+        for i in progress(range(0, len(texts), batch_size), desc=desc, leave=False):
             idx = order[i:i + batch_size]
             enc = tokenizer([texts[j] for j in idx], padding=True, truncation=True, max_length=max_length,
                             return_tensors="pt").to(model.device)
@@ -165,39 +165,49 @@ def _loss_from_outputs(model, batch):
     return model(**batch).loss
 
 
-def finetune(model, features: list[dict], collate, cfg, *, desc: str) -> tuple[Any, dict[str, float]]:
-    """Train ``model`` (an HF model returning ``.loss``) on pre-tokenised ``features`` with Accelerate."""
-    from figbench_baselines.common.training import make_accelerator, train
+def finetune(model, features: list[dict], collate, cfg, *, desc: str, evaluate=None, early=None,
+             loss_fn=None, lengths=None) -> tuple[Any, dict[str, Any]]:
+    """Train ``model`` (an HF model returning ``.loss``, or any model with ``loss_fn``) on pre-tokenised
+    ``features`` with :func:`figbench_baselines.common.early_stopping.fit`: Accelerate, length-grouped
+    dynamic padding, progress with ETA, checkpoints/resume, and early stopping on a validation score
+    when ``early`` (an :class:`~figbench_baselines.common.early_stopping.EarlyStopping`) and
+    ``evaluate(model) -> {metric: value}`` are given."""
+    from figbench_baselines.common.early_stopping import fit
 
     set_threads()
-    accelerator = make_accelerator(cfg)
-    loader = make_loader(features, cfg.batch_size, collate, True, cfg.seed)
-    stats = train(model, loader, _loss_from_outputs, cfg, accelerator,
-                  batch_size_of=lambda b: int(b["input_ids"].shape[0]), desc=desc)
-    model = accelerator.unwrap_model(model)
-    model._figbench_finetuned = True  # never served from the frozen-embedding cache
-    return model, stats
+    return fit(model, features, collate, cfg, loss_fn=loss_fn, evaluate=evaluate, early=early, lengths=lengths,
+               desc=desc)
 
 
 def predict_logits(model, features: list[dict], collate, *, batch_size: int = 64, desc: str = "predict",
                    keys: Sequence[str] = ("logits",)) -> tuple[list[np.ndarray], dict[str, float]]:
-    """Run ``model`` over ``features`` in order; returns one array per key per example and throughput."""
+    """Run ``model`` over ``features``; returns one array per key per example (in the order of
+    ``features``) and throughput. Batches are formed from length-sorted features (dynamic padding: each
+    batch pads to its own longest example); a progress bar shows the ETA."""
     import torch
-    from tqdm.auto import tqdm
+    from figbench_baselines.common.early_stopping import feature_lengths, progress
 
     model.eval()
     device = next(model.parameters()).device
-    outs: list = []
+    lengths = feature_lengths(features)
+    order = (np.argsort([-n for n in lengths], kind="stable") if lengths is not None
+             else np.arange(len(features)))
+    outs: list = [None] * len(features)
     t0 = time.perf_counter()
     with torch.inference_mode():
-        for i in tqdm(range(0, len(features), batch_size), desc=desc, leave=False):
-            batch = collate(features[i:i + batch_size])
+        for i in progress(range(0, len(features), batch_size), desc=desc, leave=False):
+            idx = order[i:i + batch_size]
+            batch = collate([features[j] for j in idx])
             batch.pop("labels", None)
             batch = {k: v.to(device) for k, v in batch.items() if hasattr(v, "to")}
             res = model(**batch)
             arrays = [getattr(res, k).float().cpu().numpy() for k in keys]
-            for j in range(arrays[0].shape[0]):
-                outs.append(tuple(a[j] for a in arrays) if len(keys) > 1 else arrays[0][j])
+            for pos, j in enumerate(idx):
+                if lengths is not None and arrays[0].ndim == 3:  # per-token outputs: drop this batch's padding
+                    n = lengths[j]
+                    outs[j] = tuple(a[pos, :n] for a in arrays) if len(keys) > 1 else arrays[0][pos, :n]
+                else:
+                    outs[j] = tuple(a[pos] for a in arrays) if len(keys) > 1 else arrays[0][pos]
     seconds = time.perf_counter() - t0
     return outs, {"inference_examples_per_s": rate(len(features), seconds), "inference_seconds": seconds}
 
@@ -290,3 +300,62 @@ def is_main_process() -> bool:
     import os
 
     return int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")) or 0) == 0
+
+
+# ------------------------------------------------------------------ trained runs: early stopping, saved models
+
+def add_training_run_args(p) -> None:
+    """Options of the trained figurative runs: early stopping on a validation split, saving and re-using
+    the trained model (re-scoring a saved model is one cheap command: ``--load-model DIR``)."""
+    g = p.add_argument_group("early stopping and saved models")
+    g.add_argument("--patience", type=int, default=None,
+                   help="early stopping: stop after this many epochs without a better validation score and keep "
+                        "the best epoch's weights (default: no early stopping, train --epochs)")
+    g.add_argument("--max-epochs", type=int, default=None, help="early stopping: at most this many epochs (default 10)")
+    g.add_argument("--min-delta", type=float, default=0.0, help="early stopping: smallest improvement that counts")
+    g.add_argument("--save-model", default=None, metavar="DIR",
+                   help="save the trained model, its tokenizer and how it was trained (figbench_training.json)")
+    g.add_argument("--load-model", default=None, metavar="DIR",
+                   help="score a model saved with --save-model instead of training (re-scoring in one command)")
+
+
+def early_stopping_from_args(args, metric: str, split: str):
+    """An :class:`~figbench_baselines.common.early_stopping.EarlyStopping` when ``--patience`` is given."""
+    from figbench_baselines.common.early_stopping import EarlyStopping
+
+    if getattr(args, "patience", None) is None:
+        if getattr(args, "max_epochs", None) is not None:
+            raise ValueError("--max-epochs applies with early stopping (--patience N)")
+        return None
+    if args.patience < 1:
+        raise ValueError(f"--patience must be >= 1, got {args.patience}")
+    return EarlyStopping(metric=metric, patience=args.patience, max_epochs=args.max_epochs or 10,
+                         min_delta=args.min_delta, split=split)
+
+
+def training_summary(stats: Mapping[str, Any], cfg, *, n_train: int, unit: str, extra: Mapping[str, Any] | None = None
+                     ) -> dict[str, Any]:
+    """What a record says about its training: settings, examples, epochs, early stopping, time, hardware."""
+    from figbench.results import hardware
+
+    out: dict[str, Any] = {
+        f"n_train_{unit}": int(n_train), "epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr,
+        "weight_decay": cfg.weight_decay, "warmup_ratio": cfg.warmup_ratio, "grad_accum": cfg.grad_accum,
+        "mixed_precision": cfg.mixed_precision, "max_steps": cfg.max_steps, "seed": cfg.seed,
+        "train_steps": int(stats.get("train_steps", 0)), "epochs_run": stats.get("epochs_run"),
+        "train_seconds": round(float(stats.get("train_seconds_all_sessions", stats.get("train_seconds", 0.0))), 1),
+        "train_examples_per_s": round(float(stats.get("train_examples_per_s", 0.0)), 2),
+        "group_by_length": stats.get("group_by_length"), "hardware": hardware(),
+    }
+    for key in ("early_stopping", "best_epoch", "best_score", "stopped_early", "history"):
+        if key in stats:
+            out[key] = stats[key]
+    out.update(extra or {})
+    return out
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch before a model is built (its new head's initial weights)."""
+    from accelerate.utils import set_seed
+
+    set_seed(seed)

@@ -9,7 +9,7 @@ empty span for every pair, which scores zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -73,10 +73,9 @@ def best_span(start_logits: np.ndarray, end_logits: np.ndarray, offsets: list, m
 
 def finetune_qa(train: Sequence[dict], cfg, *, model_name: str | None, max_length: int = 256):
     """Fine-tune a start/end span scorer (``AutoModelForQuestionAnswering``) on the training pairs."""
-    from transformers import AutoModelForQuestionAnswering
-
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate
+    from transformers import AutoModelForQuestionAnswering
 
     tok, model = load_tokenizer_and_model(model_name, AutoModelForQuestionAnswering)
     feats, _, truncated = qa_features(tok, train, max_length=max_length)
@@ -112,3 +111,133 @@ def lexical_spans(examples: Sequence[dict]) -> list[tuple[int, int]]:
                 best, best_score = (m.start() + lead, m.end()), score
         out.append(best)
     return out
+
+
+# ------------------------------------------------------------------ token tagger
+
+def tagger_labels(k_max: int) -> list[str]:
+    """``O`` plus ``B-k`` / ``I-k`` for the k-th proverb span of a narrative (k = 1..k_max)."""
+    return ["O"] + [f"{p}-{k}" for k in range(1, k_max + 1) for p in ("B", "I")]
+
+
+def tagger_examples(rows: Sequence[dict]) -> list[dict[str, Any]]:
+    """One tagging example per narrative: the question lists the proverb spans, numbered in pair order
+    (``(1) span ; (2) span``); every narrative word (whitespace token, with character offsets) is tagged
+    ``B-k``/``I-k`` when it overlaps the narrative span aligned with proverb span k, else ``O`` (a word of
+    two spans keeps the first; ``n_overlap`` counts them)."""
+    import re
+
+    out = []
+    for r in rows:
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", r["narrative"])]
+        tags = ["O"] * len(words)
+        overlap = 0
+        for k, p in enumerate(r["pairs"], 1):
+            inside = [i for i, (s, e) in enumerate(words) if s < p["narrative_end"] and e > p["narrative_start"]]
+            for j, i in enumerate(inside):
+                if tags[i] == "O":
+                    tags[i] = f"{'B' if j == 0 else 'I'}-{k}"
+                else:
+                    overlap += 1
+        question = " ; ".join(f"({k}) {p['proverb_span']}" for k, p in enumerate(r["pairs"], 1))
+        out.append({"narrative_id": r["id"], "narrative": r["narrative"], "offsets": words, "tags": tags,
+                    "question": question.split(), "pair_ids": [p["pair_id"] for p in r["pairs"]], "n_overlap": overlap})
+    return out
+
+
+def tagger_features(tok, examples: Sequence[dict], label2id: Mapping[str, int] | None, *, max_length: int = 256
+                    ) -> tuple[list[dict], list[list[int]], int]:
+    """(question words, narrative words) pairs; the first sub-token of each narrative word is labelled.
+
+    Returns features, per example the word index of every labelled position, and the number of
+    narrative words cut off by ``max_length`` (predicted as outside every span)."""
+    from figbench_baselines.common.figurative import IGNORE_INDEX
+
+    enc = tok([e["question"] for e in examples], [[e["narrative"][s:t] for s, t in e["offsets"]] for e in examples],
+              is_split_into_words=True, truncation="only_second", max_length=max_length)
+    feats, positions, cut = [], [], 0
+    for i, ex in enumerate(examples):
+        seq, wids = enc.sequence_ids(i), enc.word_ids(i)
+        labels, pos, prev = [], [], None
+        for s, w in zip(seq, wids):
+            if s != 1 or w is None or w == prev:
+                labels.append(IGNORE_INDEX)
+            else:
+                labels.append(label2id[ex["tags"][w]] if label2id is not None else 0)
+                pos.append(w)
+            prev = w if s == 1 else None
+        cut += len(ex["offsets"]) - len(pos)
+        item = {k: enc[k][i] for k in enc.keys()}
+        item["labels"] = labels
+        feats.append(item)
+        positions.append(pos)
+    return feats, positions, cut
+
+
+def best_run(scores: np.ndarray) -> tuple[int, int]:
+    """The contiguous run of words maximising sum(score - 0.5) (non-empty): (first, last) word indices."""
+    best, best_span, run, start = -np.inf, (0, 0), 0.0, 0
+    for i, v in enumerate(scores - 0.5):
+        if run <= 0:
+            run, start = v, i
+        else:
+            run += v
+        if run > best:
+            best, best_span = run, (start, i)
+    return best_span
+
+
+def tagger_spans(logits: Sequence[np.ndarray], feats: Sequence[dict], positions: Sequence[list[int]],
+                 examples: Sequence[dict], id2label: Mapping[int, str]) -> dict[str, tuple[int, int]]:
+    """Predicted narrative span (character offsets) of every pair: for span k, each word's probability of
+    ``B-k`` or ``I-k`` (from its first sub-token; 0 for words cut off), then :func:`best_run`."""
+    from figbench_baselines.common.figurative import IGNORE_INDEX
+
+    index = {lab: i for i, lab in id2label.items()}
+    out: dict[str, tuple[int, int]] = {}
+    for lg, ft, pos, ex in zip(logits, feats, positions, examples):
+        rows = [k for k, lab in enumerate(ft["labels"]) if lab != IGNORE_INDEX]
+        z = lg[rows] - lg[rows].max(axis=1, keepdims=True)
+        prob = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        for k, pair_id in enumerate(ex["pair_ids"], 1):
+            cols = [index[f"B-{k}"], index[f"I-{k}"]] if f"B-{k}" in index else []
+            word_p = np.zeros(len(ex["offsets"]))
+            if cols:
+                word_p[pos] = prob[:, cols].sum(axis=1)
+            first, last = best_run(word_p)
+            out[pair_id] = (int(ex["offsets"][first][0]), int(ex["offsets"][last][1]))
+    return out
+
+
+def finetune_tagger(train_rows: Sequence[dict], cfg, *, model_name: str | None, k_max: int, max_length: int = 256):
+    """Fine-tune ``AutoModelForTokenClassification`` as the alignment tagger (one example per narrative)."""
+    from figbench_baselines.common.early_stopping import phase
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+    from figbench_baselines.common.figurative import finetune, pad_collate, seed_everything, set_threads
+    from transformers import AutoModelForTokenClassification
+
+    set_threads()
+    seed_everything(cfg.seed)
+    labels = tagger_labels(k_max)
+    label2id = {lab: i for i, lab in enumerate(labels)}
+    with phase("load the encoder"):
+        tok, model = load_tokenizer_and_model(model_name, AutoModelForTokenClassification, num_labels=len(labels),
+                                              id2label=dict(enumerate(labels)), label2id=label2id)
+    examples = tagger_examples(train_rows)
+    with phase(f"tokenise {len(examples)} training narratives"):
+        feats, _, cut = tagger_features(tok, examples, label2id, max_length=max_length)
+    model, stats = finetune(model, feats, pad_collate(tok), cfg, desc="epic alignment tagger")
+    stats.update(n_train_words_cut=float(cut), n_train_overlapping_words=float(sum(e["n_overlap"] for e in examples)))
+    return tok, model, stats
+
+
+def predict_tagger(tok, model, test_rows: Sequence[dict], *, max_length: int = 256
+                   ) -> tuple[dict[str, tuple[int, int]], dict[str, float]]:
+    """Predicted span per pair id of ``test_rows`` (narratives with their pairs)."""
+    from figbench_baselines.common.figurative import pad_collate, predict_logits
+
+    examples = tagger_examples(test_rows)
+    feats, positions, cut = tagger_features(tok, examples, None, max_length=max_length)
+    logits, stats = predict_logits(model, feats, pad_collate(tok), desc=f"tag {len(examples)} narratives")
+    stats["n_test_words_cut"] = float(cut)
+    return tagger_spans(logits, feats, positions, examples, model.config.id2label), stats

@@ -13,7 +13,7 @@ ALIASES = {"prediction": "proverb_prediction", "alignment": "proverb_alignment",
 #: methods per task; the first is the default
 TASK_METHODS = {
     "proverb_prediction": ("bm25", "embedding", "finetune"),
-    "proverb_alignment": ("finetune", "lexical"),
+    "proverb_alignment": ("finetune", "lexical", "tagger"),
     "narrative_generation": ("keywords", "seq2seq"),
     "similar_narratives": ("embedding", "distribution"),
 }
@@ -53,6 +53,9 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-test", type=int, default=None, help="subsample test narratives")
     p.add_argument("--num-beams", type=int, default=1, help="generation: beam size")
     add_common_args(p, trained=True)
+    from figbench_baselines.common.figurative import add_training_run_args
+
+    add_training_run_args(p)
     p.set_defaults(func=run)
 
 

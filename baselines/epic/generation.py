@@ -107,9 +107,8 @@ def keyword_baseline(proverbs: Sequence[str], kws: Sequence[Sequence[str]]) -> l
 # ------------------------------------------------------------------ seq2seq
 
 def load_seq2seq(name: str):
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
     from figbench_baselines.common.encoder import ModelLoadError
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
     try:
         return AutoTokenizer.from_pretrained(name), AutoModelForSeq2SeqLM.from_pretrained(name)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import rate
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -54,20 +53,23 @@ def top_k(scores: np.ndarray, ids: Sequence[str], k: int = 10) -> list[list[str]
 
 def finetune_biencoder(train: Sequence[dict], proverbs: dict[str, str], cfg, *, model_name: str | None,
                        max_length: int = 256, temperature: float = 0.05) -> tuple[Any, Any, dict[str, float]]:
-    """Fine-tune an encoder as a bi-encoder (mean pooling, in-batch softmax over distinct proverbs)."""
+    """Fine-tune an encoder as a bi-encoder (mean pooling, in-batch softmax over distinct proverbs), with
+    :func:`figbench_baselines.common.early_stopping.fit` (length-grouped batches, ETA, checkpoints)."""
     import torch
-
+    from figbench_baselines.common.early_stopping import fit, phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
-    from figbench_baselines.common.figurative import make_loader, set_threads
-    from figbench_baselines.common.training import make_accelerator, train as train_loop
+    from figbench_baselines.common.figurative import seed_everything, set_threads
 
     set_threads()
-    tok, model = load_tokenizer_and_model(model_name)
+    seed_everything(cfg.seed)
+    with phase("load the encoder"):
+        tok, model = load_tokenizer_and_model(model_name)
     items = [{"narrative": r["narrative"], "proverb_id": r["proverb_id"]} for r in train]
 
     def collate(batch):
         ids = list(dict.fromkeys(b["proverb_id"] for b in batch))
-        n = tok([b["narrative"] for b in batch], padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        n = tok([b["narrative"] for b in batch], padding=True, truncation=True, max_length=max_length,
+                return_tensors="pt")
         p = tok([proverbs[i] for i in ids], padding=True, truncation=True, max_length=64, return_tensors="pt")
         target = torch.tensor([ids.index(b["proverb_id"]) for b in batch])
         return {"n": dict(n), "p": dict(p), "target": target, "size": len(batch)}
@@ -81,10 +83,6 @@ def finetune_biencoder(train: Sequence[dict], proverbs: dict[str, str], cfg, *, 
         logits = pool(m, batch["n"]) @ pool(m, batch["p"]).T / temperature
         return torch.nn.functional.cross_entropy(logits, batch["target"])
 
-    accelerator = make_accelerator(cfg)
-    loader = make_loader(items, cfg.batch_size, collate, True, cfg.seed)
-    stats = train_loop(model, loader, loss_fn, cfg, accelerator, batch_size_of=lambda b: b["size"],
+    model, stats = fit(model, items, collate, cfg, loss_fn=loss_fn, lengths=[len(r["narrative"]) for r in items],
                        desc="epic bi-encoder")
-    model = accelerator.unwrap_model(model).eval()
-    model._figbench_finetuned = True  # never served from the frozen-embedding cache
     return tok, model, stats

@@ -8,9 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import (
-    load_encoder, model_record, n_parameters, skip_summary, subsample, write_predictions)
+    load_encoder,
+    model_record,
+    n_parameters,
+    skip_summary,
+    subsample,
+    write_predictions,
+)
 from figbench_baselines.common.scoring import Evaluation, benchmark_key, extra_scores, score_with_task
 
 
@@ -24,9 +29,10 @@ def _score(args, task_name: str, config: str, rows, predictions: Any) -> Evaluat
 
 def _finish(args, clock, *, ev: Evaluation, config: str, model: dict, predictions: Any, throughput: dict,
             method: str, counts: dict, options: dict, summary=None) -> int:
-    from figbench.results import make_result, provenance
     from figbench_baselines.common.figurative import is_main_process
     from figbench_baselines.common.runs import finish_run
+
+    from figbench.results import make_result, provenance
 
     if not is_main_process():
         return 0
@@ -60,16 +66,47 @@ def proverb_scores(args, data, scorer: str) -> tuple[np.ndarray, dict, dict, np.
         scores, stats, emb = P.embedding_scores(narratives, cand_text, tok, enc)
         return scores, stats, model_record(model_display_name(args.model), type="retrieval",
                                            parameters=n_parameters(enc)), emb
+    tok, enc, training = trained_biencoder(args, data)
+    scores, istats, emb = P.embedding_scores(narratives, cand_text, tok, enc, cache=False)
+    stats = {"train_examples_per_s": training["train_examples_per_s"], **istats}
+    return scores, stats, model_record(training["encoder"], type="fine-tuned encoder", parameters=n_parameters(enc),
+                                       train_steps=int(training["train_steps"]), training=training), emb
+
+
+def trained_biencoder(args, data) -> tuple[Any, Any, dict[str, Any]]:
+    """The fine-tuned bi-encoder: trained on ``data.train`` (saved with --save-model), or loaded (--load-model);
+    returns (tokenizer, model, training summary)."""
+    from figbench_baselines.common.early_stopping import load_training_info, phase, save_trained
+    from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
+    from figbench_baselines.common.figurative import set_threads, training_summary
     from figbench_baselines.common.runs import train_config_from_args
+    from figbench_baselines.epic import prediction as P
     from figbench_baselines.epic.cli import TRAIN_DEFAULTS
 
+    if getattr(args, "load_model", None):
+        set_threads()
+        info = load_training_info(args.load_model)
+        with phase(f"load the saved bi-encoder {args.load_model}"):
+            tok, enc = load_tokenizer_and_model(args.load_model)
+        enc.eval()
+        enc._figbench_finetuned = True
+        return tok, enc, {**info["training"], "trained_by": info.get("command")}
     cfg = train_config_from_args(args, **TRAIN_DEFAULTS["proverb_prediction"])
     train = subsample(data.train, args.max_train, args.seed)
     tok, enc, tstats = P.finetune_biencoder(train, data.proverbs, cfg, model_name=args.model)
-    scores, istats, emb = P.embedding_scores(narratives, cand_text, tok, enc, cache=False)
-    stats = {"train_examples_per_s": tstats["train_examples_per_s"], **istats}
-    return scores, stats, model_record(model_display_name(args.model), type="fine-tuned encoder",
-                                       parameters=n_parameters(enc), train_steps=int(tstats["train_steps"])), emb
+    training = training_summary(tstats, cfg, n_train=len(train), unit="narratives",
+                                extra={"encoder": model_display_name(args.model), "config": args.config,
+                                       "loss": "in-batch softmax over the batch's distinct proverbs, temperature 0.05"})
+    if getattr(args, "save_model", None):
+        save_trained(args.save_model, enc, tok, {"training": training, "command": _command()})
+    return tok, enc, training
+
+
+def _command() -> str:
+    import shlex
+    import sys
+
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
 
 
 def run_prediction(args: argparse.Namespace, clock) -> int:
@@ -83,10 +120,20 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
     top = P.top_k(scores, data.candidates, len(data.candidates))
     preds = {r["id"]: t for r, t in zip(data.test, top)}
     ev = _score(args, "proverb_prediction", args.config, data.test, preds)
+    training = model.pop("training", None)
+    options: dict[str, Any] = {"candidates": "all 250 proverbs" if args.config == "seen"
+                               else "the 100 unseen test proverbs"}
+    method = args.method
+    counts = {"n_test": len(data.test), "n_candidates": len(data.candidates), "n_train": len(data.train)}
+    if training is not None:
+        options["training"] = training
+        counts["n_train"] = training["n_train_narratives"]
+        if not args.quick and training.get("max_steps") is None:
+            method = f"biencoder_{training['epochs']:g}ep"  # a full run: its own leaderboard row
+        if getattr(args, "load_model", None):
+            options["scored_saved_model"] = args.load_model
     return _finish(args, clock, ev=ev, config=args.config, model=model, predictions=preds, throughput=throughput,
-                   method=args.method,
-                   counts={"n_test": len(data.test), "n_candidates": len(data.candidates), "n_train": len(data.train)},
-                   options={"candidates": "all 250 proverbs" if args.config == "seen" else "the 100 unseen test proverbs"})
+                   method=method, counts=counts, options=options)
 
 
 # ------------------------------------------------------------------ similar narratives
@@ -102,19 +149,33 @@ def run_similar(args: argparse.Namespace, clock) -> int:
         from figbench_baselines.common.encoder import model_display_name
         from figbench_baselines.common.figurative import embed_texts
 
-        tok, enc = load_encoder(args.model)
-        emb, stats = embed_texts([r["narrative"] for r in data.test], tok, enc, desc="embed narratives")
+        if getattr(args, "load_model", None):
+            tok, enc, training = trained_biencoder(args, data)
+            model = model_record(training["encoder"], type="fine-tuned encoder", parameters=n_parameters(enc),
+                                 train_steps=int(training["train_steps"]))
+            method = f"biencoder_{training['epochs']:g}ep_cosine"
+            options = {"training": training, "scored_saved_model": args.load_model}
+        else:
+            tok, enc = load_encoder(args.model)
+            model = model_record(model_display_name(args.model), type="retrieval", parameters=n_parameters(enc))
+            method, options = "embedding_cosine", {}
+        emb, stats = embed_texts([r["narrative"] for r in data.test], tok, enc, desc="embed narratives",
+                                 cache=not getattr(args, "load_model", None))
         nearest = {"": S.by_embedding(emb)}
-        model = model_record(model_display_name(args.model), type="retrieval", parameters=n_parameters(enc))
         throughput = {"inference_examples_per_s": stats["embed_examples_per_s"]}
-        method, options = "embedding_cosine", {}
     else:
         scores, throughput, model, _ = proverb_scores(args, data, args.scorer)
+        training = model.pop("training", None)
         dists = S.softmax(scores, 1.0 if args.scorer == "bm25" else args.temperature)
         nearest = {"": S.by_distribution(dists, args.distance),
                    **{f"_{d}": S.by_distribution(dists, d) for d in S.DISTANCES}}
         method = f"distribution_{args.scorer}_{args.distance}"
         options = {"scorer": args.scorer, "distance": args.distance, "temperature": args.temperature}
+        if training is not None:
+            options["training"] = training
+            if getattr(args, "load_model", None):
+                options["scored_saved_model"] = args.load_model
+                method = f"distribution_biencoder_{training['epochs']:g}ep_{args.distance}"
     # the headline distance is the submission; every distance's choices are scored by the task as well
     preds = {ids[i]: ids[j] for i, j in enumerate(nearest[""])}
     ev = _score(args, "similar_narratives", args.config, data.test, preds)
@@ -180,6 +241,17 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
     if args.method == "lexical":
         spans = A.lexical_spans(test)
         model = model_record("lexical-overlap sentence", type="heuristic", parameters=0)
+    elif args.method == "tagger":
+        tok, tagger, training = _trained_tagger(args, train_rows, list(test_rows))
+        by_pair, istats = A.predict_tagger(tok, tagger, test_rows)
+        spans = [by_pair[ex["id"]] for ex in test]
+        throughput = {"train_examples_per_s": training["train_examples_per_s"],
+                      "inference_examples_per_s": istats["inference_examples_per_s"]}
+        options.update(training=training, n_test_words_cut=int(istats["n_test_words_cut"]))
+        if args.load_model:
+            options["scored_saved_model"] = args.load_model
+        model = model_record(training["encoder"], type="fine-tuned encoder", parameters=n_parameters(tagger),
+                             train_steps=int(training["train_steps"]))
     else:
         from figbench_baselines.common.runs import train_config_from_args
         from figbench_baselines.epic.cli import TRAIN_DEFAULTS
@@ -204,8 +276,40 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
     ev = _score(args, "proverb_alignment", "alignment", test_rows, preds)
     counts = {"n_test_pairs": len(test), "n_train_pairs": len(train), "n_skipped_pairs": len(data.skipped),
               "n_wrong_proverb_narratives": wrong}
+    if args.method == "tagger":
+        counts["n_train_narratives"] = options["training"]["n_train_narratives"]
     return _finish(args, clock, ev=ev, config="alignment", model=model, predictions=preds, throughput=throughput,
                    method=method, counts=counts, options=options, summary=skip_summary(data.skipped))
+
+
+def _trained_tagger(args, train_rows, test_rows):
+    """The alignment token tagger: trained (saved with --save-model) or loaded (--load-model)."""
+    from figbench_baselines.common.early_stopping import load_training_info, phase, save_trained
+    from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
+    from figbench_baselines.common.figurative import set_threads, training_summary
+    from figbench_baselines.common.runs import train_config_from_args
+    from figbench_baselines.epic import alignment as A
+    from figbench_baselines.epic.cli import TRAIN_DEFAULTS
+    from transformers import AutoModelForTokenClassification
+
+    if args.load_model:
+        set_threads()
+        info = load_training_info(args.load_model)
+        with phase(f"load the saved tagger {args.load_model}"):
+            tok, model = load_tokenizer_and_model(args.load_model, AutoModelForTokenClassification)
+        model.eval()
+        return tok, model, {**info["training"], "trained_by": info.get("command")}
+    cfg = train_config_from_args(args, **TRAIN_DEFAULTS["proverb_alignment"])
+    k_max = max(len(r["pairs"]) for r in [*train_rows, *test_rows])
+    tok, model, tstats = A.finetune_tagger(train_rows, cfg, model_name=args.model, k_max=k_max)
+    training = training_summary(tstats, cfg, n_train=len(train_rows), unit="narratives",
+                                extra={"encoder": model_display_name(args.model), "k_max": k_max, "max_length": 256,
+                                       "n_train_pairs": sum(len(r["pairs"]) for r in train_rows),
+                                       "n_train_words_cut": int(tstats["n_train_words_cut"]),
+                                       "tags": "O, B-k/I-k for the narrative words aligned with proverb span k"})
+    if args.save_model:
+        save_trained(args.save_model, model, tok, {"training": training, "command": _command()})
+    return tok, model, training
 
 
 # ------------------------------------------------------------------ generation

@@ -28,6 +28,7 @@ QUICK = {"metaphor_detection": dict(max_train=3200, max_steps=400, batch_size=8,
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
+    from figbench_baselines.common.figurative import add_training_run_args
     from figbench_baselines.common.runs import add_common_args, add_task_option
 
     p = bsub.add_parser("meta4xnli", help="Meta4XNLI metaphor detection and interpretation (NLI)",
@@ -58,7 +59,11 @@ def register(bsub: argparse._SubParsersAction) -> None:
                    help=f"max sub-tokens per input (default {MAX_LENGTH}; 512 with --paper-settings)")
     p.add_argument("--max-train", type=int, default=None, help="subsample training sentences/pairs")
     p.add_argument("--max-test", type=int, default=None, help="subsample evaluation sentences/pairs")
+    p.add_argument("--eval-split", default="validation",
+                   help="detection with --patience: the split of the training corpora early stopping scores "
+                        "(default validation)")
     add_common_args(p, trained=True)
+    add_training_run_args(p)
     p.set_defaults(func=run)
 
 
@@ -83,9 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _finish(args, clock, *, ev, config: str, model: dict, predictions: dict, throughput: dict, method: str,
             counts: dict, options: dict) -> int:
-    from figbench.results import make_result, provenance
     from figbench_baselines.common.figurative import is_main_process, write_predictions
     from figbench_baselines.common.runs import finish_run
+
+    from figbench.results import make_result, provenance
 
     if not is_main_process():
         return 0
@@ -99,19 +105,20 @@ def _finish(args, clock, *, ev, config: str, model: dict, predictions: dict, thr
     return 0
 
 
-def _model_block(args, model, stats) -> dict:
+def _model_block(args, model, stats, encoder: str | None = None) -> dict:
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.figurative import model_record, n_parameters
 
-    return model_record(model_display_name(args.model), type="fine-tuned encoder", parameters=n_parameters(model),
-                        train_steps=int(stats["train_steps"]))
+    return model_record(encoder or model_display_name(args.model), type="fine-tuned encoder",
+                        parameters=n_parameters(model), train_steps=int(stats["train_steps"]))
 
 
 def _score_detection(train, test, pred, config: str, split: str, *, n_resamples: int, seed: int):
     """The task's scores of ``pred`` on ``test`` (Rows), plus in-/out-of-vocabulary scores at both levels."""
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
+
     from figbench.scoring.vocab_spans import score_vocab
     from figbench.tasks import get_task
-    from figbench_baselines.common.scoring import benchmark_key, score_with_task
 
     task = get_task("metaphor_detection")
     ev = score_with_task(task, test.gold_split(), benchmark_key(task.name, "meta4xnli", config, split),
@@ -136,7 +143,9 @@ def _per_source(args, corpora, test_corpus, predict, train) -> dict[str, dict[st
 
 
 def _run_detection(args, clock) -> int:
-    from figbench_baselines.common.figurative import subsample
+    from figbench_baselines.common.early_stopping import phase, save_trained
+    from figbench_baselines.common.encoder import model_display_name
+    from figbench_baselines.common.figurative import early_stopping_from_args, subsample, training_summary
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.meta4xnli import methods as M
     from figbench_baselines.meta4xnli.data import CORPUS_CONFIG, check_corpus, load_detection
@@ -170,27 +179,95 @@ def _run_detection(args, clock) -> int:
     if args.method == "lexicon":
         return _run_lexicon(args, clock, corpora, test_corpus, train, test, per_source)
     cfg = train_config_from_args(args, **PAPER)
-    tok, model, tstats = M.train_token_classifier(train, cfg, tags=tags, model_name=args.model,
-                                                  max_length=args.max_length)
-    pred, istats = M.predict_tags(tok, model, test, max_length=args.max_length)
-    ev = _score_detection(train, test, pred, config, args.split, n_resamples=args.n_resamples, seed=args.seed)
+    early = early_stopping_from_args(args, "f1", args.eval_split)
+    if args.load_model:
+        tok, model, training = _load_saved(args.load_model, "token_classification")
+    else:
+        evaluate = _validation_scorer(corpora, args) if early is not None else None
+        tok, model, tstats = M.train_token_classifier(train, cfg, tags=tags, model_name=args.model,
+                                                      max_length=args.max_length, evaluate=evaluate, early=early)
+        training = training_summary(tstats, cfg, n_train=len(train), unit="sentences",
+                                    extra={"encoder": model_display_name(args.model), "max_length": args.max_length,
+                                           "validation": ({c: f"meta4xnli/{CORPUS_CONFIG[c]}/{args.eval_split}"
+                                                           for c in corpora} if early else None)})
+        if args.save_model:
+            save_trained(args.save_model, model, tok, {"training": training, "command": _command()})
+    with phase(f"predict {len(test)} test sentences"):
+        pred, istats = M.predict_tags(tok, model, test, max_length=args.max_length)
+    with phase(f"score (task scores and vocabulary scores, {args.n_resamples} bootstrap resamples)"):
+        ev = _score_detection(train, test, pred, config, args.split, n_resamples=args.n_resamples, seed=args.seed)
     options = {"setting": setting, "train": corpora, "test": test_corpus, "part": args.part,
                "epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr, "weight_decay": cfg.weight_decay,
                "warmup_ratio": cfg.warmup_ratio, "max_steps": cfg.max_steps, "max_length": args.max_length,
-               "quick": bool(args.quick)}
+               "quick": bool(args.quick), "training": training}
+    if args.load_model:
+        options["scored_saved_model"] = args.load_model
     if per_source:
         options["per_source_scores"] = _per_source(
             args, corpora, test_corpus, lambda rows: M.predict_tags(tok, model, rows, max_length=args.max_length)[0],
             train)
+    early_stopped = bool(training.get("early_stopping"))
     return _finish(
-        args, clock, ev=ev, config=config, model=_model_block(args, model, tstats),
+        args, clock, ev=ev, config=config,
+        model=_model_block(args, model, {"train_steps": training["train_steps"]}, encoder=training.get("encoder")),
         predictions={r["id"]: t for r, t in zip(test, pred)},
-        throughput={"train_examples_per_s": tstats["train_examples_per_s"],
+        throughput={"train_examples_per_s": training["train_examples_per_s"],
                     "inference_examples_per_s": istats["inference_examples_per_s"]},
-        method=f"token_clf_{'+'.join(corpora)}_to_{test_corpus}{suffix}",
-        counts={"n_train_sentences": len(train), "n_test_sentences": len(test),
+        method=f"token_clf_{'+'.join(corpora)}_to_{test_corpus}{suffix}" + ("_earlystop" if early_stopped else ""),
+        counts={"n_train_sentences": training["n_train_sentences"], "n_test_sentences": len(test),
                 "n_test_tokens": sum(len(r["tokens"]) for r in test)},
         options=options)
+
+
+def _command() -> str:
+    import shlex
+    import sys
+    from pathlib import Path
+
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+def _load_saved(path: str, kind: str):
+    """(tokenizer, model, training summary) of a model saved with --save-model."""
+    from figbench_baselines.common.early_stopping import load_training_info, phase
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+    from figbench_baselines.common.figurative import set_threads
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
+
+    set_threads()
+    info = load_training_info(path)
+    cls = AutoModelForTokenClassification if kind == "token_classification" else AutoModelForSequenceClassification
+    with phase(f"load the saved model {path}"):
+        tok, model = load_tokenizer_and_model(path, cls)
+    model.eval()
+    model._figbench_finetuned = True
+    return tok, model, {**info["training"], "trained_by": info.get("command")}
+
+
+def _validation_scorer(corpora, args):
+    """``evaluate(tok, model)``: span F1 (the task's, no bootstrap) on the validation split of every training
+    corpus (their mean when there are several)."""
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
+    from figbench_baselines.meta4xnli import methods as M
+    from figbench_baselines.meta4xnli.data import CORPUS_CONFIG, load_detection
+
+    from figbench.tasks import get_task
+
+    task = get_task("metaphor_detection")
+    sets = {c: load_detection(c, args.eval_split, args.data_dir) for c in corpora}
+
+    def evaluate(tok, model) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for c, rows in sets.items():
+            pred, _ = M.predict_tags(tok, model, rows, max_length=args.max_length)
+            ev = score_with_task(task, rows.gold_split(),
+                                 benchmark_key(task.name, "meta4xnli", CORPUS_CONFIG[c], args.eval_split),
+                                 {r["id"]: t for r, t in zip(rows, pred)}, n_resamples=0, seed=args.seed)
+            out.update({f"{c}_{k}": v for k, v in ev.scores.items() if k in ("f1", "precision", "recall", "token_f1")})
+        out["f1"] = sum(out[f"{c}_f1"] for c in sets) / len(sets)
+        return out
+
+    return evaluate
 
 
 def _tag_set(rows) -> list[str]:
@@ -231,13 +308,14 @@ def _run_lexicon(args, clock, corpora, test_corpus, train, test, per_source: boo
 
 
 def _run_nli(args, clock) -> int:
-    from figbench.tasks import get_task
     from figbench_baselines.common.figurative import require_rows, subsample
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
-    from figbench.labels import label_names
     from figbench_baselines.meta4xnli import methods as M
     from figbench_baselines.meta4xnli.data import load_nli
+
+    from figbench.labels import label_names
+    from figbench.tasks import get_task
 
     train = load_nli("train", args.data_dir)
     test = load_nli(args.split, args.data_dir)

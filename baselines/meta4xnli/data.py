@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from figbench.labels import decode_labels
 from figbench_baselines.common.splits import Rows, load_split
+
+from figbench.labels import decode_labels
 
 CORPUS_CONFIG = {"en": "detection_en", "es": "detection_es", "vua": "vua", "cometa": "cometa"}
 CORPUS_LANG = {"en": "en", "es": "es", "vua": "en", "cometa": "es"}

@@ -29,20 +29,33 @@ def check_tags(rows: Sequence[dict], where: str, tags: Sequence[str]) -> None:
 
 
 def train_token_classifier(rows: Sequence[dict], cfg, *, tags: Sequence[str], model_name: str | None,
-                           max_length: int = 128):
-    """Fine-tune ``AutoModelForTokenClassification`` on ``rows`` (tokens, tags); ``tags``: the tag set."""
+                           max_length: int = 128, evaluate=None, early=None):
+    """Fine-tune ``AutoModelForTokenClassification`` on ``rows`` (tokens, tags); ``tags``: the tag set.
+
+    With ``early`` and ``evaluate(tok, model) -> {metric: value}`` (a validation split's scores) the run
+    is early-stopped and ends with the best epoch's weights."""
+    from figbench_baselines.common.early_stopping import phase
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+    from figbench_baselines.common.figurative import (
+        finetune,
+        pad_collate,
+        seed_everything,
+        set_threads,
+        word_label_features,
+    )
     from transformers import AutoModelForTokenClassification
 
-    from figbench_baselines.common.encoder import load_tokenizer_and_model
-    from figbench_baselines.common.figurative import finetune, pad_collate, set_threads, word_label_features
-
     set_threads()
+    seed_everything(cfg.seed)
     label2id = {t: i for i, t in enumerate(tags)}
-    tok, model = load_tokenizer_and_model(model_name, AutoModelForTokenClassification, num_labels=len(tags),
-                                          id2label=dict(enumerate(tags)), label2id=label2id)
-    feats, _ = word_label_features(tok, [r["tokens"] for r in rows], [[label2id[t] for t in r["tags"]] for r in rows],
-                                   max_length=max_length)
-    model, stats = finetune(model, feats, pad_collate(tok), cfg, desc="meta4xnli detection")
+    with phase("load the encoder"):
+        tok, model = load_tokenizer_and_model(model_name, AutoModelForTokenClassification, num_labels=len(tags),
+                                              id2label=dict(enumerate(tags)), label2id=label2id)
+    with phase(f"tokenise {len(rows)} training sentences"):
+        feats, _ = word_label_features(tok, [r["tokens"] for r in rows],
+                                       [[label2id[t] for t in r["tags"]] for r in rows], max_length=max_length)
+    model, stats = finetune(model, feats, pad_collate(tok), cfg, desc="meta4xnli detection", early=early,
+                            evaluate=(lambda m: evaluate(tok, m)) if evaluate is not None else None)
     return tok, model, stats
 
 
@@ -51,7 +64,7 @@ def predict_tags(tok, model, rows: Sequence[dict], *, max_length: int = 128) -> 
     from figbench_baselines.common.figurative import pad_collate, predict_logits, word_label_features, word_predictions
 
     feats, pos = word_label_features(tok, [r["tokens"] for r in rows], None, max_length=max_length)
-    logits, stats = predict_logits(model, feats, pad_collate(tok))
+    logits, stats = predict_logits(model, feats, pad_collate(tok), desc=f"tag {len(rows)} sentences")
     tags = word_predictions(logits, feats, pos, [len(r["tokens"]) for r in rows], model.config.id2label)
     return tags, stats
 
@@ -107,10 +120,9 @@ def is_relevant(row: dict) -> bool:
 
 def train_nli(rows: Sequence[dict], cfg, *, labels: Sequence[str], model_name: str | None, max_length: int = 128):
     """Fine-tune a sequence-pair classifier over ``labels`` (the NLI label set) on ``rows``."""
-    from transformers import AutoModelForSequenceClassification
-
     from figbench_baselines.common.encoder import load_tokenizer_and_model
     from figbench_baselines.common.figurative import finetune, pad_collate, set_threads
+    from transformers import AutoModelForSequenceClassification
 
     set_threads()
     label2id = {t: i for i, t in enumerate(labels)}

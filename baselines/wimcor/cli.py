@@ -21,6 +21,11 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", choices=METHODS, default="majority")
     p.add_argument("--config", default="sample", help="wimcor config (default: sample, the offline files)")
     p.add_argument("--train-split", default="train")
+    p.add_argument("--train-config", default=None,
+                   help="config the training (and validation) split comes from (default: --config); e.g. "
+                        "sample_with_validation, whose train + validation are the sample's train split")
+    p.add_argument("--validation-split", default="validation",
+                   help="finetune with --patience: the split of --train-config early stopping scores (micro F1)")
     p.add_argument("--split", default="test", help="evaluation split (default test)")
     p.add_argument("--granularity", choices=("medium", "coarse"), default="medium",
                    help="medium labels (LOCATION, INSTITUTE, TEAM, ARTIFACT, EVENT) or literal/metonymic")
@@ -29,22 +34,34 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-train", type=int, default=None, help="subsample training examples")
     p.add_argument("--max-test", type=int, default=None, help="subsample evaluation examples")
     add_common_args(p, trained=True)
+    from figbench_baselines.common.figurative import add_training_run_args
+
+    add_training_run_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from figbench.results import RunClock, make_result, provenance
-    from figbench.tasks import get_task
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.figurative import (
-        check_label_sets, is_main_process, load_encoder, model_record, n_parameters, require_rows, skip_summary,
-        subsample, write_predictions)
-    from figbench_baselines.common.runs import finish_run, train_config_from_args
+        check_label_sets,
+        is_main_process,
+        load_encoder,
+        model_record,
+        n_parameters,
+        require_rows,
+        skip_summary,
+        subsample,
+        write_predictions,
+    )
+    from figbench_baselines.common.runs import finish_run
     from figbench_baselines.common.scoring import benchmark_key, score_with_task
     from figbench_baselines.wimcor import methods
     from figbench_baselines.wimcor.data import load_split_examples
+
+    from figbench.results import RunClock, make_result, provenance
+    from figbench.tasks import get_task
 
     clock = RunClock()
     if args.quick:
@@ -52,8 +69,14 @@ def run(args: argparse.Namespace) -> int:
         args.max_steps = args.max_steps or QUICK["max_steps"]
         args.batch_size = args.batch_size or QUICK["batch_size"]
         args.lr = args.lr or QUICK["lr"]
-    train_l = load_split_examples(args.config, args.train_split, args.data_dir)
+    train_config = args.train_config or args.config
+    train_l = load_split_examples(train_config, args.train_split, args.data_dir)
     test_l = load_split_examples(args.config, args.split, args.data_dir)
+    if train_config != args.config:
+        leaked = {ex["id"] for ex in train_l.examples} & {ex["id"] for ex in test_l.examples}
+        if leaked:
+            raise ValueError(f"wimcor/{train_config}/{args.train_split} shares {len(leaked)} ids with "
+                             f"wimcor/{args.config}/{args.split}, e.g. {sorted(leaked)[:3]}")
     require_rows(train_l.examples, f"wimcor/{args.config}/{args.train_split}")
     require_rows(test_l.examples, f"wimcor/{args.config}/{args.split}")
     train = subsample(train_l.examples, args.max_train, args.seed)
@@ -94,15 +117,8 @@ def run(args: argparse.Namespace) -> int:
                              classifier="frozen mean-pooled embeddings + logistic regression")
         options["window"] = args.window
     else:
-        cfg = train_config_from_args(args, **TRAIN_DEFAULTS)
-        pred, stats, info = methods.finetune_marked(train, test, key, labels, cfg, model_name=args.model,
-                                                    window=args.window)
-        throughput.update({k: v for k, v in stats.items() if k.endswith("_per_s")})
-        options.update(window=args.window, train_steps=stats.get("train_steps"), epochs=cfg.epochs,
-                       batch_size=cfg.batch_size, lr=cfg.lr, max_steps=cfg.max_steps)
-        method = f"finetune_marked{args.window}"
-        model = model_record(model_display_name(args.model), type="fine-tuned encoder",
-                             parameters=info["parameters"])
+        pred, throughput, options_ft, model, method = _run_finetune(args, train, test, key, labels, train_config)
+        options.update(options_ft)
 
     if args.granularity == "coarse":
         method += "_coarse"  # another protocol: its own leaderboard name
@@ -113,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     task = get_task(TASK) if args.granularity == "medium" else replace(get_task(TASK), label_column="coarse")
     ev = score_with_task(task, test_rows.gold_split(), benchmark_key(TASK, "wimcor", args.config, args.split),
                          predictions, n_resamples=args.n_resamples, seed=args.seed)
-    counts = {"n_train": len(train), "n_test": len(test), "n_labels": len(ev.gold.label_set),
+    counts = {"n_train": options.get("training", {}).get("n_train_examples", len(train)), "n_test": len(test),
+              "n_labels": len(ev.gold.label_set),
               "n_skipped_train": len(train_l.skipped), "n_skipped_test": len(test_l.skipped)}
     record = make_result(
         task=TASK, dataset="wimcor", config=args.config, split=args.split, model=model,
@@ -125,3 +142,77 @@ def run(args: argparse.Namespace) -> int:
     skipped = skip_summary(train_l.skipped + test_l.skipped)
     finish_run(record, args, skipped)
     return 0
+
+
+def _run_finetune(args, train, test, key: str, labels, train_config: str):
+    """The PMW-marked fine-tuned classifier: train (early-stopped on validation micro F1 with --patience) or
+    load a saved one (--load-model); returns predictions, throughput, options, model block, method."""
+    from figbench_baselines.common.early_stopping import load_training_info, save_trained
+    from figbench_baselines.common.encoder import model_display_name
+    from figbench_baselines.common.figurative import early_stopping_from_args, model_record, training_summary
+    from figbench_baselines.common.runs import train_config_from_args
+    from figbench_baselines.wimcor import methods
+
+    cfg = train_config_from_args(args, **TRAIN_DEFAULTS)
+    early = early_stopping_from_args(args, "micro_f1", args.validation_split)
+    if args.load_model:
+        info = load_training_info(args.load_model)
+        training = {**info["training"], "trained_by": info.get("command")}
+        pred, stats, minfo = methods.predict_marked_saved(args.load_model, test, window=training["window"])
+    else:
+        evaluate = None
+        if early is not None:
+            evaluate = _validation_scorer(args, train_config, key, labels)
+        pred, stats, minfo = methods.finetune_marked(train, test, key, labels, cfg, model_name=args.model,
+                                                     window=args.window, evaluate=evaluate, early=early,
+                                                     save_model=args.save_model)
+        training = training_summary(stats, cfg, n_train=len(train), unit="examples",
+                                    extra={"encoder": model_display_name(args.model), "window": args.window,
+                                           "max_length": 128, "train_config": train_config,
+                                           "validation": (f"wimcor/{train_config}/{args.validation_split}"
+                                                          if early else None)})
+        if args.save_model:
+            save_trained(args.save_model, minfo["model"], minfo["tokenizer"], {"training": training,
+                                                                              "command": _command()})
+    throughput = {"train_examples_per_s": training["train_examples_per_s"],
+                  "inference_examples_per_s": stats["inference_examples_per_s"]}
+    options = {"window": training["window"], "train_steps": training["train_steps"], "epochs": cfg.epochs,
+               "batch_size": cfg.batch_size, "lr": cfg.lr, "max_steps": cfg.max_steps, "training": training,
+               "n_train": training["n_train_examples"]}
+    if args.load_model:
+        options["scored_saved_model"] = args.load_model
+    method = f"finetune_marked{training['window']}" + ("_earlystop" if training.get("early_stopping") else "")
+    model = model_record(training["encoder"], type="fine-tuned encoder", parameters=minfo["parameters"],
+                         train_steps=int(training["train_steps"]))
+    return pred, throughput, options, model, method
+
+
+def _validation_scorer(args, train_config: str, key: str, labels):
+    """``evaluate(predict)``: the task's micro/macro F1 (no bootstrap) on the validation split."""
+    from dataclasses import replace
+
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
+    from figbench_baselines.wimcor.data import load_split_examples
+
+    from figbench.tasks import get_task
+
+    loaded = load_split_examples(train_config, args.validation_split, args.data_dir)
+    rows = loaded.examples
+    task = get_task(TASK) if key == "label" else replace(get_task(TASK), label_column="coarse")
+
+    def evaluate(predict) -> dict[str, float]:
+        pred = predict(list(rows))
+        ev = score_with_task(task, rows.gold_split(),
+                             benchmark_key(TASK, "wimcor", train_config, args.validation_split),
+                             {ex["id"]: p for ex, p in zip(rows, pred)}, n_resamples=0, seed=args.seed)
+        return {k: v for k, v in ev.scores.items() if k in ("micro_f1", "macro_f1", "accuracy")}
+
+    return evaluate
+
+
+def _command() -> str:
+    import shlex
+    import sys
+    from pathlib import Path
+
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])

@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from figbench_baselines.common.splits import Rows, load_split
+
 from figbench.corpora.wimcor import coarse_for_medium as coarse_of
 from figbench.labels import decode_labels
-from figbench_baselines.common.splits import Rows, load_split
 
 _LABEL_COLUMNS = ("medium", "coarse")
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.common.figurative import rate
 
 PMW_OPEN, PMW_CLOSE = "[pmw]", "[/pmw]"
@@ -146,35 +145,72 @@ def marked_text(ex: dict, size: int) -> list[str]:
     return words[:s] + [PMW_OPEN] + words[s:e] + [PMW_CLOSE] + words[e:]
 
 
+def _marked_features(tok, rows, key: str | None, label2id: dict | None, window: int, max_length: int) -> list[dict]:
+    enc = tok([marked_text(ex, window) for ex in rows], is_split_into_words=True, truncation=True,
+              max_length=max_length)
+    feats = []
+    for i, ex in enumerate(rows):
+        item = {k: enc[k][i] for k in enc.keys()}
+        item["labels"] = label2id[ex[key]] if key is not None else 0
+        feats.append(item)
+    return feats
+
+
+def _predict_marked(tok, model, rows, *, window: int, max_length: int, desc: str) -> tuple[list[str], dict]:
+    from figbench_baselines.common.figurative import pad_collate, predict_logits
+
+    logits, stats = predict_logits(model, _marked_features(tok, rows, None, None, window, max_length),
+                                   pad_collate(tok), desc=desc)
+    return [model.config.id2label[int(np.argmax(lg))] for lg in logits], stats
+
+
 def finetune_marked(train: Sequence[dict], test: Sequence[dict], key: str, labels: Sequence[str], cfg, *,
-                    model_name: str | None, window: int = 50, max_length: int = 128
-                    ) -> tuple[list[str], dict[str, float], dict[str, Any]]:
-    """Fine-tune a sequence classifier on PMW-marked windows; returns predictions, stats, model info."""
+                    model_name: str | None, window: int = 50, max_length: int = 128, evaluate=None, early=None,
+                    save_model: str | None = None) -> tuple[list[str], dict[str, float], dict[str, Any]]:
+    """Fine-tune a sequence classifier on PMW-marked windows; returns predictions, stats, model info.
+
+    With ``early`` and ``evaluate(predict) -> {metric: value}`` (``predict(rows) -> labels`` with the
+    current weights) the run is early-stopped on the validation score and keeps the best epoch."""
+    from figbench_baselines.common.early_stopping import phase
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+    from figbench_baselines.common.figurative import finetune, n_parameters, pad_collate, seed_everything, set_threads
     from transformers import AutoModelForSequenceClassification
 
+    set_threads()
+    seed_everything(cfg.seed)
+    label2id = {lab: i for i, lab in enumerate(labels)}
+    with phase("load the encoder"):
+        tok, model = load_tokenizer_and_model(
+            model_name, AutoModelForSequenceClassification, num_labels=len(labels),
+            id2label=dict(enumerate(labels)), label2id=label2id)
+        tok.add_special_tokens({"additional_special_tokens": [PMW_OPEN, PMW_CLOSE]})
+        model.resize_token_embeddings(len(tok))
+    collate = pad_collate(tok)
+    with phase(f"tokenise {len(train)} training examples"):
+        feats = _marked_features(tok, train, key, label2id, window, max_length)
+    validate = None
+    if early is not None:
+        def validate(m):
+            return evaluate(lambda rows: _predict_marked(tok, m, rows, window=window, max_length=max_length,
+                                                         desc=f"validate {len(rows)}")[0])
+    model, train_stats = finetune(model, feats, collate, cfg, desc="wimcor fine-tune", evaluate=validate, early=early)
+    pred, inf_stats = _predict_marked(tok, model, test, window=window, max_length=max_length,
+                                      desc=f"classify {len(test)} test examples")
+    return pred, {**train_stats, **inf_stats}, {"parameters": n_parameters(model), "model": model, "tokenizer": tok}
+
+
+def predict_marked_saved(path: str, test: Sequence[dict], *, window: int, max_length: int = 128
+                         ) -> tuple[list[str], dict[str, float], dict[str, Any]]:
+    """Predictions of a classifier saved with ``--save-model`` (re-scoring without training)."""
+    from figbench_baselines.common.early_stopping import phase
     from figbench_baselines.common.encoder import load_tokenizer_and_model
-    from figbench_baselines.common.figurative import finetune, n_parameters, pad_collate, predict_logits, set_threads
+    from figbench_baselines.common.figurative import n_parameters, set_threads
+    from transformers import AutoModelForSequenceClassification
 
     set_threads()
-    label2id = {lab: i for i, lab in enumerate(labels)}
-    tok, model = load_tokenizer_and_model(
-        model_name, AutoModelForSequenceClassification, num_labels=len(labels),
-        id2label=dict(enumerate(labels)), label2id=label2id)
-    tok.add_special_tokens({"additional_special_tokens": [PMW_OPEN, PMW_CLOSE]})
-    model.resize_token_embeddings(len(tok))
-
-    def features(rows, with_labels):
-        enc = tok([marked_text(ex, window) for ex in rows], is_split_into_words=True, truncation=True,
-                  max_length=max_length)
-        feats = []
-        for i, ex in enumerate(rows):
-            item = {k: enc[k][i] for k in enc.keys()}
-            item["labels"] = label2id[ex[key]] if with_labels else 0
-            feats.append(item)
-        return feats
-
-    collate = pad_collate(tok)
-    model, train_stats = finetune(model, features(train, True), collate, cfg, desc="wimcor fine-tune")
-    logits, inf_stats = predict_logits(model, features(test, False), collate)
-    pred = [labels[int(np.argmax(lg))] for lg in logits]
-    return pred, {**train_stats, **inf_stats}, {"parameters": n_parameters(model)}
+    with phase(f"load the saved model {path}"):
+        tok, model = load_tokenizer_and_model(path, AutoModelForSequenceClassification)
+    model.eval()
+    pred, stats = _predict_marked(tok, model, test, window=window, max_length=max_length,
+                                  desc=f"classify {len(test)} test examples")
+    return pred, stats, {"parameters": n_parameters(model)}

@@ -42,6 +42,10 @@ from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree as ET
 
+from figbench.corpora import files
+from figbench.corpora.files import RemoteFile
+from figbench.corpora.ids import IdMaker
+
 
 def _quoteattr(value: str) -> str:
     """``xml.sax.saxutils.quoteattr``, imported on use (``xml.sax`` imports ``urllib``: slow CLI start)."""
@@ -49,9 +53,6 @@ def _quoteattr(value: str) -> str:
 
     return quoteattr(value)
 
-from figbench.corpora import files
-from figbench.corpora.files import RemoteFile
-from figbench.corpora.ids import IdMaker
 
 CORPUS = "wimcor"
 #: Label sets (the builder's ``ClassLabel`` names, in id order). Medium labels in class-index order

@@ -46,7 +46,7 @@ def span_vocab_counts(vocab: set[str], tokens: Sequence[Sequence[str]], gold_tag
     for i, (toks, gold, pred) in enumerate(zip(tokens, gold_tags, pred_tags, strict=True)):
         g, p = _span_texts(toks, gold), _span_texts(toks, pred)
         for j, inside in enumerate((True, False)):
-            keep = lambda spans: {k for k, text in spans.items() if (text in vocab) == inside}
+            keep = lambda spans, inside=inside: {k for k, text in spans.items() if (text in vocab) == inside}
             gk, pk = keep(g), keep(p)
             out[i, 3 * j:3 * j + 3] = len(gk & pk), len(pk), len(gk)
     return out

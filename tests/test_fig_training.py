@@ -1,0 +1,180 @@
+"""The figurative training loop (baselines/common/early_stopping.py): batch order, seeded determinism,
+exact resume, early stopping, saved models, and the same numbers under ``accelerate launch``.
+
+Tiny randomly initialised models only (no quality claims).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from figbench_baselines.common.early_stopping import EarlyStopping, epoch_batches, fit
+from figbench_baselines.common.training import TrainConfig
+
+from figbench.cli import main
+from figbench.results import read_result
+from tests.conftest import corpus_path, tiny_models
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return tiny_models().tiny_bert(tmp_path_factory.mktemp("tiny") / "bert")
+
+
+def _token_clf(path: str, seed: int = 0):
+    from transformers import AutoModelForTokenClassification
+
+    torch.manual_seed(seed)
+    return AutoModelForTokenClassification.from_pretrained(path, num_labels=3)
+
+
+def _features(n: int = 40) -> list[dict]:
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(n):
+        length = int(rng.integers(4, 12))
+        ids = [101, *rng.integers(1000, 2000, size=length - 2).tolist(), 102]
+        labels = [-100, *[int(i % 3) for i in ids[1:-1]], -100]
+        out.append({"input_ids": ids, "attention_mask": [1] * length, "labels": labels})
+    return out
+
+
+def _collate(items):
+    from figbench_baselines.common.encoder import default_model_path
+    from figbench_baselines.common.figurative import pad_collate
+    from transformers import AutoTokenizer
+
+    return pad_collate(AutoTokenizer.from_pretrained(default_model_path()))(items)
+
+
+def _cfg(**kw) -> TrainConfig:
+    base = dict(epochs=2, batch_size=4, lr=1e-3, warmup_ratio=0.1, seed=3)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def _same_weights(a, b) -> bool:
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def test_epoch_batches_cover_every_example_once_grouped_by_length():
+    lengths = [int(x) for x in np.random.default_rng(1).integers(1, 100, size=503)]
+    b = epoch_batches(lengths, len(lengths), 8, seed=7, epoch=0)
+    assert sorted(i for batch in b for i in batch) == list(range(503))
+    assert b == epoch_batches(lengths, len(lengths), 8, seed=7, epoch=0)  # a function of (seed, epoch)
+    assert b != epoch_batches(lengths, len(lengths), 8, seed=7, epoch=1)
+    # length grouping: far less padding than plain shuffling
+    pad = lambda bs: sum(max(lengths[i] for i in x) * len(x) - sum(lengths[i] for i in x) for x in bs)
+    plain = epoch_batches(lengths, len(lengths), 8, seed=7, epoch=0, group_by_length=False)
+    assert pad(b) < pad(plain) / 3
+
+
+def test_same_seed_same_weights_and_resume_equals_an_uninterrupted_run(tiny, tmp_path):
+    feats = _features()
+    whole, _ = fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=str(tmp_path / "a")), desc="a")
+    again, _ = fit(_token_clf(tiny), feats, _collate, _cfg(), desc="again")
+    assert _same_weights(whole, again)
+
+    calls = {"n": 0}
+
+    def interrupted_loss(model, batch):
+        calls["n"] += 1
+        if calls["n"] == 15:  # mid-epoch 2 (10 batches per epoch), after the checkpoint at step 14
+            raise KeyboardInterrupt
+        return model(**batch).loss
+
+    ckpt = str(tmp_path / "b")
+    with pytest.raises(KeyboardInterrupt):
+        fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=ckpt, checkpoint_every=7), loss_fn=interrupted_loss)
+    resumed, stats = fit(_token_clf(tiny, seed=99), feats, _collate,
+                         _cfg(checkpoint_dir=ckpt, checkpoint_every=7, resume=True), desc="resumed")
+    assert stats["train_steps"] == 20
+    assert _same_weights(whole, resumed)
+
+
+def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(tiny, tmp_path):
+    feats = _features()
+    scripted = iter([0.5, 0.7, 0.6, 0.65, 0.9])
+    snapshots = []
+
+    def evaluate(model):
+        snapshots.append({k: v.clone() for k, v in model.state_dict().items()})
+        return {"f1": next(scripted)}
+
+    for ckpt in (None, str(tmp_path / "ck")):
+        scripted = iter([0.5, 0.7, 0.6, 0.65, 0.9])
+        snapshots.clear()
+        early = EarlyStopping(metric="f1", patience=2, max_epochs=5)
+        model, stats = fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=ckpt), evaluate=evaluate,
+                           early=early)
+        assert stats["epochs_run"] == 4 and stats["stopped_early"] and stats["best_epoch"] == 2
+        assert stats["best_score"] == 0.7 and [h["validation"]["f1"] for h in stats["history"]] == [0.5, 0.7, 0.6, 0.65]
+        assert all(torch.equal(model.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
+        assert not all(torch.equal(model.state_dict()[k], snapshots[3][k]) for k in snapshots[3])
+        assert stats["total_steps_planned"] == 50  # the schedule spans max_epochs (10 steps per epoch)
+    # a finished run resumed only restores its best weights
+    again, stats = fit(_token_clf(tiny, seed=5), feats, _collate,
+                       _cfg(checkpoint_dir=str(tmp_path / "ck"), resume=True), evaluate=evaluate,
+                       early=EarlyStopping(metric="f1", patience=2, max_epochs=5))
+    assert stats["best_epoch"] == 2 and all(torch.equal(again.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
+
+
+def test_early_stopping_needs_a_scorer(tiny):
+    with pytest.raises(ValueError, match="evaluate"):
+        fit(_token_clf(tiny), _features(8), _collate, _cfg(), early=EarlyStopping(metric="f1"))
+
+
+# ------------------------------------------------------------------ the CLI on the real corpus
+
+@pytest.fixture(scope="module")
+def m4_dir():
+    return str(corpus_path("meta4xnli", "meta4xnli", "detection", "splits", "en", "meta4xnli_train.tsv").parents[4])
+
+
+def _command(tiny: str, m4_dir: str, out, *extra: str) -> list[str]:
+    return ["baseline", "meta4xnli", "--task", "metaphor_detection", "--train", "en", "--model", tiny,
+            "--data-dir", m4_dir, "--max-train", "24", "--max-test", "16", "--batch-size", "8", "--lr", "1e-3",
+            "--patience", "1", "--max-epochs", "2", "--n-resamples", "20", "--seed", "5", *extra, "--out", str(out)]
+
+
+@pytest.mark.slow
+def test_same_command_twice_gives_the_same_numbers_and_a_saved_model_rescores_them(tiny, m4_dir, tmp_path):
+    assert main(_command(tiny, m4_dir, tmp_path / "a.json", "--save-model", str(tmp_path / "model"))) == 0
+    assert main(_command(tiny, m4_dir, tmp_path / "b.json")) == 0
+    a, b = read_result(tmp_path / "a.json"), read_result(tmp_path / "b.json")
+    assert a["scores"] == b["scores"] and a["confidence_intervals"] == b["confidence_intervals"]
+    assert a["predictions"] == b["predictions"]
+    assert a["method"] == "token_clf_en_to_en_earlystop"
+    training = a["options"]["training"]
+    assert training["n_train_sentences"] == 24 and training["early_stopping"]["patience"] == 1
+    assert training["hardware"]["cpu_count"] and training["train_seconds"] > 0
+    assert [h["epoch"] for h in training["history"]] == [1, 2][:training["epochs_run"]]
+    # re-scoring the saved model: one command, no training, the same numbers
+    assert main(_command(tiny, m4_dir, tmp_path / "c.json", "--load-model", str(tmp_path / "model"))) == 0
+    c = read_result(tmp_path / "c.json")
+    assert c["scores"] == a["scores"] and c["predictions"] == a["predictions"]
+    assert c["options"]["scored_saved_model"] == str(tmp_path / "model")
+    assert c["options"]["training"]["history"] == training["history"]
+
+
+@pytest.mark.slow
+def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny, m4_dir, tmp_path):
+    assert main(_command(tiny, m4_dir, tmp_path / "plain.json")) == 0
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "1", "--num_machines", "1",
+           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "figbench.cli",
+           *_command(tiny, m4_dir, tmp_path / "launched.json")]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    a, b = read_result(tmp_path / "plain.json"), read_result(tmp_path / "launched.json")
+    assert a["scores"] == b["scores"] and a["predictions"] == b["predictions"]
