@@ -152,10 +152,24 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
 SPECIAL: dict[str, Callable[..., str]] = {"throughput": throughput_table}
 
 
+def special_tables() -> dict[str, Callable[..., str]]:
+    """:data:`SPECIAL` and every family's ``TABLES`` (in its specs module): tables computed from several
+    records (e.g. cdec's paired robustness drop), rendered as ``f(specs, results)``."""
+    import importlib
+
+    from figbench_baselines.specs import _families
+
+    out = dict(SPECIAL)
+    for family in _families():
+        out.update(getattr(importlib.import_module(f"figbench_baselines.{family}.specs"), "TABLES", {}))
+    return out
+
+
 def render(name: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
     specs = tuple(all_specs() if specs is None else specs)
-    if name in SPECIAL:
-        return SPECIAL[name](specs, results)
+    special = special_tables()
+    if name in special:
+        return special[name](specs, results)
     return spec_table(name, specs, results)
 
 

@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
+from figbench_baselines.cdec.pipeline import default_args, run
 
 from figbench.results import validate_result
-from figbench_baselines.cdec.pipeline import default_args, run
 
 
 @pytest.fixture()
@@ -26,9 +26,8 @@ def train_rows(fixtures_dir):
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A 1-layer BERT (hidden 32) with the offline MiniLM tokenizer, saved to a folder."""
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
 
     path = tmp_path_factory.mktemp("tiny_bert")
     tok = AutoTokenizer.from_pretrained(default_model_path())
@@ -42,9 +41,8 @@ def tiny_bert(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tiny_gpt(tmp_path_factory):
     """A 1-layer GPT-2 (random weights) with the MiniLM tokenizer, saved to a folder."""
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
     path = tmp_path_factory.mktemp("tiny_gpt")
     tok = AutoTokenizer.from_pretrained(default_model_path())
@@ -166,7 +164,7 @@ def test_llm_transformers_backend_with_cache(rows, train_rows, tiny_gpt, tmp_pat
 class _Handler(BaseHTTPRequestHandler):
     requests: list = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Handler.requests.append(body)
         prompt = body["messages"][0]["content"].split("Sentence A:", 1)[1]

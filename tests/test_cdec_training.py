@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from figbench_baselines.common.training import LengthGroupedBatchSampler, TrainConfig, grouped_loader, train
 
 from figbench.results import read_result
-from figbench_baselines.common.training import LengthGroupedBatchSampler, TrainConfig, grouped_loader, train
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,10 +110,9 @@ def test_stratified_samples_are_proportional_and_nested():
 
 
 def test_pair_inputs_keep_both_triggers_when_trimmed(fixtures_dir):
-    from transformers import AutoTokenizer
-
     from figbench_baselines.cdec.encoding import MentionTokens
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(default_model_path())
     tok.add_tokens(["<m>", "</m>"], special_tokens=True)
@@ -164,7 +163,8 @@ def test_train_only_then_load_model_equals_one_run(tiny_bert, mention_files, tmp
     model_dir = tmp_path / "m"
     one = tmp_path / "one.json"
     assert _cli(_ce_command(tiny_bert, mention_files, one)) == 0
-    cmd = _ce_command(tiny_bert, mention_files, tmp_path / "unused.json", ["--train-only", "--save-model", str(model_dir)])
+    cmd = _ce_command(tiny_bert, mention_files, tmp_path / "unused.json",
+                      ["--train-only", "--save-model", str(model_dir)])
     assert _cli(cmd) == 0
     assert not (tmp_path / "unused.json").exists()
     info = json.loads((model_dir / "train_info.json").read_text())
@@ -208,20 +208,25 @@ def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny_bert, me
 # --- robustness drop ------------------------------------------------------------------------------------
 
 def test_paired_drop_between_two_records(fixtures_dir):
-    from figbench_baselines.cdec.compare import paired_drop
+    from figbench_baselines.cdec.compare import paired_drop, records_drop, unit_counts
+    from figbench_baselines.cdec.evaluation import evaluate
     from figbench_baselines.cdec.pipeline import default_args, run
+
+    from figbench.scoring.coref import scores_from_counts
 
     rows = json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
     good = run(default_args(method="lemma", n_resamples=0, within="subtopic"), rows=rows)
-    same = paired_drop(good, good, rows, rows, n_resamples=200)
-    assert same["drop"] == 0 and same["low"] == same["high"] == 0
-    # a worse system: every mention alone
-    alone = dict(good, scores=dict(good["scores"]),
-                 predictions={"inline": {"format": "clusters", "clusters": [[r["mention_id"]] for r in rows]}})
-    from figbench_baselines.cdec.evaluation import evaluate
-
-    alone["scores"]["conll_f1"] = evaluate(rows, np.arange(len(rows)))["conll_f1"]
-    out = paired_drop(good, alone, rows, rows, n_resamples=200)
-    assert out["drop"] == pytest.approx(good["scores"]["conll_f1"] - alone["scores"]["conll_f1"])
-    assert out["drop_from_units"] == pytest.approx(out["drop"], abs=1e-9)  # no cluster crosses a subtopic here
-    assert out["low"] <= out["drop"] <= out["high"] and out["units"] == len({r["subtopic"] for r in rows})
+    block = good["options"]["unit_counts"]
+    assert block["unit"] == "topic" and block["cut_links"] == 0
+    assert len(block["counts"]) == len({r["topic"] for r in rows})
+    total = np.asarray(list(block["counts"].values())).sum(0)  # topics add up to the record's own scores
+    assert scores_from_counts(total)["conll_f1"] == pytest.approx(good["scores"]["conll_f1"], abs=1e-12)
+    same = records_drop(good, good, n_resamples=200)
+    ci = same["confidence_interval"]
+    assert same["drop"] == 0 and ci["low"] == ci["high"] == 0 and ci["unit"] == "topics (paired)"
+    alone = unit_counts(rows, [[r["mention_id"]] for r in rows], by="topic")  # a worse system: every mention alone
+    out = paired_drop(block, alone, n_resamples=200)
+    assert out["drop"] == pytest.approx(good["scores"]["conll_f1"] - evaluate(rows, np.arange(len(rows)))["conll_f1"])
+    ci = out["confidence_interval"]
+    assert ci["low"] <= out["drop"] <= ci["high"] and out["units"] == len({r["topic"] for r in rows})
+    assert "fewer than 20" in ci["warning"]  # a fixture has few topics: the interval says it is unreliable

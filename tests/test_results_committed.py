@@ -1,4 +1,5 @@
-"""Every committed result record (``results/**/*.json``) follows the result schema; trained runs state how they were made."""
+"""Every committed result record (``results/<spec>.json``) follows the result schema, belongs to a baseline spec
+and carries its predictions; trained runs state how they were made."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from figbench.results import ResultValidationError, read_result
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
-RECORDS = sorted(RESULTS.rglob("*.json")) if RESULTS.is_dir() else []
+#: the records (results/predictions/ holds predictions, not records)
+RECORDS = sorted(RESULTS.glob("*.json")) if RESULTS.is_dir() else []
 TRAINED = ("ce_lh", "ce_knn", "wec_pairwise")
 
 
@@ -30,9 +32,15 @@ def test_committed_record_is_valid(path):
         assert training["hardware"]["cpu_count"] >= 1 and training["seed"] == prov["seed"] is not None
         assert record["counts"]["n_training_pairs"] > 0
         assert record["options"]["training_sample"]
-    predictions = record["predictions"]
-    if "path" in predictions:
-        assert (path.parent / predictions["path"]).is_file() or Path(predictions["path"]).is_file(), path
+    from figbench_baselines.specs import get_spec
+
+    from figbench.results import record_predictions
+
+    spec = get_spec(path.stem)  # every record is the run of a spec
+    assert (record["task"], record["dataset"], record["config"], record["split"]) == \
+        (spec.task, spec.dataset, spec.config, spec.split), path
+    predictions = record_predictions(record, path)  # inline, or a committed file beside the record
+    assert predictions, path
 
 
 def test_there_are_committed_records():

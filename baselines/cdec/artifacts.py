@@ -27,7 +27,8 @@ INFO_FILE = "train_info.json"
 WEIGHTS = {"biencoder": "biencoder.pt", "crossencoder": "crossencoder.pt", "wec_pairwise": "wec_mlp.pt"}
 
 
-def save_component(folder: str | os.PathLike, component: str, state: Mapping[str, Any], info: Mapping[str, Any]) -> Path:
+def save_component(folder: str | os.PathLike, component: str, state: Mapping[str, Any],
+                   info: Mapping[str, Any]) -> Path:
     """Write ``<component>.pt`` and ``train_info.json`` (weights first, so a folder with the info is complete)."""
     import torch
     from accelerate import PartialState

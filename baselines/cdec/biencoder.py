@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import torch
-
 from figbench_baselines.cdec.encoding import (
     MentionTokens,
     add_markers,

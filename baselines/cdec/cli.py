@@ -11,7 +11,7 @@ DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from figbench_baselines.cdec.pipeline_defaults import METHODS, DEFAULT_LH_THRESHOLD
+    from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD, METHODS
     from figbench_baselines.common.runs import add_common_args
 
     d = p.add_argument_group("data")
@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d.add_argument("--mentions-file", default=None,
                    help="JSON list (or JSON lines) of mention rows to evaluate instead of the builder's split")
     d.add_argument("--train-mentions-file", default=None,
-                   help="JSON list (or JSON lines) of gold-clustered training mention rows instead of the training split")
+                   help="JSON list (or JSON lines) of gold-clustered training mention rows instead of the training "
+                        "split")
 
     m = p.add_argument_group("method")
     m.add_argument("--method", default="lh", choices=METHODS)
@@ -41,13 +42,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="predicted topics read from FILE instead of clustered (JSON list of lists of doc ids or "
                         "object doc_id -> topic, or Barhom et al.'s pickled data/external/document_clustering/"
                         "predicted_topics, read without executing code)")
-    m.add_argument("--topic-seed", type=int, default=665, help="predicted topics: K-Means random_state (Barhom et al.: 665)")
+    m.add_argument("--topic-seed", type=int, default=665,
+                   help="predicted topics: K-Means random_state (Barhom et al.: 665)")
     m.add_argument("--topic-source", default="auto", choices=("auto", "documents", "mentions"),
                    help="predicted topics: cluster the split of the corpus's documents config (all documents of the "
                         "split, as the reference) or texts rebuilt from the mention rows (auto: documents, except "
                         "ECB+META_1, whose metaphoric text exists only in its mention sentences)")
     m.add_argument("--lh-threshold", type=float, default=DEFAULT_LH_THRESHOLD,
-                   help=f"LH sentence Jaccard threshold (default {DEFAULT_LH_THRESHOLD}; ECB+META paper 0.005, its code 0.1)")
+                   help=f"LH sentence Jaccard threshold (default {DEFAULT_LH_THRESHOLD}; ECB+META paper 0.005, its "
+                        "code 0.1)")
     m.add_argument("--lh-sentence-tokens", default="all", choices=("all", "content_lemmas"),
                    help="LH sentence overlap over the lower-cased tokens (all, default) or, as the ECB+META code, "
                         "over the lemmas of the tokens that are not stop words or punctuation (content_lemmas)")
@@ -56,7 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m.add_argument("--lh-fallback", action="store_true",
                    help="if no training split exists (WEC-Eng offline), run LH with same-lemma matching only")
     m.add_argument("--keep-same-sentence", action="store_true",
-                   help="keep candidate pairs of two mentions in one sentence (dropped by default, as in the ECB+META code)")
+                   help="keep candidate pairs of two mentions in one sentence (dropped by default, as in the ECB+META "
+                        "code)")
     m.add_argument("--clustering", default=None, choices=("cc", "greedy", "average"),
                    help="clustering of scored pairs (default: cc; average for wec_pairwise); greedy: Held et al. "
                         "2021's greedy agglomeration (the ECB+META paper's clustering for KNN-filtered methods)")
@@ -92,11 +96,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cross-encoders: train on the first F of each stratum of the sample (nested: learning curves)")
     k.add_argument("--pair-order", default=None, choices=("both", "random"),
                    help="cross-encoders: 'both' averages the (a,b) and (b,a) inputs in training and scoring, as the "
-                        "reference code (default); 'random' trains each pair in one random order and scores one (half the cost)")
+                        "reference code (default); 'random' trains each pair in one random order and scores one "
+                        "(half the cost)")
     k.add_argument("--pos-weight", default="none", choices=("none", "balanced"),
-                   help="cross-encoders: weight positive pairs by #neg/#pos in the loss (default none, as the reference code)")
+                   help="cross-encoders: weight positive pairs by #neg/#pos in the loss (default none, as the "
+                        "reference code)")
     k.add_argument("--head-lr", type=float, default=1e-3,
-                   help="cross-encoders: learning rate of the new classifier head (default 1e-3; --lr is the encoder's)")
+                   help="cross-encoders: learning rate of the new classifier head (default 1e-3; --lr is the "
+                        "encoder's)")
     k.add_argument("--encode-batch-size", type=int, default=64)
     k.add_argument("--tune-split", default="validation",
                    help="split on which wec_pairwise tunes its clustering threshold (default validation)")

@@ -1,96 +1,113 @@
-"""Robustness drop between two result records of one system (ECB+ minus ECB+META), with a paired bootstrap.
+"""Robustness drop between two runs of one system (ECB+ minus ECB+META), with a paired bootstrap.
 
-    python -m figbench_baselines.cdec.compare drop results/cdec/ce_lh_s4000_ecb_test.json \\
-        results/cdec/ce_lh_s4000_metam_test.json [--csv results/cdec/robustness_drop.csv]
+    python -m figbench_baselines.cdec.compare drop results/cdec_ce_lh_ecbplus_test.json \\
+        results/cdec_ce_lh_meta_m_test.json
 
-ECB+META paraphrases the triggers of the same ECB+ documents: the mention ids, gold clusters and
-subtopics are shared, so the two scores are paired. Candidate pairs and clusters never cross a gold
-subtopic (``--within subtopic``), so each subtopic is an independent unit; the interval resamples
-subtopics with replacement and scores both records on the same draw (CoNLL F1 from the summed metric
-counts of the drawn subtopics). The point estimates are the records' own whole-split scores.
+ECB+META paraphrases the triggers of the same ECB+ documents: mention ids, gold clusters and topics
+are shared, so the two scores are paired. Every cdec record of a split with several gold topics keeps
+the metric counts of its predictions restricted to each topic (``options.unit_counts``,
+:func:`unit_counts`): the units the ``cdec`` task resamples for its intervals (its ``group_column``).
+Gold clusters never cross a topic, and neither do predicted ones when pairs stay within subtopics or
+topics, so the topics' counts add up to the record's own scores (``cut_links`` counts predicted links
+between topics otherwise, e.g. under predicted topics). :func:`paired_drop` resamples the topics both
+records hold, with replacement, and scores both on the same draw (CoNLL F1 from the summed counts).
+The README's robustness table (``cdec_robustness``) is computed this way from the committed records
+alone, without the corpora.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-
-def _rows(record: Mapping[str, Any], data_dir: str | None = None) -> list[dict]:
-    from figbench_baselines.cdec.data import load_mentions
-
-    mention_class = (record.get("options") or {}).get("mention_class", "event")
-    return load_mentions(record["dataset"], record["config"], record["split"], data_dir, mention_class)
+#: the gold group whose counts a record keeps: the cdec task's resampling unit (its group_column)
+UNIT = "topic"
 
 
-def _predicted_clusters(record: Mapping[str, Any], base: Path) -> list[list[str]]:
-    import json
-
-    pred = record["predictions"]
-    if "inline" in pred:
-        payload = pred["inline"]
-    else:
-        path = Path(pred["path"])
-        payload = json.loads((path if path.is_file() else base / path).read_text("utf-8"))
-    return [list(map(str, c)) for c in payload["clusters"]]
-
-
-def subtopic_counts(rows: Sequence[Mapping], clusters: Sequence[Sequence[str]], by: str = "subtopic",
-                    remove_singletons: bool = False) -> tuple[list[str], np.ndarray]:
-    """(unit keys, metric counts per unit): key and response clusters restricted to each unit's mentions."""
+def unit_counts(rows: Sequence[Mapping], clusters: Sequence[Sequence[str]], *, by: str,
+                remove_singletons: bool = False) -> dict[str, Any]:
+    """Metric counts (``figbench.scoring.coref.DOC_FIELDS``) of each ``by`` group of ``rows``: gold and
+    predicted clusters restricted to the group's mentions. ``cut_links``: predicted coreference links
+    between two groups (0 when pairs never cross a group), which the restriction drops."""
     from figbench.schema import gold_clusters
-    from figbench.scoring.coref import document_counts
+    from figbench.scoring.coref import DOC_FIELDS, document_counts
 
     unit_of = {str(r["mention_id"]): str(r[by]) for r in rows}
     units = sorted(set(unit_of.values()))
     pred_by: dict[str, list[list[str]]] = defaultdict(list)
-    for c in clusters:
+    cut = 0
+    for cluster in clusters:
         parts: dict[str, list[str]] = defaultdict(list)
-        for m in c:
-            if m in unit_of:
-                parts[unit_of[m]].append(m)
+        for m in cluster:
+            parts[unit_of[str(m)]].append(str(m))
+        n = len(cluster)
+        cut += n * (n - 1) // 2 - sum(len(p) * (len(p) - 1) // 2 for p in parts.values())
         for u, ms in parts.items():
             pred_by[u].append(ms)
-    by_unit: dict[str, list[Mapping]] = defaultdict(list)
+    rows_by: dict[str, list[Mapping]] = defaultdict(list)
     for r in rows:
-        by_unit[unit_of[str(r["mention_id"])]].append(r)
-    golds = [gold_clusters(by_unit[u])[0] for u in units]
-    preds = [pred_by[u] for u in units]
-    return units, document_counts(preds, golds, remove_singletons=remove_singletons)
+        rows_by[unit_of[str(r["mention_id"])]].append(r)
+    golds = [gold_clusters(rows_by[u])[0] for u in units]
+    counts = document_counts([pred_by[u] for u in units], golds, remove_singletons=remove_singletons)
+    return {"unit": by, "fields": list(DOC_FIELDS), "cut_links": int(cut),
+            "counts": {u: [float(x) for x in row] for u, row in zip(units, counts)}}
 
 
-def paired_drop(rec_a: Mapping, rec_b: Mapping, rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
-                base: Path = Path("."), metric: str = "conll_f1", n_resamples: int = 1000, seed: int = 0,
-                level: float = 0.95) -> dict[str, Any]:
-    """Score difference A - B with a percentile interval from a paired bootstrap over shared subtopics."""
-    from figbench.scoring.coref import scores_from_counts
+def _matrix(block: Mapping[str, Any], units: Sequence[str]) -> np.ndarray:
+    from figbench.scoring.coref import DOC_FIELDS
 
-    units_a, counts_a = subtopic_counts(rows_a, _predicted_clusters(rec_a, base))
-    units_b, counts_b = subtopic_counts(rows_b, _predicted_clusters(rec_b, base))
-    shared = sorted(set(units_a) & set(units_b))
+    if list(block["fields"]) != list(DOC_FIELDS):
+        raise ValueError("unit_counts were written with other count fields; re-run the record")
+    return np.asarray([block["counts"][u] for u in units], dtype=np.float64)
+
+
+def paired_drop(a: Mapping[str, Any], b: Mapping[str, Any], *, metric: str = "conll_f1",
+                n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, Any]:
+    """Score of ``a`` minus score of ``b`` (two ``unit_counts`` blocks) over the units both hold, with a
+    percentile interval from a paired bootstrap of those units (and main's degenerate-case warnings)."""
+    from figbench.bootstrap import degenerate_reasons, percentile_intervals
+    from figbench.scoring.coref import DOC_FIELDS, scores_from_counts
+
+    if a["unit"] != b["unit"]:
+        raise ValueError(f"the two records resample different units ({a['unit']} vs {b['unit']}): not paired")
+    shared = sorted(set(a["counts"]) & set(b["counts"]))
     if not shared:
-        raise ValueError("the two records share no subtopic: not a paired comparison")
-    ia = np.array([units_a.index(u) for u in shared])
-    ib = np.array([units_b.index(u) for u in shared])
-    ca, cb = counts_a[ia], counts_b[ib]
+        raise ValueError("the two records share no unit: not a paired comparison")
+    ca, cb = _matrix(a, shared), _matrix(b, shared)
+    n = len(shared)
     rng = np.random.default_rng(seed)
     diffs = np.empty(n_resamples)
-    for k in range(n_resamples):
-        idx = rng.integers(0, len(shared), size=len(shared))
-        diffs[k] = scores_from_counts(ca[idx].sum(0))[metric] - scores_from_counts(cb[idx].sum(0))[metric]
-    alpha = (1 - level) / 2
-    low, high = np.quantile(diffs, [alpha, 1 - alpha])
-    a, b = float(rec_a["scores"][metric]), float(rec_b["scores"][metric])
-    return {"a": a, "b": b, "drop": a - b, "low": float(low), "high": float(high), "level": level,
-            "n_resamples": n_resamples, "units": len(shared), "unit": "subtopics (paired)",
-            "drop_from_units": float(scores_from_counts(ca.sum(0))[metric] - scores_from_counts(cb.sum(0))[metric])}
+    for i in range(n_resamples):
+        w = np.bincount(rng.integers(0, n, size=n), minlength=n).astype(np.float64)
+        diffs[i] = scores_from_counts(w @ ca)[metric] - scores_from_counts(w @ cb)[metric]
+    sa, sb = scores_from_counts(ca.sum(0))[metric], scores_from_counts(cb.sum(0))[metric]
+    unit = f"{a['unit']}s (paired)"
+    sizes = ca[:, DOC_FIELDS.index("key_mentions")]
+    ci = percentile_intervals({"drop": diffs}, level=level, n_resamples=n_resamples, unit=unit, n_units=n,
+                              point={"drop": sa - sb},
+                              reasons=degenerate_reasons(n, unit_sizes=sizes, unit=f"{a['unit']}s"))["drop"]
+    return {"a": float(sa), "b": float(sb), "drop": float(sa - sb), "confidence_interval": ci,
+            "units": n, "unit": unit, "units_only_a": len(set(a["counts"]) - set(shared)),
+            "units_only_b": len(set(b["counts"]) - set(shared)),
+            "cut_links": int(a.get("cut_links", 0)) + int(b.get("cut_links", 0))}
+
+
+def record_units(record: Mapping[str, Any], where: str = "record") -> Mapping[str, Any]:
+    block = (record.get("options") or {}).get("unit_counts")
+    if not block:
+        raise ValueError(f"{where} has no options.unit_counts (records written before they were kept, or runs "
+                         "without topics): re-run it")
+    return block
+
+
+def records_drop(rec_a: Mapping[str, Any], rec_b: Mapping[str, Any], **kw: Any) -> dict[str, Any]:
+    """:func:`paired_drop` of two cdec records (their ``options.unit_counts``)."""
+    return paired_drop(record_units(rec_a, "record A"), record_units(rec_b, "record B"), **kw)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,29 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--metric", default="conll_f1")
     p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--data-dir-a", default=None)
-    p.add_argument("--data-dir-b", default=None)
-    p.add_argument("--csv", default=None, help="append one row to this CSV file")
-    p.add_argument("--label", default=None, help="system label for the CSV row (default: the record's method)")
     a = p.parse_args(argv)
     rec_a, rec_b = read_result(a.a), read_result(a.b)
-    out = paired_drop(rec_a, rec_b, _rows(rec_a, a.data_dir_a), _rows(rec_b, a.data_dir_b), base=Path(a.a).parent,
-                      metric=a.metric, n_resamples=a.n_resamples, seed=a.seed)
-    name = lambda r: f"{r['dataset']}/{r['config']}/{r['split']}"  # noqa: E731
-    label = a.label or rec_a.get("method", "")
-    print(f"{label}: {name(rec_a)} {100 * out['a']:.1f} - {name(rec_b)} {100 * out['b']:.1f} = "
-          f"{100 * out['drop']:.1f} [{100 * out['low']:.1f}, {100 * out['high']:.1f}] "
-          f"({out['units']} {out['unit']}, {out['n_resamples']} resamples)")
-    if a.csv:
-        path = Path(a.csv)
-        new = not path.is_file()
-        with path.open("a", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            if new:
-                w.writerow(["system", "record_a", "record_b", "metric", "a", "b", "drop", "low", "high", "units"])
-            w.writerow([label, Path(a.a).name, Path(a.b).name, a.metric, f"{100 * out['a']:.2f}",
-                        f"{100 * out['b']:.2f}", f"{100 * out['drop']:.2f}", f"{100 * out['low']:.2f}",
-                        f"{100 * out['high']:.2f}", out["units"]])
+    out = records_drop(rec_a, rec_b, metric=a.metric, n_resamples=a.n_resamples, seed=a.seed)
+    ci = out["confidence_interval"]
+
+    def name(r: Mapping[str, Any]) -> str:
+        return f"{r['dataset']}/{r['config']}/{r['split']}"
+
+    print(f"{rec_a.get('method', '')}: {name(rec_a)} {100 * out['a']:.1f} - {name(rec_b)} {100 * out['b']:.1f} = "
+          f"{100 * out['drop']:.1f} [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}] "
+          f"({out['units']} {out['unit']}, {a.n_resamples} resamples)" + (f"; {ci['warning']}" if ci.get("warning")
+                                                                           else ""))
     return 0
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import torch
-
 from figbench_baselines.cdec.encoding import (
     MentionTokens,
     add_markers,
@@ -109,7 +108,8 @@ def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], 
 
 @torch.no_grad()
 def score_pairs(model: CrossEncoder, tokens: MentionTokens, pairs: np.ndarray, *, batch_size: int = 32,
-                max_length: int = 256, pair_order: str = "both", desc: str = "cross-encoder scoring") -> tuple[np.ndarray, float]:
+                max_length: int = 256, pair_order: str = "both",
+                desc: str = "cross-encoder scoring") -> tuple[np.ndarray, float]:
     """Coreference probabilities of ``pairs`` (mean over both input orders with ``pair_order="both"``) and pairs/s."""
     from tqdm.auto import tqdm
 
@@ -154,15 +154,15 @@ def _sample_training_pairs(rows, pairs: np.ndarray, labels: np.ndarray, args) ->
     return pairs[keep], labels[keep], info
 
 
-def train_from_args(args: argparse.Namespace, candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[Any, CrossEncoder, dict]:
+def train_from_args(args: argparse.Namespace,
+                    candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[Any, CrossEncoder, dict]:
     """Train a cross-encoder on the training split's candidate pairs as the CLI options say; save it if asked."""
     from figbench_baselines.cdec.artifacts import save_component
     from figbench_baselines.cdec.filters import gold_pair_labels
     from figbench_baselines.cdec.pipeline import training_rows
+    from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
-
-    from figbench_baselines.cdec.pipeline_defaults import setting
 
     t_start = time.perf_counter()
     max_length, context_words, order = (setting(args, k) for k in ("max_length", "context_words", "pair_order"))

@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-
 from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD
 
 

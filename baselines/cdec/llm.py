@@ -84,9 +84,8 @@ class TransformersScorer:
     backend = "transformers"
 
     def __init__(self, model_name: str):
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         from figbench_baselines.common.encoder import ModelLoadError
+        from transformers import AutoModelForCausalLM, AutoTokenizer
 
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model_name)

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.cdec import clustering
 from figbench_baselines.cdec.data import check_rows, load_mentions, load_train_mentions
 from figbench_baselines.cdec.filters import (
@@ -39,7 +38,6 @@ from figbench_baselines.cdec.filters import (
     same_lemma_pairs,
     synonymous_lemma_pairs,
 )
-
 from figbench_baselines.cdec.pipeline_defaults import METHODS
 
 HEURISTIC = {"name": "heuristic", "revision": None, "type": "heuristic", "parameters": None}
@@ -257,8 +255,8 @@ def train_only(args: argparse.Namespace) -> dict:
         _, _, info = train_from_args(args, lambda r: _train_candidates(r, args))
         return {"crossencoder": info}
     if method == "wec_pairwise":
-        from figbench_baselines.cdec.wec_pairwise import _train_mlp
         from figbench_baselines.cdec.pipeline_defaults import setting
+        from figbench_baselines.cdec.wec_pairwise import _train_mlp
         from figbench_baselines.common.encoder import load_tokenizer_and_model
 
         seed_everything_args(args)
@@ -338,9 +336,11 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     ``rows`` (mention rows of the split) replaces loading through the builder; training rows can be
     given as ``args.train_rows`` likewise.
     """
-    from figbench.results import RunClock, make_result, provenance
+    from figbench_baselines.cdec.compare import UNIT, unit_counts
     from figbench_baselines.cdec.evaluation import per_group_scores, predicted_document, score_clusters
     from figbench_baselines.common.scoring import benchmark_key
+
+    from figbench.results import RunClock, make_result, provenance
 
     clock = RunClock()
     np.random.seed(args.seed)
@@ -380,6 +380,9 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     if args.per_topic:
         options["per_topic_scores"] = per_group_scores(rows, labels, "topic", remove_singletons=args.remove_singletons)
     doc = predicted_document(rows, labels)
+    if len({str(r.get(UNIT, "")) for r in rows}) > 1 and all(r.get(UNIT) not in (None, "") for r in rows):
+        # metric counts per gold topic: paired comparisons of two records (compare.py)
+        options["unit_counts"] = unit_counts(rows, doc, by=UNIT, remove_singletons=args.remove_singletons)
     predictions = {"format": "clusters", "clusters": doc}
     prov = provenance(clock, seed=args.seed, throughput=stage.throughput, **_time_provenance(clock, stage))
     if args.predictions_file:

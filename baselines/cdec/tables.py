@@ -1,185 +1,136 @@
-"""Markdown tables of the trained cdec runs from their result records (``results/cdec``).
+"""The cdec README tables computed from several committed records (``TABLES`` of ``cdec/specs.py``).
 
-    python -m figbench_baselines.cdec.tables [--results results/cdec] [--drops]
+* ``cdec_robustness``: ECB+ minus ECB+META CoNLL F1 of one system and protocol, with a paired bootstrap
+  interval over the gold topics both records hold (:mod:`figbench_baselines.cdec.compare`), for the
+  pairs of specs in ``specs.DROPS``;
+* ``cdec_oracle_recall``: the KNN oracle grid (frozen vs triplet-trained bi-encoder, k = 5 / 10 / 20)
+  as one matrix of B-cubed recall and gold-pair recall;
+* ``cdec_curve``: the cross-encoders' learning curve (training pairs, ECB+ and META_m test, the drop).
 
-Prints the rows of baselines/README.md's trained-run tables: KNN oracle recall (frozen vs triplet-
-trained bi-encoder), CE_LH / CE_KNN on every evaluated split with 95% intervals, the learning curve,
-the robustness drop with paired intervals (``--drops`` loads the gold data through the builders) and
-the WEC pairwise rows. A record that does not exist yet shows as "(not run yet)".
+Every number comes from the records ``results/<spec>.json`` (no corpus is read), so
+``figbench baseline tables`` can check these tables like the others.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from figbench_baselines.cdec.reproduce import CE_SAMPLE, ORACLE_KS, SPLITS
+from figbench_baselines.specs import BaselineSpec, get_spec
 
-LABEL = {"ecb_test": "ECB+ test", "ecb_dev": "ECB+ dev", "ecb_dev_small": "ECB+ dev_small",
-         "metam_test": "META_m test", "metam_dev": "META_m dev", "metam_dev_small": "META_m dev_small",
-         "meta1_dev_small": "META_1 dev_small"}
-#: the ECB+META paper's Table 2 (RoBERTa-base cross-encoders trained on ECB+ train; test splits)
-PUBLISHED_CE = {("ce_lh", "ecb_test"): "78.1 (T2)", ("ce_lh", "metam_test"): "50.6 (T2)",
-                ("ce_lh", "meta1_dev_small"): "60.9 on META_1 *test* (T2)",
-                ("ce_knn", "ecb_test"): "78.0 (T2)", ("ce_knn", "metam_test"): "54.8 (T2)"}
-#: Table 1: oracle B-cubed recall of KNN (k=5, trained RoBERTa bi-encoder)
-PUBLISHED_KNN = {"ecb_test": "94.9", "metam_test": "85.6", "meta1_dev_small": "91.4 (META_1 test)"}
-
-
-def _load(path: Path) -> dict | None:
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text("utf-8"))
+NOT_MEASURED = "not measured"
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def _ci(rec: Mapping, key: str) -> str:
-    ci = rec.get("confidence_intervals", {}).get(key)
-    return f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else ""
+def _record(name: str, results: Path) -> dict[str, Any] | None:
+    from figbench_baselines.tables import read_record
+
+    return read_record(get_spec(name), results)
 
 
-def _minutes(s: float | None) -> str:
-    if s is None:
+def _score(record: Mapping[str, Any] | None, metric: str = "conll_f1", ci: bool = True) -> str:
+    if record is None:
+        return NOT_MEASURED
+    if metric not in record["scores"]:
         return "-"
-    return f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
+    interval = record["confidence_intervals"].get(metric) if ci else None
+    text = _pct(record["scores"][metric])
+    return text + (f" [{_pct(interval['low'])}, {_pct(interval['high'])}]" if interval else "")
 
 
-def oracle_table(results: Path) -> str:
-    cols = ("ecb_test", "metam_test", "ecb_dev", "metam_dev", "ecb_dev_small", "metam_dev_small", "meta1_dev_small")
-    lines = ["| bi-encoder | k | " + " | ".join(LABEL[c] for c in cols) + " |",
-             "|---|---|" + "---|" * len(cols)]
-    for enc in ("frozen", "trained"):
+def _drop_cell(rec_a: Mapping[str, Any] | None, rec_b: Mapping[str, Any] | None, name_a: str,
+               name_b: str) -> tuple[str, str]:
+    """(drop with its paired interval, units) or why there is none."""
+    from figbench_baselines.cdec.compare import records_drop
+
+    if rec_a is None or rec_b is None:
+        return NOT_MEASURED, ""
+    if "unit_counts" not in (rec_a.get("options") or {}) or "unit_counts" not in (rec_b.get("options") or {}):
+        return f"records without topic counts: re-run `figbench baseline run {name_a} {name_b}`", ""
+    d = records_drop(rec_a, rec_b)
+    ci = d["confidence_interval"]
+    units = f"{d['units']} {d['unit']}"
+    if d["units_only_a"] or d["units_only_b"]:
+        units += f"; {d['units_only_a']} / {d['units_only_b']} only in one record"
+    if d["cut_links"]:
+        units += f"; {d['cut_links']} predicted links across topics cut"
+    if ci.get("warning"):
+        units += " (fewer than 20 units: unreliable)" if "fewer than" in ci["warning"] else f" ({ci['warning']})"
+    return f"**{_pct(d['drop'])}** [{_pct(ci['low'])}, {_pct(ci['high'])}]", units
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
+    header = list(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _split_label(spec: BaselineSpec) -> str:
+    corpus = {"ecbplus": "ECB+", "wec_eng": "WEC-Eng"}.get(spec.dataset, f"ECB+{spec.config.upper()}")
+    return f"{corpus.replace('ECB+META_M', 'META_m').replace('ECB+META_1', 'META_1')} {spec.split}"
+
+
+def robustness_table(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """One row per ``specs.DROPS`` entry: both records' CoNLL F1 and the paired drop."""
+    from figbench_baselines.cdec.specs import DROPS
+
+    rows = []
+    for label, name_a, name_b in DROPS:
+        a, b = get_spec(name_a), get_spec(name_b)
+        rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+        drop, units = _drop_cell(rec_a, rec_b, name_a, name_b)
+        rows.append((label, a.protocol.get("topics", ""), f"`{name_a}` ({_split_label(a)})", _score(rec_a, ci=False),
+                     f"`{name_b}` ({_split_label(b)})", _score(rec_b, ci=False), drop, units))
+    return _table(("system", "topics", "ECB+ run", "CoNLL F1", "ECB+META run", "CoNLL F1",
+                   "drop (ECB+ minus ECB+META) [95% paired CI]", "resampled units"), rows)
+
+
+def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """B-cubed recall (gold-pair recall) of the KNN oracle: encoders x k by split."""
+    from figbench_baselines.cdec.specs import ORACLE_KS, ORACLE_SPLITS, oracle_grid_name
+
+    header = ["bi-encoder", "k"] + [_split_label(get_spec(oracle_grid_name("trained", 5, *s))) for s in ORACLE_SPLITS]
+    rows = []
+    for encoder, label in (("frozen", "frozen MiniLM (30 context words)"),
+                           ("trained", "MiniLM + triplet loss on ECB+ train (15 context words)")):
         for k in ORACLE_KS:
             cells = []
-            for c in cols:
-                rec = _load(results / f"knn_oracle_{enc}_k{k}_{c}.json")
+            for split in ORACLE_SPLITS:
+                rec = _record(oracle_grid_name(encoder, k, *split), results)
                 if rec is None:
-                    cells.append("(not run yet)")
+                    cells.append("-")
                     continue
                 s = rec["scores"]
                 cells.append(f"**{_pct(s['bcub_recall'])}** ({_pct(s['candidate_gold_pair_recall'])})")
-            name = "frozen MiniLM" if enc == "frozen" else "MiniLM + triplet loss (ECB+ train)"
-            lines.append(f"| {name} | {k} | " + " | ".join(cells) + " |")
-    lines.append("| published: RoBERTa-base bi-encoder (Table 1) | 5 | " +
-                 " | ".join(PUBLISHED_KNN.get(c, "-") for c in cols) + " |")
-    return "\n".join(lines)
+            rows.append((label, str(k), *cells))
+    return _table(header, rows)
 
 
-def _training(rec: Mapping) -> dict:
-    training = rec["provenance"].get("training", {})
-    return training.get("crossencoder") or training.get("wec_pairwise") or {}
+def curve_table(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """The cross-encoders trained on nested shares of the 4,000-pair sample."""
+    from figbench_baselines.cdec.specs import CE_CURVE, CE_SAMPLE
+
+    rows = []
+    for method, title in (("ce_lh", "CE_LH"), ("ce_knn", "CE_KNN")):
+        for infix, _, share in (*CE_CURVE, ("", "", 1.0)):
+            tag = f"cdec_{method}_{infix + '_' if infix else ''}"
+            name_a, name_b = f"{tag}ecbplus_test", f"{tag}meta_m_test"
+            rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+            some = rec_a or rec_b
+            pairs = wall = "-"
+            if some is not None:
+                counts, prov = some["counts"], some["provenance"]
+                pairs = f"{int(counts.get('n_training_pairs', 0)):,} ({int(counts.get('n_training_positive', 0)):,})"
+                wall = f"{prov.get('train_wall_time_s', 0) / 60:.0f} min" if prov.get("train_wall_time_s") else "-"
+            drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
+            rows.append((title, f"{share:.0%} of {CE_SAMPLE:,}", pairs, _score(rec_a), _score(rec_b), drop, wall))
+    return _table(("method", "training sample", "training pairs (coreferent)", "ECB+ test CoNLL F1",
+                   "META_m test CoNLL F1", "drop [95% paired CI]", "training wall time"), rows)
 
 
-def ce_table(results: Path, sample: int = CE_SAMPLE) -> str:
-    lines = ["| method | split | MUC / B3 / CEAF-e / **CoNLL** [95% CI] | published (RoBERTa-base) | "
-             "training pairs | train / eval wall time | record |", "|---|---|---|---|---|---|---|"]
-    for method in ("ce_lh", "ce_knn"):
-        for short in ("ecb_test", "metam_test", "ecb_dev_small", "metam_dev_small", "meta1_dev_small"):
-            name = f"{method}_s{sample}_{short}"
-            rec = _load(results / f"{name}.json")
-            pub = PUBLISHED_CE.get((method, short), "-")
-            if rec is None:
-                lines.append(f"| {method.upper()} | {LABEL[short]} | (not run yet) | {pub} | | | |")
-                continue
-            s, p = rec["scores"], rec["provenance"]
-            lines.append(
-                f"| {method.upper()} | {LABEL[short]} | {_pct(s['muc_f1'])} / {_pct(s['bcub_f1'])} / "
-                f"{_pct(s['ceafe_f1'])} / **{_pct(s['conll_f1'])}**{_ci(rec, 'conll_f1')} | {pub} | "
-                f"{int(rec['counts']['n_training_pairs']):,} | {_minutes(p.get('train_wall_time_s'))} / "
-                f"{_minutes(p.get('eval_wall_time_s'))} | `results/cdec/{name}.json` |")
-    return "\n".join(lines)
-
-
-def curve_table(results: Path, sample: int = CE_SAMPLE) -> str:
-    lines = ["| method | training pairs (positive) | ECB+ test CoNLL | META_m test CoNLL | ECB+ - META_m | "
-             "train wall time |", "|---|---|---|---|---|---|"]
-    for method in ("ce_lh", "ce_knn"):
-        for frac in (0.25, 0.5, 1.0):
-            tag = f"{method}_s{sample}" + ("" if frac == 1.0 else f"_f{frac:g}")
-            ecb, meta = _load(results / f"{tag}_ecb_test.json"), _load(results / f"{tag}_metam_test.json")
-            any_rec = ecb or meta
-            if any_rec is None:
-                lines.append(f"| {method.upper()} | {frac:.0%} of {sample:,} | (not run yet) | | | |")
-                continue
-            t = _training(any_rec)
-            pairs = f"{t.get('n_training_pairs', 0):,} ({t.get('n_training_positive', 0):,})"
-            e = f"{_pct(ecb['scores']['conll_f1'])}{_ci(ecb, 'conll_f1')}" if ecb else "(not run yet)"
-            m = f"{_pct(meta['scores']['conll_f1'])}{_ci(meta, 'conll_f1')}" if meta else "(not run yet)"
-            d = _pct(ecb["scores"]["conll_f1"] - meta["scores"]["conll_f1"]) if ecb and meta else "-"
-            lines.append(f"| {method.upper()} | {pairs} | {e} | {m} | {d} | {_minutes(t.get('train_wall_time_s'))} |")
-    return "\n".join(lines)
-
-
-def drop_table(results: Path, sample: int = CE_SAMPLE) -> str:
-    from figbench_baselines.cdec.compare import _rows, paired_drop
-
-    lines = ["| system | ECB+ split | META split | ECB+ CoNLL | META CoNLL | **drop** [95% paired CI] |",
-             "|---|---|---|---|---|---|"]
-    rows_cache: dict[tuple, list] = {}
-
-    def rows(rec: Mapping[str, Any]) -> list:
-        key = (rec["dataset"], rec["config"], rec["split"])
-        if key not in rows_cache:
-            rows_cache[key] = _rows(rec)
-        return rows_cache[key]
-
-    systems = [("LH (heuristic)", "lh"), ("CE_LH", f"ce_lh_s{sample}"), ("CE_KNN", f"ce_knn_s{sample}")]
-    for label, tag in systems:
-        for a, b in (("ecb_test", "metam_test"), ("ecb_dev_small", "metam_dev_small"),
-                     ("ecb_dev_small", "meta1_dev_small")):
-            ra, rb = _load(results / f"{tag}_{a}.json"), _load(results / f"{tag}_{b}.json")
-            if ra is None or rb is None:
-                lines.append(f"| {label} | {LABEL[a]} | {LABEL[b]} | (not run yet) | | |")
-                continue
-            d = paired_drop(ra, rb, rows(ra), rows(rb), base=results)
-            lines.append(f"| {label} | {LABEL[a]} | {LABEL[b]} | {_pct(d['a'])} | {_pct(d['b'])} | "
-                         f"**{_pct(d['drop'])}** [{_pct(d['low'])}, {_pct(d['high'])}] |")
-    return "\n".join(lines)
-
-
-def wec_table(results: Path) -> str:
-    lines = ["| training data | test split | threshold tuned on | MUC / B3 / CEAF-e / **CoNLL** [95% CI] | "
-             "training pairs | published | record |", "|---|---|---|---|---|---|---|"]
-    pub = {"wec_pairwise_ecb_test": "80.8 (RoBERTa-large, trained on ECB+)",
-           "wec_pairwise_wec_test": "62.3 is WEC-Eng-trained; the ECB+ -> WEC-Eng value of Table 9 could not be read offline",
-           "wec_pairwise_wec_test_tuned_wec_dev": "-"}
-    for name in pub:
-        rec = _load(results / f"{name}.json")
-        if rec is None:
-            lines.append(f"| ECB+ train | | | (not run yet) | | {pub[name]} | |")
-            continue
-        s, o = rec["scores"], rec["options"]
-        split = f"{rec['dataset']}/{rec['split']}"
-        lines.append(f"| ECB+ train (frozen MiniLM + MLP) | {split} | {o.get('wec_tune_split')} "
-                     f"(threshold {o.get('cluster_threshold')}) | {_pct(s['muc_f1'])} / {_pct(s['bcub_f1'])} / "
-                     f"{_pct(s['ceafe_f1'])} / **{_pct(s['conll_f1'])}**{_ci(rec, 'conll_f1')} | "
-                     f"{int(rec['counts']['n_training_pairs']):,} | {pub[name]} | `results/cdec/{name}.json` |")
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m figbench_baselines.cdec.tables", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--results", default="results/cdec")
-    p.add_argument("--sample", type=int, default=CE_SAMPLE)
-    p.add_argument("--drops", action="store_true", help="also the paired robustness-drop table (loads the data)")
-    a = p.parse_args(argv)
-    results = Path(a.results)
-    assert set(LABEL) == set(SPLITS)
-    print("### KNN oracle B-cubed recall (pair recall)\n\n" + oracle_table(results))
-    print("\n### CE_LH / CE_KNN\n\n" + ce_table(results, a.sample))
-    print("\n### Learning curve\n\n" + curve_table(results, a.sample))
-    if a.drops:
-        print("\n### Robustness drop\n\n" + drop_table(results, a.sample))
-    print("\n### WEC pairwise\n\n" + wec_table(results))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+__all__ = ["curve_table", "oracle_recall_table", "robustness_table"]

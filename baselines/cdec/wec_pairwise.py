@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import torch
-
 from figbench_baselines.cdec.encoding import MentionTokens, length_sorted_batches, seed_everything
 
 MAX_SPAN = 8
@@ -29,7 +28,8 @@ THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.3, 0.96, 0.05))
 
 @torch.no_grad()
 def span_token_vectors(encoder, tokenizer, rows: Sequence[Mapping], *, batch_size: int = 64, max_length: int = 128,
-                       context_words: int = 30, desc: str = "encode spans (frozen)") -> tuple[np.ndarray, np.ndarray, float]:
+                       context_words: int = 30,
+                       desc: str = "encode spans (frozen)") -> tuple[np.ndarray, np.ndarray, float]:
     """Frozen sub-token vectors of each mention's span: (n, MAX_SPAN, H), mask (n, MAX_SPAN), mentions/s."""
     from tqdm.auto import tqdm
 
@@ -173,12 +173,11 @@ def candidate_pairs(rows: Sequence[Mapping], within: str | None, vecs: np.ndarra
 
 def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[PairwiseMLP, dict]:
     """Train the pairwise MLP on the training split's frozen span vectors; returns (model, train info)."""
-    from torch.utils.data import DataLoader, TensorDataset
-
     from figbench_baselines.cdec.pipeline import training_rows
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.training import make_accelerator, train
+    from torch.utils.data import DataLoader, TensorDataset
 
     t_start = time.perf_counter()
     train_rows, where = training_rows(args)
@@ -232,16 +231,17 @@ def _sample_description(negatives: str, labels: np.ndarray, where: str, args) ->
 
 def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, dict]:
     """Train (or load) the pairwise MLP, tune the average-link threshold on the tuning split, score ``rows``' pairs."""
-    from tqdm.auto import tqdm
-
     from figbench_baselines.cdec.artifacts import load_component
-    from figbench_baselines.cdec.cli import DEFAULT_CONFIG, DEFAULT_WITHIN
+    from figbench_baselines.cdec.cli import DEFAULT_WITHIN
     from figbench_baselines.cdec.clustering import average_link
     from figbench_baselines.cdec.data import check_rows, load_mentions, sibling_data_dir
     from figbench_baselines.cdec.evaluation import evaluate
     from figbench_baselines.cdec.pipeline import _groups
     from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
+    from tqdm.auto import tqdm
+
+    from figbench.loading import builder_configs
 
     seed_everything(args.seed)
     state = tinfo = None
@@ -263,7 +263,8 @@ def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple
 
     # tune the stop threshold on the tuning split (its own dataset's grouping)
     tune_dataset = args.tune_dataset or args.dataset
-    tune_config = args.tune_config or (args.config if tune_dataset == args.dataset else DEFAULT_CONFIG[tune_dataset])
+    tune_config = args.tune_config or (args.config if tune_dataset == args.dataset
+                                       else builder_configs(tune_dataset)[1])
     tune_within = args.within if tune_dataset == args.dataset else DEFAULT_WITHIN[tune_dataset]
     tune_rows = getattr(args, "tune_rows", None)
     if tune_rows is None and getattr(args, "tune_mentions_file", None):
