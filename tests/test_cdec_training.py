@@ -230,3 +230,23 @@ def test_paired_drop_between_two_records(fixtures_dir):
     ci = out["confidence_interval"]
     assert ci["low"] <= out["drop"] <= ci["high"] and out["units"] == len({r["topic"] for r in rows})
     assert "fewer than 20" in ci["warning"]  # a fixture has few topics: the interval says it is unreliable
+
+
+# --- specs of the trained runs --------------------------------------------------------------------------
+
+def test_every_trained_spec_loads_a_model_that_reproduce_trains(tmp_path, monkeypatch):
+    from figbench_baselines.cdec.reproduce import specs_needing, steps
+    from figbench_baselines.cdec.specs import TRAINED_SPECS
+    from figbench_baselines.cli import expand_specs, missing_models
+
+    served = {name for step in steps() for name in specs_needing(step.model)}
+    loading = {s.name for s in TRAINED_SPECS if "--no-train-biencoder" not in s.argv}
+    assert loading and loading <= served
+    assert len({(s.system_name, s.benchmark) for s in TRAINED_SPECS if s.board}) == \
+        sum(s.board for s in TRAINED_SPECS)  # one board spec per system and benchmark
+    monkeypatch.chdir(tmp_path)  # no saved model here: patterns skip the specs that load one
+    assert missing_models(next(s for s in TRAINED_SPECS if s.name == "cdec_ce_lh_ecbplus_test")) == \
+        ["models/cdec/ce_lh_s4000"]
+    names = {s.name for s in expand_specs(["cdec_knn_oracle_*"])}
+    assert "cdec_knn_oracle_frozen_k10_ecbplus_test" in names
+    assert not any(n.startswith("cdec_knn_oracle_trained_") for n in names)
