@@ -104,7 +104,9 @@ try:
         except OSError:
             time.sleep(1)
     report["space_start_s"] = round(time.perf_counter() - t0, 1)
-    assert "figbench" in page.lower(), f"the Space did not serve its page (exit {app.poll()}): {app.stderr.read() if app.poll() is not None else ''}"
+    assert "figbench" in page.lower(), (
+        f"the Space did not serve its page (exit {app.poll()}): {app.stderr.read() if app.poll() is not None else ''}"
+    )
 finally:
     app.terminate()
     app.wait(30)

@@ -210,7 +210,8 @@ def main(argv=None) -> int:
     print(f"one CPU core (affinity {sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}), "
           f"median of {args.repeats} runs; CPU = time.process_time (reliable on a shared machine), wall beside it")
     header = (f"{'mentions':>9} {'shape':<10} {'core CPU':>9} {'wrap CPU':>9} {'scorch CPU':>11} {'ratio':>8} "
-              f"{'core wall':>10} {'wrap wall':>10} {'scorch wall':>12} {'wrap/core':>10} {'peak MiB':>9}  scorch metrics")
+              f"{'core wall':>10} {'wrap wall':>10} {'scorch wall':>12} {'wrap/core':>10} {'peak MiB':>9}  "
+              "scorch metrics")
     print(header)
     print("-" * len(header))
     all_faster, fast_enough, wrapper_ok, agree = True, True, True, True
@@ -243,7 +244,8 @@ def main(argv=None) -> int:
                                   f"figbench={fig[f'{metric}_{part}']!r} scorch={v!r}")
             status = ", ".join(f"{m}:{c:.2f}s" if st == "ok" else f"{m}:{st}" for m, (st, c, _, _) in sc.items())
             lb = ">" if bound else ""
-            print(f"{size if n == 0 else '':>9} {shape:<10} {fig_cpu:>9.3f} {wrap_cpu:>9.3f} {lb + f'{sc_cpu:.2f}':>11} "
+            print(f"{size if n == 0 else '':>9} {shape:<10} {fig_cpu:>9.3f} {wrap_cpu:>9.3f} "
+                  f"{lb + f'{sc_cpu:.2f}':>11} "
                   f"{lb + f'{ratio:.1f}x':>8} {fig_wall:>10.3f} {wrap_wall:>10.3f} {lb + f'{sc_wall:.2f}':>12} "
                   f"{wrap_cpu / fig_cpu:>10.2f} {peak:>9.1f}  {status}", flush=True)
     print()

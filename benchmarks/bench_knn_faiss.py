@@ -130,7 +130,8 @@ def e2e_part(args) -> dict:
     rec = run(ns, rows=rows)
     wall = time.perf_counter() - t0
     out = {"encoder": "tiny 1-layer BERT (random)" if args.e2e_tiny_encoder else (args.e2e_model or "MiniLM"),
-           "index": args.e2e_index, "k": args.k_e2e, "mentions": len(rows), "gold_clusters": rec["counts"]["gold_clusters"],
+           "index": args.e2e_index, "k": args.k_e2e, "mentions": len(rows),
+           "gold_clusters": rec["counts"]["gold_clusters"],
            "candidate_pairs": rec["counts"]["candidate_pairs"], "wall_s": round(wall, 1),
            "throughput": rec["provenance"]["throughput"], "oracle_bcub_recall": rec["scores"]["bcub_recall"],
            "conll_f1": rec["scores"]["conll_f1"], "peak_rss_gb": round(rss_gb(), 2)}

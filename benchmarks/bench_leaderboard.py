@@ -90,8 +90,9 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
     out["family tables (every task)"], _ = _time(
         lambda: [tables.task_table(rows, reg, t) for t in reg.tasks], repeats)
 
-    makers = [(lambda t=t, p=p: plots.paired_figure(plots.paired_frame(rows, reg, t, p), t, p, reg)) if p.kind ==
-              "paired" else (lambda t=t, p=p: plots.distribution_figure(plots.distribution_frame(rows, reg, t, p), t, p))
+    makers = [(lambda t=t, p=p: plots.paired_figure(plots.paired_frame(rows, reg, t, p), t, p, reg))
+              if p.kind == "paired"
+              else (lambda t=t, p=p: plots.distribution_figure(plots.distribution_frame(rows, reg, t, p), t, p))
               for t, p in plots.declared_plots(reg)]
     makers.append(lambda: plots.size_figure(tables.overview(rows, reg, group), group))
     [m().to_json() for m in makers]   # warm-up: plotly's import and validators

@@ -110,7 +110,8 @@ def main(argv=None) -> int:
               f"{r['cpu_seconds']:>6.2f} {r['samples_per_cpu_s']:>14,.0f} {r['peak_rss_mib']:>13.1f} "
               f"{r['tracemalloc_peak_mib']:>16.2f}")
     small, large = rows
-    print(f"file grows x{large['file_mib'] / small['file_mib']:.1f}; peak RSS x{large['peak_rss_mib'] / small['peak_rss_mib']:.2f} "
+    print(f"file grows x{large['file_mib'] / small['file_mib']:.1f}; "
+          f"peak RSS x{large['peak_rss_mib'] / small['peak_rss_mib']:.2f} "
           f"(interpreter alone: {small['rss_before_mib']:.1f} MiB), "
           f"tracemalloc peak x{large['tracemalloc_peak_mib'] / small['tracemalloc_peak_mib']:.2f}")
     worst = min(r["samples_per_s"] for r in rows)

@@ -174,7 +174,8 @@ def render_table(stats: dict[str, dict[str, Any]], pub: dict[str, dict[str, Any]
     lines.insert(1, "  ".join("-" * w for w in widths))
     for s in splits:
         for column, counts in (stats[s].get("labels") or {}).items():
-            lines.append(f"\n[{s}] {column}: " + ", ".join(f"{lab or repr(lab)} {_fmt(n)}" for lab, n in counts.items()))
+            lines.append(f"\n[{s}] {column}: "
+                         + ", ".join(f"{lab or repr(lab)} {_fmt(n)}" for lab, n in counts.items()))
         for column, summ in (stats[s].get("label_summary") or {}).items():
             lines.append(f"\n[{s}] {column}: {summ['distinct']:,} distinct values, "
                          f"{summ['min']:,}-{summ['max']:,} examples each")
@@ -237,10 +238,12 @@ def _where(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"data root: {root}  ({'$' + DATA_DIR_ENV if out['from'] != 'default' else 'default; set $' + DATA_DIR_ENV + ' to change it'})")
+    print(f"data root: {root}  "
+          f"({'$' + DATA_DIR_ENV if out['from'] != 'default' else 'default; set $' + DATA_DIR_ENV + ' to change it'})")
     for name, info in out["corpora"].items():
         state = ("complete" if not info["missing"] else
-                 f"{len(info['missing'])} of {info['files']} downloadable files missing") if info["exists"] else "absent"
+                 f"{len(info['missing'])} of {info['files']} downloadable files missing"
+                 ) if info["exists"] else "absent"
         print(f"  {name:10s} {info['folder']}  [{state}]")
     return 0
 

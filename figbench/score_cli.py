@@ -22,11 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     cp.add_argument("response", help="response (system) CoNLL file")
     cp.add_argument("--remove-singletons", action="store_true", help="drop one-mention clusters on both sides")
     cp.add_argument("--per-document", action="store_true", help="also report every document's scores")
-    cp.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, metavar="N",
+    cp.add_argument("--n-resamples", "--bootstrap", dest="bootstrap", type=int, default=DEFAULT_RESAMPLES, metavar="N",
                     help=f"percentile bootstrap confidence intervals from N resamples (default {DEFAULT_RESAMPLES}; "
                          "0 turns them off); documents are resampled, see the conll_coref card")
     cp.add_argument("--level", type=float, default=DEFAULT_LEVEL,
-                    help=f"confidence level for --bootstrap ({DEFAULT_LEVEL})")
+                    help=f"confidence level for --n-resamples ({DEFAULT_LEVEL})")
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     cp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     cp.set_defaults(func=_coref)
@@ -44,7 +44,7 @@ def _coref(args: argparse.Namespace) -> int:
     result = evaluate_coref(preds, refs, remove_singletons=args.remove_singletons,
                             per_document=args.per_document, names=names)
     if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0 (0 turns intervals off), got {args.bootstrap}")
+        raise ValueError(f"--n-resamples must be >= 0 (0 turns intervals off), got {args.bootstrap}")
     if args.bootstrap:
         result["confidence_intervals"] = bootstrap_coref(
             preds, refs, n_resamples=args.bootstrap, level=args.level, seed=args.seed,

@@ -92,8 +92,9 @@ def plotly_preload_js() -> str:
 (function () {{
   function later() {{
     if (!document.querySelector('#overview-table td')) {{ setTimeout(later, 500); return; }}
-    (window.requestIdleCallback || setTimeout)(function () {{ import({asset}).then(function () {{ window.__fbPlotlyReady = true; }}, function () {{}}); }},
-      {{timeout: 4000}});
+    (window.requestIdleCallback || setTimeout)(function () {{
+      import({asset}).then(function () {{ window.__fbPlotlyReady = true; }}, function () {{}});
+    }}, {{timeout: 4000}});
   }}
   setTimeout(later, 500);   // Gradio adds this script after the page's load event
 }})();
@@ -500,7 +501,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         for fam, (ftab, unv, top) in family_tabs.items():
             outs = family_outputs[fam]
             fn = _safe(lambda show, k, fam=fam: task_tables(fam, show, k),
-                       lambda m, n=len(outs): overview_error(m) if n == 1 else tuple(overview_error(m) for _ in range(n)),
+                       lambda m, n=len(outs): (overview_error(m) if n == 1
+                                               else tuple(overview_error(m) for _ in range(n))),
                        board)
             ftab.select(with_timer(fn, False, len(outs)), [unv, top], [*outs, timer], api_visibility="private")
             unv.change(fn, [unv, top], outs, api_visibility="private")
@@ -551,7 +553,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
           block: bool = True):
-    """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-split policy."""
+    """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-split
+    policy."""
     from figbench_leaderboard.hub_store import open_store
     from figbench_leaderboard.store import RateLimit
 

@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                     help="how long to wait for the final status (default 600)")
     sp.add_argument("--wait", action="store_true", help="Space URL: also wait for the final status")
-    sp.add_argument("--gold-json", default=None, help="local store: gold labels from this JSON file instead of the builders")
+    sp.add_argument("--gold-json", default=None,
+                    help="local store: gold labels from this JSON file instead of the builders")
     sp.add_argument("--data-dir", default=None, help="local store: folder of corpora (default $FIGBENCH_DATA_DIR)")
     sp.set_defaults(func=_submit)
 

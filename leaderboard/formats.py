@@ -227,7 +227,8 @@ def check_declared_scores(task: Task, scores: Mapping[str, Any], cis: Mapping[st
     for k, ci in cis.items():
         if k not in declared:
             continue
-        if not isinstance(ci, Mapping) or not all(isinstance(ci.get(b), (int, float)) and not isinstance(ci.get(b), bool)
+        if not isinstance(ci, Mapping) or not all(isinstance(ci.get(b), (int, float))
+                                                  and not isinstance(ci.get(b), bool)
                                                   and math.isfinite(ci[b]) for b in ("low", "high")):
             raise SubmissionError(f"confidence_intervals.{k}: expected numbers low and high")
         out_c[k] = {"low": float(ci["low"]), "high": float(ci["high"]),

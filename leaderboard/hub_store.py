@@ -223,7 +223,8 @@ class HubStore(Store):
         self.repo_id = repo_id
         self.private_repo_id = private_repo_id or f"{repo_id}-private"
         self.token = token
-        cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "figbench" / "leaderboard" / safe_component(repo_id)
+        cache = (Path(cache_dir) if cache_dir
+                 else Path.home() / ".cache" / "figbench" / "leaderboard" / safe_component(repo_id))
         super().__init__(cache, rate_limit=rate_limit, **store_kwargs)
         if api is None:
             from huggingface_hub import HfApi

@@ -44,7 +44,8 @@ def _model(name: str, rev: str) -> str:
     return f"{name}@{rev}" if rev else name
 
 
-def paired_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: Task, plot: Plot) -> pd.DataFrame:
+def paired_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: Task,
+                 plot: Plot) -> pd.DataFrame:
     """Long format: Model, x (metric on the first benchmark), Benchmark, y, Submission (of y), percent."""
     keys = [k for k in plot.benchmarks if registry.has(k)] or [b.key for b in registry.task_benchmarks(task.name)]
     if len(keys) < 2:
@@ -72,7 +73,8 @@ def distribution_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkReg
     keys = [k for k in plot.benchmarks if registry.has(k)] or [b.key for b in registry.task_benchmarks(task.name)]
     recs = [{"Benchmark": registry.get(key).label, "Model": _model(name, rev),
              "value": 100 * r["scores"][plot.metric], "Submission": r["id"]}
-            for (name, rev, key), r in _latest(rows).items() if key in keys and r["scores"].get(plot.metric) is not None]
+            for (name, rev, key), r in _latest(rows).items()
+            if key in keys and r["scores"].get(plot.metric) is not None]
     df = pd.DataFrame.from_records(recs, columns=["Benchmark", "Model", "value", "Submission"])
     order = {registry.get(k).label: i for i, k in enumerate(keys)}
     return df.assign(_o=df["Benchmark"].map(order)).sort_values(["_o", "value"], ascending=[True, False]) \

@@ -64,7 +64,7 @@ proxy reports it.
 pip install -r requirements.txt
 FIGBENCH_LEADERBOARD_STORE=./store python app.py   # http://127.0.0.1:7860 with GRADIO_SERVER_NAME=127.0.0.1
 ```
-"""
+"""  # noqa: E501 (Markdown table rows cannot be wrapped)
 
 
 #: CPU builds of torch: an unpinned torch from PyPI pulls the CUDA wheels (GBs) onto a CPU Space.
@@ -113,7 +113,8 @@ def register(lsub: argparse._SubParsersAction) -> None:
     sp.add_argument("--requirement", default=None,
                     help="pip requirement for figbench (default: this version's git tag)")
     sp.add_argument("--torch-index", default=TORCH_CPU_INDEX,
-                    help=f"extra index for torch's CPU build in requirements.txt ('' for none; default {TORCH_CPU_INDEX})")
+                    help="extra index for torch's CPU build in requirements.txt "
+                         f"('' for none; default {TORCH_CPU_INDEX})")
     sp.set_defaults(func=_space)
 
 

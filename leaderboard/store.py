@@ -529,13 +529,15 @@ class Store:
                 (time.time(), _dumps(dict(scores)), _dumps(dict(confidence_intervals)), _dumps(dict(counts or {})),
                  _dumps(dict(mismatches or {})), int(verified), pub_s, pub_c, sid, *extra))
             if cur.rowcount != 1:
-                raise LeaseLostError(f"submission {sid[:12]} is not RUNNING under this scorer's lease; cannot finish it")
+                raise LeaseLostError(f"submission {sid[:12]} is not RUNNING under this scorer's lease; "
+                                     "cannot finish it")
 
     def fail(self, sid: str, reason: str, *, owner: str | None = None) -> None:
         clause, extra = self._owned(owner)
         with self.transaction() as db:
-            cur = db.execute("UPDATE submissions SET status = 'FAILED', reason = ?, updated_at = ?, lease_owner = NULL, "
-                             f"lease_until = NULL WHERE id = ? AND status IN ('PENDING', 'RUNNING') {clause}",
+            cur = db.execute("UPDATE submissions SET status = 'FAILED', reason = ?, updated_at = ?, "
+                             "lease_owner = NULL, lease_until = NULL "
+                             f"WHERE id = ? AND status IN ('PENDING', 'RUNNING') {clause}",
                              (reason[:2000], time.time(), sid, *extra))
             if cur.rowcount != 1:
                 kind = LeaseLostError if owner else StoreError

@@ -75,8 +75,9 @@ def _wimcor(split: str, n: int, seed: int) -> datasets.Dataset:
         place = rng.choice(places)
         text = contexts[medium].format(place)
         start = text.index(place)
-        rows.append({"id": f"{split}-{i}", "text": text, "pmw": place, "pmw_start": start, "pmw_end": start + len(place),
-                     "coarse": 0 if medium == "LOCATION" else 1, "medium": MEDIUM.index(medium), "fine": medium.lower()})
+        rows.append({"id": f"{split}-{i}", "text": text, "pmw": place, "pmw_start": start,
+                     "pmw_end": start + len(place), "coarse": 0 if medium == "LOCATION" else 1,
+                     "medium": MEDIUM.index(medium), "fine": medium.lower()})
     features = datasets.Features({"id": datasets.Value("string"), "text": datasets.Value("string"),
                                   "pmw": datasets.Value("string"), "pmw_start": datasets.Value("int32"),
                                   "pmw_end": datasets.Value("int32"),
@@ -171,7 +172,8 @@ def fixture_splits(dataset: str, config: str | None) -> datasets.DatasetDict:
         return datasets.DatasetDict({"train": _mentions("train"), "test": test, "dev_small": test})
     if dataset == "meta4xnli":
         if config == "interpretation":
-            return datasets.DatasetDict({"train": _interpretation("train", 24, 1), "test": _interpretation("test", 16, 2)})
+            return datasets.DatasetDict({"train": _interpretation("train", 24, 1),
+                                         "test": _interpretation("test", 16, 2)})
         lang = "es" if config in ("detection_es", "cometa") or config.endswith("_es") else "en"
         if config in ("detection_en", "detection_es", "vua", "cometa"):
             return datasets.DatasetDict({"train": _detection(f"{config}-train", 30, 1, lang),

@@ -177,7 +177,7 @@ def test_cli_bootstrap_default_and_off(capsys):
     result = json.loads(capsys.readouterr().out)
     iv = result["confidence_intervals"]["conll_f1"]
     assert iv["n_resamples"] == DEFAULT_RESAMPLES and iv["n_units"] == 2 and "only 2 documents" in iv["warning"]
-    assert main(["score", "coref", key, response, "--json", "--bootstrap", "0"]) == 0
+    assert main(["score", "coref", key, response, "--json", "--n-resamples", "0"]) == 0
     assert "confidence_intervals" not in json.loads(capsys.readouterr().out)
     assert main(["score", "coref", key, response]) == 0
     out = capsys.readouterr().out

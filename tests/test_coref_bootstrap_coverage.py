@@ -6,8 +6,9 @@ noisy inside the topic at noise level ``q`` (0.15): each cluster of two or more 
 with probability q (each mention leaves with probability 1/2), each cluster is merged into another
 cluster of the topic with probability q, each mention moves with probability q/2 to a random
 cluster of its topic (1 in 5 become singletons), 3% of the key mentions are missed, and 0.1
-invented (twinless) mentions per key cluster are added, half of them as singletons. The expected score is the score of one very large draw (20,000 topics), i.e. the ratio
-of expected numerators and denominators that each score estimates.
+invented (twinless) mentions per key cluster are added, half of them as singletons. The expected
+score is the score of one very large draw (20,000 topics), i.e. the ratio of expected numerators
+and denominators that each score estimates.
 
 ``python tests/test_coref_bootstrap_coverage.py`` prints the full coverage table quoted in the
 metric card (more draws and sizes than the test runs).

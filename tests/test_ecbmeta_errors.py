@@ -168,7 +168,8 @@ def test_bad_sheet(tmp_path):
     sheet = json.loads((FIX / "ecbmeta" / "comprehension_sheet.json").read_text())
     sheet[1][2] = "The <m> 76ers </m> <m> axed </m> coach Cheeks."
     root = _write_corpus(tmp_path / "a", sheet=sheet)
-    with pytest.raises(ValueError, match=r"ecb_meta_analysis\.xlsx: Comprehension_analysis row 2 \(m_id 2_1ecb\.xml_2\): "
+    with pytest.raises(ValueError, match=r"ecb_meta_analysis\.xlsx: Comprehension_analysis row 2 "
+                                         r"\(m_id 2_1ecb\.xml_2\): "
                                          r"expected one <m> \.\.\. </m> span, found 2"):
         _load("meta_1", root, tmp_path)
     sheet = json.loads((FIX / "ecbmeta" / "comprehension_sheet.json").read_text())
@@ -202,7 +203,8 @@ def _mention_map():
         "36_1ecb.xml_2": {"men_type": "evt", "split": "test", "mention_text": "netted", "gold_cluster": 10000000000,
                           "marked_sentence": "Police <m> netted </m> two leaders."},
         "36_1ecb.xml_1": {"men_type": "ent", "split": "test", "marked_sentence": "<m> Police </m> netted two leaders."},
-        "1_1ecb.xml_2": {"men_type": "evt", "split": "train", "marked_sentence": "Tara Reid <m> checked into </m> rehab ."},
+        "1_1ecb.xml_2": {"men_type": "evt", "split": "train",
+                         "marked_sentence": "Tara Reid <m> checked into </m> rehab ."},
     }
 
 

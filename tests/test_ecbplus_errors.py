@@ -157,7 +157,9 @@ def test_checksum_verification(tmp_path):
     good = hashlib.sha256(f.read_bytes()).hexdigest()
     ecb_io.verify_sha256(f, good)
     ecb_io.verify_sha256(f, None)  # unknown checksum: recorded as such, not checked
-    with pytest.raises(ecb_io.ChecksumError, match=r"checksum mismatch for https://x \(.*ECBplus_coreference_sentences\.csv\): expected sha256"):
+    with pytest.raises(ecb_io.ChecksumError,
+                       match=r"checksum mismatch for https://x \(.*ECBplus_coreference_sentences\.csv\): "
+                             r"expected sha256"):
         ecb_io.verify_sha256(f, "0" * 64, label="https://x")
     assert issubclass(ecb_io.ChecksumError, ValueError)
     # the recorded checksums are those of the original files

@@ -160,13 +160,15 @@ def test_bad_input_raises_naming_file_and_record(tmp_path, replacement, target, 
 
 def test_unaligned_span_can_be_flagged(tmp_path):
     root = _corpus_with(tmp_path, "full_dataset_unaligned.json", "full_dataset.json")
-    d = figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"), on_unaligned="flag")
+    d = figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"),
+                              on_unaligned="flag")
     original = _epic().original_ids(_epic().read_files(root, on_unaligned="flag"))
     pair = d["train"].filter(lambda r: original[r["id"]] == "Q2N1")[0]["pairs"][0]
     assert (pair["narrative_start"], pair["narrative_end"], pair["narrative_match"]) == (-1, -1, "none")
     assert pair["narrative_span"] == "read the lease twice"
     with pytest.raises(ValueError, match="on_unaligned must be"):
-        figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"), on_unaligned="drop")
+        figbench.load_dataset("epic", "alignment", data_dir=str(root), cache_dir=str(tmp_path / "c"),
+                              on_unaligned="drop")
 
 
 def test_missing_files_are_listed(tmp_path):

@@ -121,7 +121,8 @@ def test_generation_scores_equal_sacrebleu_and_rouge():
     refs = ["the cat sat on a mat", "the dog ran away", "general kenobi"]
     kws = [["cat"], ["dog", "far"], ["hi"]]
     bleu, stats, rouge = text_unit_stats(hyps, refs)
-    s = {**text_scores(bleu, stats, rouge), "keyword_recall": np.mean([G.keyword_recall(h, k) for h, k in zip(hyps, kws)])}
+    s = {**text_scores(bleu, stats, rouge),
+         "keyword_recall": np.mean([G.keyword_recall(h, k) for h, k in zip(hyps, kws)])}
     assert s["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score / 100)
     sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     assert s["rougeL"] == pytest.approx(np.mean([sc.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps, refs)]))
@@ -162,7 +163,8 @@ def test_cli_bm25_seen_and_unseen(epic_dir, tmp_path):
 def test_cli_finetuned_prediction_and_similar_with_tiny_model(epic_dir, tmp_path):
     model = _tiny().tiny_bert(tmp_path / "tiny")
     rec = _run(["--task", "prediction", "--method", "finetune", "--model", model, "--max-train", "16",
-                "--max-test", "20", "--max-steps", "2", "--batch-size", "8", "--data-dir", epic_dir], tmp_path / "f.json")
+                "--max-test", "20", "--max-steps", "2", "--batch-size", "8", "--data-dir", epic_dir],
+               tmp_path / "f.json")
     assert rec["model"]["type"] == "fine-tuned encoder" and rec["model"]["train_steps"] == 2
     assert rec["provenance"]["throughput"]["train_examples_per_s"] > 0
     rec = _run(["--task", "similar", "--method", "distribution", "--scorer", "embedding", "--model", model,

@@ -53,7 +53,10 @@ def test_predictions_file_goes_pending_then_finished_with_metric_score(board):
     expect = evaluate_coref([_cdec()["predictions"]], [gold.clusters])
     assert done["scores"]["conll_f1"] == pytest.approx(expect["conll_f1"], abs=1e-12)
     ci = done["confidence_intervals"]["conll_f1"]
-    assert ci["low"] <= done["scores"]["conll_f1"] <= ci["high"] and ci["n_resamples"] == 200
+    assert ci["low"] <= done["scores"]["conll_f1"] <= ci["high"]
+    # 10 mentions in 6 key clusters, half of them linked into one response group: too few units for the
+    # percentile bootstrap (200 resamples asked); the server says so instead of printing a confident interval
+    assert ci["unit"] == "key clusters (jackknife)" and ci["n_resamples"] == 6 and "unreliable" in ci["warning"]
     assert board.process() is None  # queue empty
 
 
@@ -374,4 +377,4 @@ def test_board_formatting_languages_and_revision_column(tmp_path):
     assert shown.loc[0, "Parameters"] == "22.7M" and shown.loc[0, "Average"].startswith("50.0")
     assert shown.loc[0, "Meta4XNLI detection ES"].split(" [")[0] == "0.0"
     task = tables.task_table(board.store.board_rows(), board.registry, "metaphor_detection")
-    assert "Revision" not in task.columns and (task["Out-of-vocabulary F1"] == "–").all()
+    assert "Revision" not in task.columns and (task["Out-of-vocabulary span F1"] == "–").all()

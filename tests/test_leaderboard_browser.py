@@ -74,7 +74,8 @@ def server(tmp_path_factory):
                  _sub(meto, tmp, model={"name": "big-llm", "type": "prompted LLM", "parameters": 7_000_000_000}),
                  _sub(cdec, tmp, dataset="ecbmeta", config="meta_m",   # the drop on metaphoric paraphrases
                       predictions=[["m1"], ["m2", "m3"], ["m4", "m5", "m6"], ["m7"], ["m8", "m9"], ["m10"]]),
-                 _sub(cdec, tmp, dataset="ecbmeta", config="meta_1", split="dev_small", predictions=DEV[:2] + [["d4"], ["d5", "d6"], ["d7"]]),
+                 _sub(cdec, tmp, dataset="ecbmeta", config="meta_1", split="dev_small",
+                      predictions=DEV[:2] + [["d4"], ["d5", "d6"], ["d7"]]),
                  _sub(cdec, tmp, model=knn, predictions=[["m1", "m2", "m3"], ["m4", "m5"], ["m6", "m9"], ["m7", "m8"],
                                                          ["m10"]]),
                  _sub(cdec, tmp, model=knn, dataset="ecbmeta", config="meta_m",

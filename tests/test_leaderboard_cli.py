@@ -21,6 +21,23 @@ def test_submit_local_scores_right_away(tmp_path):
     assert out["status"] == "FINISHED" and out["scores"]["muc_recall"] == pytest.approx(0.75)
 
 
+def test_local_store_owner_is_not_rate_limited_but_the_board_is(tmp_path):
+    """quickstart loads more than 20 runs under one submitter into a local store; the served board's
+    limit (20 per hour per submitter) stays in force for web submissions."""
+    from figbench_leaderboard.board import Leaderboard
+    from figbench_leaderboard.gold import JsonGoldProvider
+    from figbench_leaderboard.store import RateLimitError, Store
+
+    base = json.loads((FIX / "predictions_cdec.json").read_text())
+    for i in range(25):
+        path = tmp_path / f"p{i}.json"
+        path.write_text(json.dumps({**base, "model": {**base["model"], "name": f"local-{i}"}}))
+        assert submit(path, tmp_path / "store", gold_json=GOLD, submitter="figbench-quickstart")["status"] == "FINISHED"
+    board = Leaderboard(Store(tmp_path / "store"), JsonGoldProvider(GOLD))
+    with pytest.raises(RateLimitError, match="figbench-quickstart"):
+        board.submit(json.dumps({**base, "model": {**base["model"], "name": "web-26"}}), submitter="figbench-quickstart")
+
+
 def test_record_with_relative_predictions_path_is_inlined(tmp_path):
     from figbench.results import RunClock, make_result, provenance, write_result
 

@@ -47,7 +47,8 @@ def test_layout_roundtrip(tmp_path):
     files = write_layout(board.store, tmp_path / "repo")
     rel = sorted(str(p.relative_to(tmp_path / "repo")) for p in files)
     assert sum(r.startswith("requests/") for r in rel) == 3 and sum(r.startswith("results/") for r in rel) == 2
-    assert any(r.startswith("requests/my-org/lemma__fixture__eval_request_abc123_cdec_ecbplus_events_test_") for r in rel)
+    assert any(r.startswith("requests/my-org/lemma__fixture__eval_request_abc123_cdec_ecbplus_events_test_")
+               for r in rel)
     assert any(r.startswith("results/my-org/lemma__fixture_/results_") for r in rel)
     for p in files:
         assert ".." not in p.relative_to(tmp_path / "repo").parts
@@ -68,8 +69,8 @@ def test_layout_roundtrip(tmp_path):
 
 
 def test_paths_never_escape(tmp_path):
-    sub = {"id": "0123456789abcdef", "model_name": "evil/..", "model_revision": "", "task": "cdec", "dataset": "ecbplus",
-           "config": "events", "split": "test", "updated_at": 0.0}
+    sub = {"id": "0123456789abcdef", "model_name": "evil/..", "model_revision": "", "task": "cdec",
+           "dataset": "ecbplus", "config": "events", "split": "test", "updated_at": 0.0}
     for p in (request_path(sub), result_path(sub)):
         assert ".." not in p.split("/")
 
@@ -186,7 +187,8 @@ class FakeHub:
                     headers = {}
                     if start + hub.page < len(files):
                         host = self.headers.get("host")
-                        headers["Link"] = f'<http://{host}{u.path}?recursive=true&cursor={start + hub.page}>; rel="next"'
+                        headers["Link"] = (f'<http://{host}{u.path}?recursive=true&cursor={start + hub.page}>; '
+                                           'rel="next"')
                     self._send(200, json.dumps(items).encode(), headers=headers)
                 elif parts[0] == "datasets" and len(parts) >= 6 and parts[3] == "resolve":
                     repo = "/".join(parts[1:3])

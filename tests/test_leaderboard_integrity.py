@@ -139,7 +139,8 @@ def test_hidden_split_quota_and_released_precision(tmp_path):
 
 
 LOOKALIKES = ["figbench\u200b-lemma", "figbench-lemma\u200d", "\u202efigbench-lemma", "Figbench-Lemma",
-              "figbench\u2010lemma", "figb\u0435nch-lemma", "ｆｉｇｂｅｎｃｈ-lemma", "figbench-1emma", "figbench_lemma"]
+              "figbench\u2010lemma", "figb\u0435nch-lemma", "ｆｉｇｂｅｎｃｈ-lemma", "figbench-1emma",
+              "figbench_lemma"]
 
 
 def _record(name: str, micro_f1: float) -> dict:

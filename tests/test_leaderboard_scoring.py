@@ -92,7 +92,8 @@ def test_alignment_headline_is_token_f1():
     from figbench.scoring.spans import span_overlap_scores
 
     gold = gold_from_json("proverb_alignment/epic/alignment/test", "proverb_alignment",
-                          {"spans": {"a": {"passage": "x", "answer": "the cat sat"}, "b": {"passage": "y", "answer": "dog"}}})
+                          {"spans": {"a": {"passage": "x", "answer": "the cat sat"},
+                                     "b": {"passage": "y", "answer": "dog"}}})
     out = score("proverb_alignment", {"a": "cat sat down", "b": "dog"}, gold, n_resamples=20)
     ref = span_overlap_scores(["cat sat down", "dog"], ["the cat sat", "dog"])
     assert out.scores["token_f1"] == pytest.approx(ref["f1"]) and out.scores["exact_match"] == 0.5

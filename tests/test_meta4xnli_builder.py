@@ -43,8 +43,10 @@ def _metaphor_tokens(ds) -> int:
 @pytest.mark.parametrize(
     "config, sentences, metaphors",
     [
-        ("detection_en", {"train": 7259, "validation": 2431, "test": 3630}, {"train": 1527, "validation": 697, "test": 1106}),
-        ("detection_es", {"train": 7259, "validation": 2431, "test": 3630}, {"train": 1053, "validation": 474, "test": 767}),
+        ("detection_en", {"train": 7259, "validation": 2431, "test": 3630},
+         {"train": 1527, "validation": 697, "test": 1106}),
+        ("detection_es", {"train": 7259, "validation": 2431, "test": 3630},
+         {"train": 1053, "validation": 474, "test": 767}),
     ],
 )
 def test_detection_counts(m4x_root, cache, config, sentences, metaphors):
@@ -253,7 +255,8 @@ def test_bad_interpretation_file(tmp_path, fixture, message):
 
 def test_interpretation_rows_from_fixture():
     rows = M.read_interpretation(FIX / "interp_good.tsv")
-    assert [(line, r["language"], r["gold_label"]) for line, r in rows] == [(2, "en", "entailment"), (3, "es", "entailment")]
+    assert [(line, r["language"], r["gold_label"]) for line, r in rows] == [(2, "en", "entailment"),
+                                                                             (3, "es", "entailment")]
     assert M._status("x/train_no_met.tsv") == "no_met" and M._status("x/xnli_dev_met.tsv") == "met"
     assert M._status("x/esxnli_nonrelevant.tsv") == "non-relevant"
 
@@ -308,14 +311,16 @@ def test_download_path_rejects_a_corrupt_file(tmp_path, monkeypatch):
     local file:// URLs in place of the GitHub URLs) and checks every sha256."""
     for name in ("vua_train", "vua_dev", "vua_test"):
         shutil.copy(FIX / "tagged_good.tsv", tmp_path / f"{name}.tsv")
-    _no_local_folder(monkeypatch, {f"vua/{n}.tsv": str(tmp_path / f"{n}.tsv") for n in ("vua_train", "vua_dev", "vua_test")},
+    _no_local_folder(monkeypatch,
+                     {f"vua/{n}.tsv": str(tmp_path / f"{n}.tsv") for n in ("vua_train", "vua_dev", "vua_test")},
                      tmp_path / "data")
     with pytest.raises(ValueError, match=r"checksum mismatch for vua/vua_(train|dev|test).tsv"):
         figbench.load_dataset("meta4xnli", "vua", cache_dir=str(tmp_path / "cache"))
 
 
 def test_download_path_accepts_the_original_files(m4x_root, tmp_path, monkeypatch):
-    _no_local_folder(monkeypatch, {rel: str(m4x_root / rel) for rel in ("cometa/cometa_train.tsv", "cometa/cometa_test.tsv")},
+    _no_local_folder(monkeypatch,
+                     {rel: str(m4x_root / rel) for rel in ("cometa/cometa_train.tsv", "cometa/cometa_test.tsv")},
                      tmp_path / "data")
     ds = figbench.load_dataset("meta4xnli", "cometa", cache_dir=str(tmp_path / "cache"))
     assert {k: len(v) for k, v in ds.items()} == {"train": 2906, "test": 727}

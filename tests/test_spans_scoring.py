@@ -12,7 +12,8 @@ from seqeval.scheme import IOB2
 
 from figbench.scoring.spans import bio_span_scores, bio_spans, normalize_answer, span_overlap_scores
 
-CASES = json.loads((__import__("pathlib").Path(__file__).parent / "fixtures" / "spans" / "bio_cases.json").read_text())["cases"]
+CASES = json.loads(
+    (__import__("pathlib").Path(__file__).parent / "fixtures" / "spans" / "bio_cases.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

@@ -110,7 +110,8 @@ def test_generic_stats_class_labels(tagged_rows):
 
 def test_document_stats():
     rows = [
-        {"doc_id": "a", "topic": "1", "subtopic": "1", "tokens": ["A", "b", ".", "C", "."], "sentence_ids": [0, 0, 0, 1, 1]},
+        {"doc_id": "a", "topic": "1", "subtopic": "1", "tokens": ["A", "b", ".", "C", "."],
+         "sentence_ids": [0, 0, 0, 1, 1]},
         {"doc_id": "b", "topic": "1", "subtopic": "1", "tokens": ["D", "."], "sentence_ids": [0, 0]},
     ]
     assert stats.is_coref_documents(rows)

@@ -15,7 +15,8 @@ def _tag_rows() -> datasets.Dataset:
     return datasets.Dataset.from_dict(
         {"id": ["s1", "s2", "s3"], "tokens": [["a", "b", "c"], ["d", "e"], ["f"]],
          "tags": [[0, 1, 2], [0, 0], [1]]},
-        features=datasets.Features({"id": datasets.Value("string"), "tokens": datasets.Sequence(datasets.Value("string")),
+        features=datasets.Features({"id": datasets.Value("string"),
+                                    "tokens": datasets.Sequence(datasets.Value("string")),
                                     "tags": datasets.Sequence(tags)}))
 
 
@@ -30,12 +31,14 @@ SPLITS = {
          "metaphor_status": ["met", "no_met", "met", "nonrelevant"], "language": ["en", "en", "es", "es"]},
         features=datasets.Features({"id": datasets.Value("string"),
                                     "gold_label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"]),
-                                    "metaphor_status": datasets.Value("string"), "language": datasets.Value("string")})),
+                                    "metaphor_status": datasets.Value("string"),
+                                    "language": datasets.Value("string")})),
     "metonymy": lambda: datasets.Dataset.from_dict(
         {"id": ["w1", "w2", "w3"], "medium": [0, 2, 4]},
         features=datasets.Features({"id": datasets.Value("string"), "medium": datasets.ClassLabel(
             names=["LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT"])})),
-    "proverb_prediction": lambda: datasets.Dataset.from_dict({"id": ["n1", "n2", "n3"], "proverb_id": ["p1", "p2", "p1"]}),
+    "proverb_prediction": lambda: datasets.Dataset.from_dict(
+        {"id": ["n1", "n2", "n3"], "proverb_id": ["p1", "p2", "p1"]}),
     "proverb_alignment": lambda: datasets.Dataset.from_dict(
         {"narrative": ["the cat sat on the mat today", "a bird in the hand"],
          "pairs": [[{"pair_id": "a1", "proverb_span": "cat", "narrative_span": "cat sat", "narrative_start": 4,

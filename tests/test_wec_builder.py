@@ -219,6 +219,8 @@ def test_mention_id_shared_by_two_splits_is_rejected(original_dir, tmp_path):
     data = tmp_path / "wec"
     data.mkdir()
     shutil.copy(original_dir / "Dev_Event_gold_mentions_validated.json", data)
-    shutil.copy(original_dir / "Dev_Event_gold_mentions_validated.json", data / "Test_Event_gold_mentions_validated.json")
-    with pytest.raises(ValueError, match=r"Test_Event_gold_mentions_validated\.json: mention_id 'd1' also occurs in split 'validation'"):
+    shutil.copy(original_dir / "Dev_Event_gold_mentions_validated.json",
+                data / "Test_Event_gold_mentions_validated.json")
+    with pytest.raises(ValueError, match=r"Test_Event_gold_mentions_validated\.json: mention_id 'd1' "
+                                         r"also occurs in split 'validation'"):
         load(data, tmp=tmp_path / "c")

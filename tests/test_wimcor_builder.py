@@ -156,7 +156,8 @@ def test_full_config_reads_release_archive_and_flat_layout(tmp_path):
     assert {k: len(v) for k, v in d.items()} == {"train": 5, "validation": 2, "test": 3}
     flat = tmp_path / "flat"
     shutil.copytree(FIX / "full" / "wimcor-v1.1" / "dataset" / "xml", flat)
-    d2 = figbench.load_dataset("wimcor", "full", data_dir=str(flat), cache_dir=str(tmp_path / "c2"), verify_counts=False)
+    d2 = figbench.load_dataset("wimcor", "full", data_dir=str(flat), cache_dir=str(tmp_path / "c2"),
+                               verify_counts=False)
     assert d2["test"]["id"] == d["test"]["id"]
 
 
@@ -165,7 +166,8 @@ def test_full_config_bad_xml_names_file_and_sample(tmp_path):
     shutil.copytree(FIX / "full", corpus)
     shutil.copy(FIX / "broken" / "unknown_tag.xml", corpus / wio.RELEASE_XML_DIR / "val-partition.xml")
     with pytest.raises(Exception) as info:
-        figbench.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c"), verify_counts=False)
+        figbench.load_dataset("wimcor", "full", data_dir=str(corpus), cache_dir=str(tmp_path / "c"),
+                              verify_counts=False)
     err = info.value if isinstance(info.value, ValueError) else info.value.__cause__
     assert isinstance(err, ValueError) and "val-partition.xml: sample 1: unknown tag <b>" in str(err)
 

@@ -247,7 +247,7 @@ def word_label_features(tokenizer, words: Sequence[Sequence[str]], labels: Seque
     for i in range(len(words)):
         wids = enc.word_ids(i)
         lab, positions, prev = [], [], None
-        for k, w in enumerate(wids):
+        for _k, w in enumerate(wids):
             if w is None or w == prev:
                 lab.append(IGNORE_INDEX)
             else:

@@ -45,7 +45,8 @@ def qa_features(tok, examples: Sequence[dict], *, max_length: int = 256, with_la
         item = {k: enc[k][i] for k in enc.keys() if k != "offset_mapping"}
         if with_labels:
             s_tok = next((k for k, o in enumerate(offs) if o and o[0] <= ex["start"] < o[1]), None)
-            e_tok = next((k for k in range(len(offs) - 1, -1, -1) if offs[k] and offs[k][0] < ex["end"] <= offs[k][1]), None)
+            e_tok = next((k for k in range(len(offs) - 1, -1, -1)
+                          if offs[k] and offs[k][0] < ex["end"] <= offs[k][1]), None)
             if s_tok is None or e_tok is None or e_tok < s_tok:
                 truncated += 1
                 s_tok = e_tok = 0

@@ -149,7 +149,8 @@ def generate(tok, model, sources: Sequence[str], *, max_new_tokens: int = 128, b
         for i in tqdm(range(0, len(sources), batch_size), desc="generate", leave=False):
             enc = tok(list(sources[i:i + batch_size]), padding=True, truncation=True, max_length=128,
                       return_tensors="pt").to(device)
-            ids = model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], max_new_tokens=max_new_tokens, num_beams=num_beams, do_sample=False)
+            ids = model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                                 max_new_tokens=max_new_tokens, num_beams=num_beams, do_sample=False)
             out += tok.batch_decode(ids, skip_special_tokens=True)
     return out, {"inference_examples_per_s": rate(len(sources), time.perf_counter() - t0)}
 

@@ -331,7 +331,8 @@ def run_generation(args: argparse.Namespace, clock) -> int:
         model = model_record("proverb+keywords copy", type="heuristic", parameters=0)
     else:
         if not args.model:
-            raise ValueError("epic --task generation --method seq2seq needs --model (a seq2seq HF id or path, e.g. t5-small)")
+            raise ValueError("epic --task generation --method seq2seq needs --model "
+                             "(a seq2seq HF id or path, e.g. t5-small)")
         from figbench_baselines.common.encoder import model_display_name
         from figbench_baselines.common.figurative import set_threads
         from figbench_baselines.common.runs import train_config_from_args

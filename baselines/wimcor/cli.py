@@ -30,7 +30,8 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--granularity", choices=("medium", "coarse"), default="medium",
                    help="medium labels (LOCATION, INSTITUTE, TEAM, ARTIFACT, EVENT) or literal/metonymic")
     p.add_argument("--window", type=int, default=50,
-                   help="words either side of the PMW (imm, finetune) or of its predicate (predicate); paper: 5, 10, 50")
+                   help="words either side of the PMW (imm, finetune) or of its predicate (predicate); "
+                        "paper: 5, 10, 50")
     p.add_argument("--max-train", type=int, default=None, help="subsample training examples")
     p.add_argument("--max-test", type=int, default=None, help="subsample evaluation examples")
     add_common_args(p, trained=True)

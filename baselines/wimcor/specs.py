@@ -30,7 +30,8 @@ def _spec(name: str, method: str, record_method: str, *extra_argv: str, config: 
     kw.setdefault("protocol", _protocol(config))
     kw.setdefault("metrics", METRICS)
     return BaselineSpec(name=name, table="wimcor", family="wimcor", task="metonymy", dataset="wimcor", config=config,
-                        split="test", method=record_method, argv=argv, data_version=SAMPLE if config == "sample" else FULL,
+                        split="test", method=record_method, argv=argv,
+                        data_version=SAMPLE if config == "sample" else FULL,
                         quick="--quick" in extra_argv, **kw)
 
 

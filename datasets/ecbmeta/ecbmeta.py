@@ -43,7 +43,7 @@ _CITATION = """\
     doi = "10.18653/v1/2024.acl-short.27",
     pages = "276--286",
 }
-"""
+"""  # noqa: E501 (a verbatim BibTeX entry)
 _DESCRIPTION = "ECB+ with metaphorically paraphrased event triggers (ECB+META_1, ECB+META_m), aligned to ECB+."
 _HOMEPAGE = "https://github.com/ahmeshaf/llms_coref"
 _LICENSE = "MIT (data, llms_coref); uCDCR processing CC BY-SA 4.0; ECB+ text CC BY 3.0"

@@ -44,7 +44,7 @@ _CITATION = """\
     url = "https://aclanthology.org/2022.acl-long.276",
     doi = "10.18653/v1/2022.acl-long.276",
 }
-"""
+"""  # noqa: E501 (a verbatim BibTeX entry)
 _DESCRIPTION = (
     "ePiC: 2,500 crowdsourced narratives, 10 for each of 250 English proverbs, with aligned span pairs "
     "between proverb and narrative. Tasks: proverb prediction (seen and unseen proverbs) and alignment prediction."

@@ -46,10 +46,12 @@ class Meta4XNLIConfig(datasets.BuilderConfig):
 def _configs() -> list[Meta4XNLIConfig]:
     v = datasets.Version("1.0.0")
     cfgs = [Meta4XNLIConfig(name=f"detection_{lang}", version=v, kind="detection", lang=lang,
-                            description=f"Metaphor detection ({lang}): tokens with B-/I-METAPHOR/O tags, train/validation/test")
+                            description=f"Metaphor detection ({lang}): tokens with B-/I-METAPHOR/O tags, "
+                                        "train/validation/test")
             for lang in m4x.LANGS]
     cfgs += [Meta4XNLIConfig(name=f"{src}_{lang}", version=v, kind="source", lang=lang, source=src,
-                             description=f"Metaphor detection ({lang}) of the {src} source sentences, premises and hypotheses")
+                             description=f"Metaphor detection ({lang}) of the {src} source sentences, "
+                                         "premises and hypotheses")
              for lang in m4x.LANGS for src in m4x.SOURCES]
     cfgs += [
         Meta4XNLIConfig(name="interpretation", version=v, kind="interpretation",

@@ -35,7 +35,7 @@ _CITATION = """\
     doi = "10.18653/v1/2021.naacl-main.198",
     pages = "2498--2510",
 }
-"""
+"""  # noqa: E501 (a verbatim BibTeX entry)
 _DESCRIPTION = "WEC-Eng: English cross-document event coreference mentions linked to Wikipedia event articles."
 _HOMEPAGE = "https://huggingface.co/datasets/Intel/WEC-Eng"
 _LICENSE = "cc-by-sa-3.0"

@@ -94,7 +94,8 @@ class Wimcor(FigbenchBuilder):
                      description="The WiMCor sample files (train/test, no validation, no fine label)."),
         WimcorConfig(name="sample_with_validation", source="sample", validation_fraction=0.1, seed=0,
                      version=VERSION,
-                     description="The sample files with a seeded, medium-stratified validation split carved from train."),
+                     description="The sample files with a seeded, medium-stratified validation split "
+                                 "carved from train."),
     ]
     DEFAULT_CONFIG_NAME = "full"
 

@@ -92,7 +92,8 @@ def needed_files(kind: str, root: Path) -> list[str]:
     return need
 
 
-def resolve_files(kind: str, root: Path, *, data_dir: str | None = None, download: bool | None = None) -> dict[str, Path]:
+def resolve_files(kind: str, root: Path, *, data_dir: str | None = None,
+                  download: bool | None = None) -> dict[str, Path]:
     """Paths of the files a config reads (downloaded into ``root`` when missing and allowed)."""
     need = needed_files(kind, root)
     remote = [_BY_PATH[p] for p in need if p in _BY_PATH]
@@ -449,7 +450,8 @@ def meta_m_rows(
         start, end = min(numbers), max(numbers) + 1
         if end > len(sentence) or [sentence[i] for i in numbers] != words:
             raise EcbMetaFormatError(
-                f"{path}: mention {mid}: span {words} not found at tokens {numbers} of {m['doc']} sentence {m['sent_id']}"
+                f"{path}: mention {mid}: span {words} not found at tokens {numbers} "
+                f"of {m['doc']} sentence {m['sent_id']}"
             )
         offset = next(i for i, (s, _, _) in enumerate(doc) if s == int(m["sent_id"]))
         chains[ecb["mention_id"]] = str(m["coref_chain"])
@@ -604,7 +606,8 @@ def build_rows(kind: str, files: dict[str, Path], ecb: ecb_io.EcbSources, *, clu
             report[f"meta_m_missing_{base}"] = missing
         if meta_1_records and full_meta_1:
             meta_1 = meta_1_rows([r for r in meta_1_records if r["split"] == base], ecb_rows, base)
-            report[f"meta_1_missing_{base}"] = sorted({r["mention_id"] for r in ecb_rows} - {r["mention_id"] for r in meta_1})
+            report[f"meta_1_missing_{base}"] = sorted({r["mention_id"] for r in ecb_rows}
+                                                      - {r["mention_id"] for r in meta_1})
         elif meta_1_records and base == "validation":
             meta_1 = meta_1_rows(meta_1_records, [r for r in ecb_rows if r["doc_id"] in small_docs])
         rows = {"meta_m": meta_m, "meta_1": meta_1}.get(kind)

@@ -153,7 +153,8 @@ class EcbDocument:
             if rel.kind == "CROSS_DOC_COREF":
                 cid = rel.note or self.markables[rel.target].instance_id
                 if not cid:
-                    raise EcbFormatError(f"{self.path}: CROSS_DOC_COREF r_id={rel.r_id} has no note nor target instance_id")
+                    raise EcbFormatError(f"{self.path}: CROSS_DOC_COREF r_id={rel.r_id} "
+                                         "has no note nor target instance_id")
             else:
                 cid = f"INTRA_{self.doc_id}_{rel.r_id}"
             for m in rel.sources:
@@ -271,7 +272,8 @@ def parse_ecb_document(path: str | Path) -> EcbDocument:
 
 
 def ecb_files(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS) -> list[Path]:
-    """The XML files under ``<xml_dir>/<topic>/`` (``xml_dir`` is the release's ``ECB+`` folder), in topic then document order."""
+    """The XML files under ``<xml_dir>/<topic>/`` (``xml_dir`` is the release's ``ECB+`` folder), in topic then
+    document order."""
     base = Path(xml_dir)
     files = [p for t in topics for p in (base / str(t)).glob("*.xml")]
 
@@ -282,7 +284,8 @@ def ecb_files(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS) -> list[P
     return sorted(files, key=order)
 
 
-def parse_ecb_corpus(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS, *, progress: bool = False) -> list[EcbDocument]:
+def parse_ecb_corpus(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS, *,
+                     progress: bool = False) -> list[EcbDocument]:
     """Parse every document of the given topics under ``xml_dir`` (the ``ECB+`` folder: ``<topic>/*.xml``)."""
     files = ecb_files(xml_dir, topics)
     if progress:
@@ -430,7 +433,8 @@ def document_row(doc: EcbDocument) -> dict:
 
 
 def split_documents(docs: Iterable[EcbDocument], dev_small: Iterable[str] = ()) -> dict[str, list[EcbDocument]]:
-    """Documents per split: ``train``, ``validation``, ``test`` and, when ``dev_small`` is given, ``dev_small`` / ``dev_rest``."""
+    """Documents per split: ``train``, ``validation``, ``test`` and, when ``dev_small`` is given, ``dev_small`` /
+    ``dev_rest``."""
     small = set(dev_small)
     out: dict[str, list[EcbDocument]] = {"train": [], "validation": [], "test": []}
     if small:
@@ -490,7 +494,8 @@ def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") ->
 
 def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
                         download: bool | None = False) -> list[Path]:
-    """Check that ``root`` holds the ECB+ release (``ECB+/<topic>/`` for all 43 topics, the CSV, ``dev_small_docs.txt``).
+    """Check that ``root`` holds the ECB+ release (``ECB+/<topic>/`` for all 43 topics, the CSV,
+    ``dev_small_docs.txt``).
 
     Missing release files are downloaded when ``download`` (None: when allowed, see
     :func:`figbench.corpora.files.resolve`). Raises :class:`MissingDataError` listing every missing

@@ -55,12 +55,18 @@ URLS = {f: (_SPLITS_URL + f.split("/", 1)[1]) if f.startswith("data_splits/") el
 SHA256 = {
     "full_dataset.json": "7191a5424aee5ee2c0fc0e6f1fe8c1d5df5a66d44105ab46adb96914e44dc148",
     "all_proverbs.json": "4bb86488fae90a43c1063ceb7015ccfc2682416eb04858de47ee6d90dada935f",
-    "data_splits/task_1_proverb_only_seen_label_map.json": "390fc7cf4cbf701be5044025b2934f60673464b29f2182bc0c8618f50933fb8a",
-    "data_splits/task_1_proverb_only_seen_test_data_indices.json": "d87fab16271b8a6882bf70bd75f27a004ed89486ea58b0c6153942c91b9d094b",
-    "data_splits/task_1_proverb_only_seen_train_data_indices.json": "6dd68016ebb49aa6eb7c2c83b2d1456fef9d988f729f1d4ab2108d01cb323081",
-    "data_splits/task_1_proverb_only_unseen_label_map.json": "4ac093c9fd536920438eb517254a14b009d32d9892d39a2afc08b40824f26763",
-    "data_splits/task_1_proverb_only_unseen_test_data_indices.json": "24c4045616a70829f700d685eb790ad9ced9e5a037168fe4614207fb6a5a3768",
-    "data_splits/task_1_proverb_only_unseen_train_data_indices.json": "f7c4214de0a98044da1fc00cca4903d98e9ddfa82ab2ca2e4c25a536ee32e7bd",
+    "data_splits/task_1_proverb_only_seen_label_map.json":
+        "390fc7cf4cbf701be5044025b2934f60673464b29f2182bc0c8618f50933fb8a",
+    "data_splits/task_1_proverb_only_seen_test_data_indices.json":
+        "d87fab16271b8a6882bf70bd75f27a004ed89486ea58b0c6153942c91b9d094b",
+    "data_splits/task_1_proverb_only_seen_train_data_indices.json":
+        "6dd68016ebb49aa6eb7c2c83b2d1456fef9d988f729f1d4ab2108d01cb323081",
+    "data_splits/task_1_proverb_only_unseen_label_map.json":
+        "4ac093c9fd536920438eb517254a14b009d32d9892d39a2afc08b40824f26763",
+    "data_splits/task_1_proverb_only_unseen_test_data_indices.json":
+        "24c4045616a70829f700d685eb790ad9ced9e5a037168fe4614207fb6a5a3768",
+    "data_splits/task_1_proverb_only_unseen_train_data_indices.json":
+        "f7c4214de0a98044da1fc00cca4903d98e9ddfa82ab2ca2e4c25a536ee32e7bd",
 }
 MAX_SPANS = 5
 _PK = re.compile(r"^(Q\d+)N\d+$")
@@ -124,7 +130,8 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
     if not isinstance(raw, list):
         raise EpicFormatError(f"{pfile}: expected a list of {{quote_id, quote}} records")
     for i, rec in enumerate(raw):
-        if not isinstance(rec, dict) or not isinstance(rec.get("quote_id"), str) or not isinstance(rec.get("quote"), str):
+        if (not isinstance(rec, dict) or not isinstance(rec.get("quote_id"), str)
+                or not isinstance(rec.get("quote"), str)):
             raise EpicFormatError(f"{pfile}: record {i} lacks a string 'quote_id' or 'quote'")
         if rec["quote_id"] in proverbs:
             raise EpicFormatError(f"{pfile}: duplicate quote_id {rec['quote_id']!r} (record {i})")
@@ -149,7 +156,8 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
         proverb_id = m.group(1)
         if proverb_id not in proverbs:
             raise EpicFormatError(f"{dfile}: record {pk!r}: proverb {proverb_id} is not in {pfile.name}")
-        for name in ["quote", "narrative"] + [f"span_{s}_{k}" for k in range(1, MAX_SPANS + 1) for s in ("quote", "narrative")]:
+        for name in (["quote", "narrative"]
+                     + [f"span_{s}_{k}" for k in range(1, MAX_SPANS + 1) for s in ("quote", "narrative")]):
             if not isinstance(fields.get(name), str):
                 raise EpicFormatError(f"{dfile}: record {pk!r}: field {name!r} is missing or not a string")
         quote, narrative = fields["quote"].strip(), fields["narrative"]
@@ -221,7 +229,8 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
             splits[setting][part] = ids
         overlap = set(splits[setting]["train"]) & set(splits[setting]["test"])
         if overlap:
-            raise EpicFormatError(f"epic {setting}: {len(overlap)} record(s) in both train and test, e.g. {sorted(overlap)[0]!r}")
+            raise EpicFormatError(f"epic {setting}: {len(overlap)} record(s) in both train and test, "
+                                  f"e.g. {sorted(overlap)[0]!r}")
         missing = {records[x]["proverb_id"] for x in splits[setting]["train"]} - set(mapping)
         if missing:
             raise EpicFormatError(f"{lfile}: training proverb(s) without a label: {', '.join(sorted(missing)[:5])}")

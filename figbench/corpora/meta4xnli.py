@@ -49,42 +49,75 @@ _BASE_URL = "https://raw.githubusercontent.com/elisanchez-beep/meta4xnli/main/da
 _SHA256 = {
     "cometa/cometa_test.tsv": "f6e9897e1a376e02759b7d4af60cb37762ebef8332075725bcfdb32c488d670f",
     "cometa/cometa_train.tsv": "adbf9fd3a362b6f9d9320a984aeb8c5351713936b11cce8941ca279123ea1755",
-    "meta4xnli/detection/source_datasets/en/esxnli_hyp.tsv": "38d484bf2ccb8e3c5ba5ccd7553653a4459020d8c2bc21d3d454419f35ba8038",
-    "meta4xnli/detection/source_datasets/en/esxnli_prem.tsv": "6ea45e63064b20ab65dd420f7039ffefe4a386905c4af5baaaeca01cc4b20eef",
-    "meta4xnli/detection/source_datasets/en/xnli_dev_hyp.tsv": "4928ceabfc43265dc3d70b7fd22238def2dc7729d25aa7e46fcb21c797e78b9f",
-    "meta4xnli/detection/source_datasets/en/xnli_dev_prem.tsv": "8e08f8c3b6420d87d0be0b8b4f4f63d111bcf17d3c3fe23616bec54972f0eab6",
-    "meta4xnli/detection/source_datasets/en/xnli_test_hyp.tsv": "fa1e4667355d25e991b1218706ca43a03de901e4490672a97f7a190ab3b231fb",
-    "meta4xnli/detection/source_datasets/en/xnli_test_prem.tsv": "7093718f39ef00f557ef16b4a84fe330423caec16675e5ee448a96f49a97cf99",
-    "meta4xnli/detection/source_datasets/es/esxnli_hyp.tsv": "534cd5c75eaab49f0eae41d179da32b37b4aec31d474e1db689f28c8cc00f19f",
-    "meta4xnli/detection/source_datasets/es/esxnli_prem.tsv": "e82999fa8faa09d88432dc6c7573e41a2cea43030e773c376aab3f31e452a3ac",
-    "meta4xnli/detection/source_datasets/es/xnli_dev_hyp.tsv": "4df97c47980fab6db224490b3699a05ea6f6411f00b161b13fe4b09a88a215e4",
-    "meta4xnli/detection/source_datasets/es/xnli_dev_prem.tsv": "48330ec794fd13a12deeddd281dfb8fa823bdc42c9264069c74ce1283c9bbd46",
-    "meta4xnli/detection/source_datasets/es/xnli_test_hyp.tsv": "f5b6f48943d22a81871325858b476a18ca923c8fbf83f952584262db0346f3e0",
-    "meta4xnli/detection/source_datasets/es/xnli_test_prem.tsv": "314fa4e6b126d673a234e0f84a6878fb18f2a8d5f14560341d52116c5a7971d0",
-    "meta4xnli/detection/splits/en/meta4xnli_dev.tsv": "ddf94eb4a32494bf0b14b9a171c64a7a490065ea9b12a59cdfdb64ca5ecb54bf",
-    "meta4xnli/detection/splits/en/meta4xnli_test.tsv": "2e073e9bab133772dfa676859526e81265e3b4acc6228c11848b25a4807efa2d",
-    "meta4xnli/detection/splits/en/meta4xnli_train.tsv": "c576027fb13baef054391335e4fa5a882cf5d9c0b3f3cc1d8a6a6b588d242228",
-    "meta4xnli/detection/splits/es/meta4xnli_dev.tsv": "522935f967dcef9a645140ee8ebb9c9d4334237180d7026535b7bb67f2083de6",
-    "meta4xnli/detection/splits/es/meta4xnli_test.tsv": "36aa0c18420686ed2f18a540c744b98ce4dc8491ea9d7ccf1c81e1d8469903ad",
-    "meta4xnli/detection/splits/es/meta4xnli_train.tsv": "f3d4d491130bcf009cf24d62e3d02a450d44ac08c34d9e3b0beb8fd71f99bbf3",
-    "meta4xnli/interpretation/source_datasets/esxnli_met.tsv": "a6ea2785bfa6af14d454106fbcce3a1e65748534d9ae2c128be376401e10cff1",
-    "meta4xnli/interpretation/source_datasets/esxnli_no_met.tsv": "a4b461bbb8dc4b0666738f1fba285fae9d65fdef797bfeef07a969220dae4f96",
-    "meta4xnli/interpretation/source_datasets/esxnli_nonrelevant.tsv": "bf54f739c9404d7d006f7d8e74eeb41af4679780fc716c33b3fd38438cf462eb",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_met.tsv": "15f7a0fbad9623959b13398b71b4c48a566ea91fbd4aea4277cadc82d48384af",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_no_met.tsv": "dd04fd726d26402a3ae8a1c39a6ab01f05a8c2f91edf15ca406935011d06566a",
-    "meta4xnli/interpretation/source_datasets/xnli_dev_nonrelevant.tsv": "e00d110fb0ff58a96d9123146cb27984b1ec0531ed1c6c934354472f3526ffb0",
-    "meta4xnli/interpretation/source_datasets/xnli_test_met.tsv": "ef85018c56af056f3460c1e0818f5d59feaaecbde193eb0c0f7d254c1ca09617",
-    "meta4xnli/interpretation/source_datasets/xnli_test_no_met.tsv": "692f973cd2a1e217162696fe49c2eb76098f3bb0ce3ef42172be8dac73bdb53f",
-    "meta4xnli/interpretation/source_datasets/xnli_test_nonrelevant.tsv": "2368a90c8cff3ff6bb0a1382bfd43c50935122a5bc8be3624231c50d98bfe067",
+    "meta4xnli/detection/source_datasets/en/esxnli_hyp.tsv":
+        "38d484bf2ccb8e3c5ba5ccd7553653a4459020d8c2bc21d3d454419f35ba8038",
+    "meta4xnli/detection/source_datasets/en/esxnli_prem.tsv":
+        "6ea45e63064b20ab65dd420f7039ffefe4a386905c4af5baaaeca01cc4b20eef",
+    "meta4xnli/detection/source_datasets/en/xnli_dev_hyp.tsv":
+        "4928ceabfc43265dc3d70b7fd22238def2dc7729d25aa7e46fcb21c797e78b9f",
+    "meta4xnli/detection/source_datasets/en/xnli_dev_prem.tsv":
+        "8e08f8c3b6420d87d0be0b8b4f4f63d111bcf17d3c3fe23616bec54972f0eab6",
+    "meta4xnli/detection/source_datasets/en/xnli_test_hyp.tsv":
+        "fa1e4667355d25e991b1218706ca43a03de901e4490672a97f7a190ab3b231fb",
+    "meta4xnli/detection/source_datasets/en/xnli_test_prem.tsv":
+        "7093718f39ef00f557ef16b4a84fe330423caec16675e5ee448a96f49a97cf99",
+    "meta4xnli/detection/source_datasets/es/esxnli_hyp.tsv":
+        "534cd5c75eaab49f0eae41d179da32b37b4aec31d474e1db689f28c8cc00f19f",
+    "meta4xnli/detection/source_datasets/es/esxnli_prem.tsv":
+        "e82999fa8faa09d88432dc6c7573e41a2cea43030e773c376aab3f31e452a3ac",
+    "meta4xnli/detection/source_datasets/es/xnli_dev_hyp.tsv":
+        "4df97c47980fab6db224490b3699a05ea6f6411f00b161b13fe4b09a88a215e4",
+    "meta4xnli/detection/source_datasets/es/xnli_dev_prem.tsv":
+        "48330ec794fd13a12deeddd281dfb8fa823bdc42c9264069c74ce1283c9bbd46",
+    "meta4xnli/detection/source_datasets/es/xnli_test_hyp.tsv":
+        "f5b6f48943d22a81871325858b476a18ca923c8fbf83f952584262db0346f3e0",
+    "meta4xnli/detection/source_datasets/es/xnli_test_prem.tsv":
+        "314fa4e6b126d673a234e0f84a6878fb18f2a8d5f14560341d52116c5a7971d0",
+    "meta4xnli/detection/splits/en/meta4xnli_dev.tsv":
+        "ddf94eb4a32494bf0b14b9a171c64a7a490065ea9b12a59cdfdb64ca5ecb54bf",
+    "meta4xnli/detection/splits/en/meta4xnli_test.tsv":
+        "2e073e9bab133772dfa676859526e81265e3b4acc6228c11848b25a4807efa2d",
+    "meta4xnli/detection/splits/en/meta4xnli_train.tsv":
+        "c576027fb13baef054391335e4fa5a882cf5d9c0b3f3cc1d8a6a6b588d242228",
+    "meta4xnli/detection/splits/es/meta4xnli_dev.tsv":
+        "522935f967dcef9a645140ee8ebb9c9d4334237180d7026535b7bb67f2083de6",
+    "meta4xnli/detection/splits/es/meta4xnli_test.tsv":
+        "36aa0c18420686ed2f18a540c744b98ce4dc8491ea9d7ccf1c81e1d8469903ad",
+    "meta4xnli/detection/splits/es/meta4xnli_train.tsv":
+        "f3d4d491130bcf009cf24d62e3d02a450d44ac08c34d9e3b0beb8fd71f99bbf3",
+    "meta4xnli/interpretation/source_datasets/esxnli_met.tsv":
+        "a6ea2785bfa6af14d454106fbcce3a1e65748534d9ae2c128be376401e10cff1",
+    "meta4xnli/interpretation/source_datasets/esxnli_no_met.tsv":
+        "a4b461bbb8dc4b0666738f1fba285fae9d65fdef797bfeef07a969220dae4f96",
+    "meta4xnli/interpretation/source_datasets/esxnli_nonrelevant.tsv":
+        "bf54f739c9404d7d006f7d8e74eeb41af4679780fc716c33b3fd38438cf462eb",
+    "meta4xnli/interpretation/source_datasets/xnli_dev_met.tsv":
+        "15f7a0fbad9623959b13398b71b4c48a566ea91fbd4aea4277cadc82d48384af",
+    "meta4xnli/interpretation/source_datasets/xnli_dev_no_met.tsv":
+        "dd04fd726d26402a3ae8a1c39a6ab01f05a8c2f91edf15ca406935011d06566a",
+    "meta4xnli/interpretation/source_datasets/xnli_dev_nonrelevant.tsv":
+        "e00d110fb0ff58a96d9123146cb27984b1ec0531ed1c6c934354472f3526ffb0",
+    "meta4xnli/interpretation/source_datasets/xnli_test_met.tsv":
+        "ef85018c56af056f3460c1e0818f5d59feaaecbde193eb0c0f7d254c1ca09617",
+    "meta4xnli/interpretation/source_datasets/xnli_test_no_met.tsv":
+        "692f973cd2a1e217162696fe49c2eb76098f3bb0ce3ef42172be8dac73bdb53f",
+    "meta4xnli/interpretation/source_datasets/xnli_test_nonrelevant.tsv":
+        "2368a90c8cff3ff6bb0a1382bfd43c50935122a5bc8be3624231c50d98bfe067",
     "meta4xnli/interpretation/splits/dev_met.tsv": "ec0a8e9fbb168b477069c27be3fa2df43580cbffa072ac7a32ff217db55093b6",
-    "meta4xnli/interpretation/splits/dev_no_met.tsv": "5eedad6de732b4e928f13648d1d76324a5e4cce9173ab3639c0026082544b335",
-    "meta4xnli/interpretation/splits/dev_nonrelevant.tsv": "523883f7b012e325692295dcaef16dce981e4c30f81911abb71150d80b72dc48",
+    "meta4xnli/interpretation/splits/dev_no_met.tsv":
+        "5eedad6de732b4e928f13648d1d76324a5e4cce9173ab3639c0026082544b335",
+    "meta4xnli/interpretation/splits/dev_nonrelevant.tsv":
+        "523883f7b012e325692295dcaef16dce981e4c30f81911abb71150d80b72dc48",
     "meta4xnli/interpretation/splits/test_met.tsv": "0857df22bcfdaca557b8ad239d9b0ec90613496f29790c42887ba1e95039678f",
-    "meta4xnli/interpretation/splits/test_no_met.tsv": "af89faea50efba6d247414c49ca5555bd77f1673d630f0fe81f6e3500b169519",
-    "meta4xnli/interpretation/splits/test_nonrelevant.tsv": "d90bfca51ed8a2a3ed1a41e6e729376570ca0c3845473289acb2bc8fbf0374c8",
+    "meta4xnli/interpretation/splits/test_no_met.tsv":
+        "af89faea50efba6d247414c49ca5555bd77f1673d630f0fe81f6e3500b169519",
+    "meta4xnli/interpretation/splits/test_nonrelevant.tsv":
+        "d90bfca51ed8a2a3ed1a41e6e729376570ca0c3845473289acb2bc8fbf0374c8",
     "meta4xnli/interpretation/splits/train_met.tsv": "1ba92d4aa31de82d671bf00b6cca660624e76ad598525c96612472f9061601a3",
-    "meta4xnli/interpretation/splits/train_no_met.tsv": "0bfeeb2c6ce0d2413f2b46e5c33ad249e4c14284e1ad455c5b9b0f32cfb64fd7",
-    "meta4xnli/interpretation/splits/train_nonrelevant.tsv": "d9dfc7f4c81a3a980e6b334380b20b569dddabe6c974172f58acb4e80e2b72f0",
+    "meta4xnli/interpretation/splits/train_no_met.tsv":
+        "0bfeeb2c6ce0d2413f2b46e5c33ad249e4c14284e1ad455c5b9b0f32cfb64fd7",
+    "meta4xnli/interpretation/splits/train_nonrelevant.tsv":
+        "d9dfc7f4c81a3a980e6b334380b20b569dddabe6c974172f58acb4e80e2b72f0",
     "vua/vua_dev.tsv": "4ee1d38bf53c09f7c223ac65db6000b208f4f4b6bf34db28cdc4c69a40258518",
     "vua/vua_test.tsv": "9e1599cdea2b8f502632b6ac4b4087d4f1c0d6575d359a24b8350efacd170b78",
     "vua/vua_train.tsv": "b3de83f69fc5a29e16ab1cb1c57dc5dea4b707826f9b655854804a6a258daf4f",
@@ -250,7 +283,8 @@ def read_interpretation(path: str | os.PathLike, name: str | None = None) -> lis
                 )
             row = dict(zip(INTERPRETATION_COLUMNS, parts))
             if row["gold_label"] not in NLI_LABELS:
-                raise ValueError(f"{name}, line {lineno}: unknown gold_label {row['gold_label']!r} (expected {list(NLI_LABELS)})")
+                raise ValueError(f"{name}, line {lineno}: unknown gold_label {row['gold_label']!r} "
+                                 f"(expected {list(NLI_LABELS)})")
             if row["language"] not in LANGS:
                 raise ValueError(f"{name}, line {lineno}: unknown language {row['language']!r}")
             for key in ("sentence1", "sentence2", "pairID"):

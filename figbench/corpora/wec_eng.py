@@ -296,7 +296,8 @@ def _mention_type(record: dict, layout: str, path: Path, index: int) -> str:
         return str(record["topic"])
     value = record["mention_type"]
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(COREF_TYPES):
-        raise _fail(path, index, record, f"unknown mention_type {value!r} (WEC CorefType ids are 0-{len(COREF_TYPES) - 1})")
+        raise _fail(path, index, record,
+                    f"unknown mention_type {value!r} (WEC CorefType ids are 0-{len(COREF_TYPES) - 1})")
     return COREF_TYPES[value]
 
 
@@ -369,7 +370,8 @@ def parse_split(path: str | Path, layout: str) -> tuple[list[dict], list[dict]]:
             "original_text": "",
         })
     documents = [
-        {"doc_id": d, "topic": WEC_TOPIC, "subtopic": WEC_TOPIC, "tokens": v["tokens"], "sentence_ids": v["sentence_ids"]}
+        {"doc_id": d, "topic": WEC_TOPIC, "subtopic": WEC_TOPIC, "tokens": v["tokens"],
+         "sentence_ids": v["sentence_ids"]}
         for d, v in docs.items()
     ]
     return mentions, documents

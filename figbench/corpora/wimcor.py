@@ -248,7 +248,8 @@ def _build_sample(elem: ET.Element, sample_id: str, where: str, report: ParseRep
         raise WimcorFormatError(f"{where}: unknown coarse label {coarse_raw!r} (expected lit or met)")
     medium = medium.strip().upper()
     if medium not in MEDIUM_LABELS:
-        raise WimcorFormatError(f"{where}: unknown medium label {medium!r} (expected one of {', '.join(MEDIUM_LABELS)})")
+        raise WimcorFormatError(f"{where}: unknown medium label {medium!r} "
+                                f"(expected one of {', '.join(MEDIUM_LABELS)})")
     if fine is None:
         report.missing_fine += 1
         fine = ""
@@ -447,8 +448,8 @@ def full_sources(root: Path, *, data_dir: str | None = None, download: bool | No
     """Where each partition of the ``full`` config is read from: ``{"path": xml}`` or ``{"archive": tar.gz}``.
 
     The extracted partitions (any accepted layout) win; else the release archive in ``root``, which is
-    downloaded there when missing and allowed. Otherwise one :class:`~figbench.corpora.files.MissingDataError` lists the archive
-    and the partition files it looked for.
+    downloaded there when missing and allowed. Otherwise one :class:`~figbench.corpora.files.MissingDataError`
+    lists the archive and the partition files it looked for.
     """
     root = Path(root)
     found = {s: find_partition(root, s) for s in PARTITION_FILES}

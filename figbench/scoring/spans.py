@@ -219,7 +219,8 @@ def _span_tokens(item, passage: str | None, normalize: bool, where: str) -> tupl
         start, end = int(item[0]), int(item[1])
         if not 0 <= start <= end <= len(passage):
             raise ValueError(f"{where}: character span {(start, end)} outside a passage of {len(passage)} characters")
-        toks = [i for i, m in enumerate(_TOKEN.finditer(passage)) if m.start() < end and m.end() > start] if end > start else []
+        toks = ([i for i, m in enumerate(_TOKEN.finditer(passage)) if m.start() < end and m.end() > start]
+                if end > start else [])
         return toks, "|".join(map(str, toks))
     if isinstance(item, (list, tuple)) and all(isinstance(x, str) for x in item):
         toks = [normalize_answer(t) for t in item] if normalize else list(item)

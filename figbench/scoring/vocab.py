@@ -15,7 +15,6 @@ spaCy lookup lemmas (``spacy-lookups-data`` tables, ``en`` or ``es``) of the low
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import chain
 
 import numpy as np
@@ -25,42 +24,18 @@ from figbench.scoring.spans import _f1, _ratio
 LANGS = ("en", "es")
 
 
-@lru_cache(maxsize=4)
-def _lemmatizer(lang: str):
-    """A blank spaCy pipeline with the lookup lemmatizer (tables from ``spacy-lookups-data``)."""
-    if lang not in LANGS:
-        raise ValueError(f"vocab_scores: lemmas are supported for {LANGS}, not {lang!r}")
-    import spacy
-
-    nlp = spacy.blank(lang)
-    nlp.add_pipe("lemmatizer", config={"mode": "lookup"})
-    nlp.initialize()
-    return nlp
-
-
 def lemmatize(sentences: Sequence[Sequence[str]], lang: str = "en") -> list[list[str]]:
     """spaCy lookup lemmas of the lowercased tokens of pre-tokenised sentences, lowercased.
 
-    One lemma per given token; a token missing from the lookup table is its own lemma. The lookup
-    lemmatizer ignores context, so each distinct lowercased word is lemmatised once.
+    One lemma per given token; a token missing from the lookup table is its own lemma. The lemmas are
+    figbench's one lemmatizer (:func:`figbench.corpora.lemmas.lookup_lemma`, case rule ``"lower"``).
     """
-    table = _lemma_table({w.lower() for s in sentences for w in s}, lang)
+    if lang not in LANGS:
+        raise ValueError(f"vocab_scores: lemmas are supported for {LANGS}, not {lang!r}")
+    from figbench.corpora.lemmas import lookup_lemma
+
+    table = {w: lookup_lemma(w, lang, case="lower") for w in {w.lower() for s in sentences for w in s}}
     return [[table[w.lower()] for w in s] for s in sentences]
-
-
-def _lemma_table(words: set[str], lang: str) -> dict[str, str]:
-    from spacy.tokens import Doc
-
-    nlp = _lemmatizer(lang)
-    lemmatizer = nlp.get_pipe("lemmatizer")
-    table = {"": ""}
-    todo = sorted(w for w in words if w.strip())
-    table.update({w: w for w in words if not w.strip()})
-    for i in range(0, len(todo), 10_000):
-        chunk = todo[i:i + 10_000]
-        doc = lemmatizer(Doc(nlp.vocab, words=chunk))
-        table.update({w: (t.lemma_ or w).lower() for w, t in zip(chunk, doc)})
-    return table
 
 
 #: Accepted tags: the ``meta4xnli`` dataset's string tags and their ``ClassLabel`` ids (``O`` = 0).

@@ -45,7 +45,8 @@ def check_ids(seen, gold: Gold, what: str) -> None:
         raise PredictionsError(f"{len(unknown)} unknown {what} id(s) not in {gold.key}: {listed(unknown)}")
     absent = gold.id_set - seen
     if absent:
-        raise PredictionsError(f"{len(absent)} {what} id(s) of {gold.key} missing from the predictions: {listed(absent)}")
+        raise PredictionsError(f"{len(absent)} {what} id(s) of {gold.key} missing from the predictions: "
+                               f"{listed(absent)}")
 
 
 def per_example(raw: Any, gold: Gold) -> dict[str, Any]:

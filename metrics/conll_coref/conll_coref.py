@@ -41,7 +41,7 @@ _CITATION = """\
   year = {2016},
   pages = {632--642}
 }
-"""
+"""  # noqa: E501 (a verbatim BibTeX entry)
 
 _KWARGS = """\
 Args:
