@@ -96,7 +96,9 @@ def _run_specs(args: argparse.Namespace) -> int:
 
 def expand_specs(names: list[str]):
     """The specs named, in order; a name with ``*``, ``?`` or ``[`` is a pattern over every spec name, which
-    selects the specs that can run here (neither ``quick`` nor ``not_run``); a pattern matching none is an error."""
+    selects the specs that can run here (neither ``quick`` nor ``not_run``, and every saved model their
+    command loads present); a pattern matching none is an error."""
+    import sys
     from fnmatch import fnmatchcase
 
     from figbench_baselines.specs import all_specs, get_spec
@@ -105,6 +107,11 @@ def expand_specs(names: list[str]):
     for name in names:
         if any(c in name for c in "*?["):
             matched = [s for s in all_specs() if fnmatchcase(s.name, name) and not s.quick and not s.not_run]
+            absent = {s.name: m for s in matched for m in missing_models(s)}
+            if absent:
+                print(f"{name}: skipping {len(absent)} spec(s) whose saved model is absent: "
+                      + ", ".join(f"{n} ({m})" for n, m in absent.items()), file=sys.stderr)
+                matched = [s for s in matched if s.name not in absent]
             if not matched:
                 raise ValueError(f"no runnable baseline spec matches {name!r}; `figbench baseline --list` lists them")
         else:
@@ -114,6 +121,18 @@ def expand_specs(names: list[str]):
                 seen.add(spec.name)
                 chosen.append(spec)
     return chosen
+
+
+#: options naming a saved model folder that a spec's command loads
+MODEL_OPTIONS = ("--load-model", "--biencoder")
+
+
+def missing_models(spec) -> list[str]:
+    """The saved model folders ``spec``'s command loads that do not exist here."""
+    from pathlib import Path
+
+    argv = spec.argv
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in MODEL_OPTIONS and not Path(argv[i + 1]).exists()]
 
 
 #: predictions files up to this size go inline into a committed record; larger ones are gzip-compressed

@@ -129,6 +129,28 @@ def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS
 QUICK_RUN_S = 60.0
 
 
+def record_rates(record: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """(training, inference) examples/s of a record: ``train*_per_s`` / ``inference*_per_s`` throughput
+    keys; else (cdec) ``*_train_*_per_s`` or the saved model's rate in ``provenance.training``, and the
+    scorer's ``*pairs_per_s``."""
+    prov = record["provenance"]
+    thr = prov.get("throughput", {})
+    train = next((v for k, v in thr.items() if k.startswith("train") and k.endswith("_per_s")), None)
+    infer = next((v for k, v in thr.items() if k.startswith("inference") and k.endswith("_per_s")), None)
+    if train is None:
+        train = next((v for k, v in thr.items() if "_train_" in k and k.endswith("_per_s")), None)
+    if train is None:  # a loaded model: its training rate travels with it
+        training = prov.get("training") or {}
+        for component in ("crossencoder", "wec_pairwise", "biencoder"):
+            rate = ((training.get(component) or {}).get("train_stats") or {}).get("train_examples_per_s")
+            if rate:
+                train = rate
+                break
+    if infer is None:
+        infer = next((v for k, v in thr.items() if k.endswith("pairs_per_s") and "train" not in k), None)
+    return train, infer
+
+
 def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
     """Training / inference rates and wall time of every run that has them (record, else historical);
     runs of less than :data:`QUICK_RUN_S` without rates are left out."""
@@ -136,9 +158,7 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
     for s in specs:
         record = read_record(s, results)
         if record is not None:
-            thr = record["provenance"].get("throughput", {})
-            train = next((v for k, v in thr.items() if k.startswith("train") and k.endswith("_per_s")), None)
-            infer = next((v for k, v in thr.items() if k.startswith("inference") and k.endswith("_per_s")), None)
+            train, infer = record_rates(record)
             if train is None and infer is None and record["provenance"]["wall_time_s"] < QUICK_RUN_S:
                 continue
             rows.append((f"`{s.name}`", f"{train:,.1f}" if train else "-", f"{infer:,.1f}" if infer else "-",
@@ -152,10 +172,24 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
 SPECIAL: dict[str, Callable[..., str]] = {"throughput": throughput_table}
 
 
+def special_tables() -> dict[str, Callable[..., str]]:
+    """:data:`SPECIAL` and every family's ``TABLES`` (in its specs module): tables computed from several
+    records (e.g. cdec's paired robustness drop), rendered as ``f(specs, results)``."""
+    import importlib
+
+    from figbench_baselines.specs import _families
+
+    out = dict(SPECIAL)
+    for family in _families():
+        out.update(getattr(importlib.import_module(f"figbench_baselines.{family}.specs"), "TABLES", {}))
+    return out
+
+
 def render(name: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
     specs = tuple(all_specs() if specs is None else specs)
-    if name in SPECIAL:
-        return SPECIAL[name](specs, results)
+    special = special_tables()
+    if name in special:
+        return special[name](specs, results)
     return spec_table(name, specs, results)
 
 

@@ -122,12 +122,20 @@ class RunClock:
         return time.perf_counter() - self._t0
 
 
+def _program_name() -> str:
+    """``figbench`` for the console script and for ``python -m figbench.cli`` (e.g. under accelerate launch)."""
+    path = Path(sys.argv[0])
+    if path.name in ("cli.py", "__main__.py") and path.parent.name == "figbench":
+        return "figbench"
+    return path.name
+
+
 def provenance(clock: RunClock, *, seed: int | None, command: str | None = None,
                throughput: Mapping[str, float] | None = None, **extra: Any) -> dict[str, Any]:
     """Provenance block: figbench version, command line, seed, packages, hardware, times."""
     prov: dict[str, Any] = {
         "figbench_version": __version__,
-        "command": command if command is not None else shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "command": command if command is not None else shlex.join([_program_name(), *sys.argv[1:]]),
         "seed": seed,
         "packages": package_versions(),
         "hardware": hardware(),

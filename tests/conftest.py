@@ -11,6 +11,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if "FIGBENCH_CACHE" not in os.environ:  # embedding caches of test runs stay out of the user's cache
+    import tempfile
+
+    os.environ["FIGBENCH_CACHE"] = tempfile.mkdtemp(prefix="figbench-test-cache-")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
+from figbench_baselines.cdec.pipeline import default_args, run
 
 from figbench.results import validate_result
-from figbench_baselines.cdec.pipeline import default_args, run
 
 
 @pytest.fixture()
@@ -26,9 +26,8 @@ def train_rows(fixtures_dir):
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A 1-layer BERT (hidden 32) with the offline MiniLM tokenizer, saved to a folder."""
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
 
     path = tmp_path_factory.mktemp("tiny_bert")
     tok = AutoTokenizer.from_pretrained(default_model_path())
@@ -42,9 +41,8 @@ def tiny_bert(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tiny_gpt(tmp_path_factory):
     """A 1-layer GPT-2 (random weights) with the MiniLM tokenizer, saved to a folder."""
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
-
     from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
     path = tmp_path_factory.mktemp("tiny_gpt")
     tok = AutoTokenizer.from_pretrained(default_model_path())
@@ -94,13 +92,20 @@ def test_crossencoder_quick(rows, train_rows, tiny_bert, tmp_path, method):
     rec = run(args, rows=rows)
     validate_result(rec)
     assert rec["model"]["type"] == "fine-tuned encoder" and rec["model"]["parameters"] > 0
-    assert rec["options"]["ce_train_steps"] == 2
+    training = rec["provenance"]["training"]["crossencoder"]
+    assert training["train_stats"]["train_steps"] == 2
+    assert rec["counts"]["n_training_pairs"] == training["n_training_pairs"] > 0
+    assert rec["provenance"]["train_wall_time_s"] > 0 and rec["provenance"]["eval_wall_time_s"] > 0
     assert rec["provenance"]["throughput"]["ce_pairs_per_s"] > 0
-    assert (save / "crossencoder.pt").is_file()
+    assert (save / "crossencoder.pt").is_file() and (save / "train_info.json").is_file()
     # loading the saved model gives the same scores as the trained one
     args2 = _args(train_rows, method=method, model=tiny_bert, k=2, no_train_biencoder=True, load_model=str(save))
     rec2 = run(args2, rows=rows)
     assert rec2["scores"] == pytest.approx(rec["scores"])
+    # the evaluation record carries the training's provenance
+    assert rec2["provenance"]["training"]["crossencoder"]["loaded_from"] == str(save)
+    assert rec2["provenance"]["train_wall_time_s"] == pytest.approx(training["train_wall_time_s"], abs=0.1)
+    assert rec2["counts"]["n_training_pairs"] == rec["counts"]["n_training_pairs"]
 
 
 def test_crossencoder_single_label_training_is_an_error(tiny_bert):
@@ -121,7 +126,7 @@ def test_wec_pairwise_quick(rows, train_rows, tiny_bert):
     validate_result(rec)
     assert rec["options"]["clustering"] == "average"
     assert 0.3 <= rec["options"]["cluster_threshold"] <= 0.95
-    assert rec["options"]["wec_negatives_per_positive"] == 10
+    assert rec["options"]["wec_negatives"] == "within"  # ECB+: every pair inside a group, as the WEC code
     # all pairs inside the two topics: 6*5/2 + 5*4/2
     assert rec["counts"]["candidate_pairs"] == 25
 
@@ -159,7 +164,7 @@ def test_llm_transformers_backend_with_cache(rows, train_rows, tiny_gpt, tmp_pat
 class _Handler(BaseHTTPRequestHandler):
     requests: list = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Handler.requests.append(body)
         prompt = body["messages"][0]["content"].split("Sentence A:", 1)[1]

@@ -3,7 +3,8 @@
 A mention is encoded in its marked context; its vector is the mean of its trigger sub-token vectors.
 Training draws (anchor, positive from the same gold cluster, negative from another cluster of the
 same topic when there is one) and minimises ``TripletMarginLoss(margin=10, p=2)`` with the shared
-Accelerate loop (``figbench_baselines.common.training.train``).
+Accelerate loop (``figbench_baselines.common.training.train``), on length-grouped, dynamically
+padded batches. Embeddings of a frozen or saved encoder are cached on disk (``artifacts``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from typing import Any
 
 import numpy as np
 import torch
-
 from figbench_baselines.cdec.encoding import (
+    MentionTokens,
     add_markers,
     count_parameters,
+    length_sorted_batches,
     seed_everything,
     span_mean,
     to_numpy,
-    tokenize_mentions,
 )
 
 
@@ -82,24 +83,24 @@ def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0)
 
 
 def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], cfg, *, margin: float = 10.0,
-                    max_length: int = 128, context_words: int = 30, max_triplets: int | None = None) -> dict:
+                    max_length: int = 128, context_words: int = 30, max_triplets: int | None = None,
+                    tokens: MentionTokens | None = None) -> dict:
     """Fine-tune ``model`` in place with the triplet loss (p=2); returns training statistics."""
-    from torch.utils.data import DataLoader
-
-    from figbench_baselines.common.training import make_accelerator, train
+    from figbench_baselines.common.training import grouped_loader, make_accelerator, train
 
     triplets = make_triplets(train_rows, seed=cfg.seed)
     if max_triplets:
         triplets = random.Random(cfg.seed).sample(triplets, min(max_triplets, len(triplets)))
+    tokens = tokens or MentionTokens(tokenizer, train_rows, context_words=context_words)
     loss = torch.nn.TripletMarginLoss(margin=margin, p=2)
+    lengths = [max(tokens.single_length(i, max_length) for i in t) for t in triplets]
 
-    def collate(batch):
-        a, p, n = zip(*batch)
-        rows = [train_rows[i] for i in (*a, *p, *n)]
-        return tokenize_mentions(tokenizer, rows, max_length=max_length, context_words=context_words)
+    def collate(idx: list[int]) -> dict:
+        chosen = [triplets[k] for k in idx]
+        a, p, n = zip(*chosen)
+        return tokens.collate_singles([*a, *p, *n], max_length)
 
-    loader = DataLoader(triplets, batch_size=cfg.batch_size, shuffle=True, collate_fn=collate,
-                        generator=torch.Generator().manual_seed(cfg.seed))
+    loader = grouped_loader(len(triplets), lengths, cfg.batch_size, collate, seed=cfg.seed)
 
     def loss_fn(m, batch):
         v = m(batch["input_ids"], batch["attention_mask"], batch["span_mask"])
@@ -108,52 +109,117 @@ def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], 
 
     accelerator = make_accelerator(cfg)
     stats = train(model, loader, loss_fn, cfg, accelerator, batch_size_of=lambda b: b["input_ids"].shape[0] // 3,
-                  desc="bi-encoder (triplet)")
+                  desc="bi-encoder training (triplet)")
     stats["triplets"] = float(len(triplets))
     return stats
 
 
 @torch.no_grad()
-def encode(model: BiEncoder, tokenizer, rows: Sequence[Mapping], *, batch_size: int = 64, max_length: int = 128,
-           context_words: int = 30, device: str | None = None) -> tuple[np.ndarray, float]:
-    """Embeddings of ``rows`` (n, hidden) and the encoding throughput in mentions/s."""
+def encode(model: BiEncoder, tokens: MentionTokens, *, batch_size: int = 64, max_length: int = 128,
+           device: str | None = None, desc: str = "encode mentions") -> tuple[np.ndarray, float]:
+    """Embeddings of every mention of ``tokens`` (n, hidden) and the encoding throughput in mentions/s."""
     from tqdm.auto import tqdm
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     model = getattr(model, "module", model).to(device).eval()
-    out = []
+    n = len(tokens)
+    out: np.ndarray | None = None
     t0 = time.perf_counter()
-    for s in tqdm(range(0, len(rows), batch_size), desc="encode mentions", disable=len(rows) < 2000):
-        batch = tokenize_mentions(tokenizer, rows[s:s + batch_size], max_length=max_length, context_words=context_words)
-        batch = {k: v.to(device) for k, v in batch.items()}
-        out.append(to_numpy(model(batch["input_ids"], batch["attention_mask"], batch["span_mask"])))
+    with tqdm(total=n, desc=desc, unit="mention", mininterval=2.0) as bar:
+        for idx in length_sorted_batches([tokens.single_length(i, max_length) for i in range(n)], batch_size):
+            batch = {k: v.to(device) for k, v in tokens.collate_singles(idx.tolist(), max_length).items()}
+            vec = to_numpy(model(batch["input_ids"], batch["attention_mask"], batch["span_mask"]))
+            if out is None:
+                out = np.zeros((n, vec.shape[1]), dtype=np.float32)
+            out[idx] = vec
+            bar.update(len(idx))
     secs = time.perf_counter() - t0
-    return np.concatenate(out, axis=0), (len(rows) / secs if secs > 0 else 0.0)
+    return (out if out is not None else np.zeros((0, 0), np.float32)), (n / secs if secs > 0 else 0.0)
 
 
-def get_embeddings(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, dict]:
-    """Embeddings for the KNN filter: train the bi-encoder on the training split unless told not to."""
+def _trained_biencoder(args: argparse.Namespace) -> dict:
+    """Load (``--biencoder DIR``) or train the bi-encoder once per run; memoised on ``args``."""
+    from figbench_baselines.cdec.artifacts import load_component, save_component
     from figbench_baselines.cdec.pipeline import training_rows
+    from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
 
+    memo = getattr(args, "_biencoder_memo", None)
+    if memo is not None:
+        return memo
     seed_everything(args.seed)
-    tokenizer, model = load_biencoder(args.model)
-    info: dict[str, Any] = {"biencoder_model": model_display_name(args.model), "biencoder_margin": args.margin,
-                            "biencoder_trained": not args.no_train_biencoder, "throughput": {}}
-    if not args.no_train_biencoder:
+    folder = args.biencoder or (args.load_model if args.method == "knn_oracle" else None)
+    if folder:
+        state, tinfo = load_component(folder, "biencoder")
+        model_arg = args.model if args.model is not None else tinfo.get("model_arg")
+        if model_display_name(model_arg) != tinfo.get("model"):
+            raise ValueError(f"{folder} holds a bi-encoder on {tinfo.get('model')!r}, not on "
+                             f"{model_display_name(model_arg)!r} (drop --model or pass the same one)")
+        tokenizer, model = load_biencoder(model_arg)
+        model.load_state_dict(state)
+        memo = {"tokenizer": tokenizer, "model": model, "info": {**tinfo, "loaded_from": str(folder)},
+                "folder": str(folder), "trained": True}
+    elif args.no_train_biencoder:
+        tokenizer, model = load_biencoder(args.model)
+        memo = {"tokenizer": tokenizer, "model": model, "info": {"model": model_display_name(args.model),
+                "model_arg": args.model}, "folder": None, "trained": False}
+    else:
+        t_start = time.perf_counter()
+        max_length, context_words = setting(args, "max_length"), setting(args, "context_words")
+        tokenizer, model = load_biencoder(args.model)
         train_rows, where = training_rows(args)
         cfg = train_config_from_args(args, epochs=1.0, batch_size=8, lr=1e-5)
         if args.biencoder_steps is not None:
             cfg.max_steps = args.biencoder_steps
         if args.quick and cfg.max_steps is None:
             cfg.max_steps = 20
-        stats = train_biencoder(model, tokenizer, train_rows, cfg, margin=args.margin, max_length=args.max_length,
-                                context_words=args.context_words)
-        info.update(biencoder_train_split=where, biencoder_train_steps=int(stats["train_steps"]))
-        info["throughput"]["biencoder_train_triplets_per_s"] = stats["train_examples_per_s"]
-    emb, rate = encode(model, tokenizer, rows, batch_size=args.encode_batch_size, max_length=args.max_length,
-                       context_words=args.context_words)
-    info["throughput"]["encode_mentions_per_s"] = rate
-    info["biencoder_parameters"] = count_parameters(model)
-    return emb, info
+        tokens = MentionTokens(tokenizer, train_rows, context_words=context_words, desc="tokenise training mentions")
+        stats = train_biencoder(model, tokenizer, train_rows, cfg, margin=args.margin, max_length=max_length,
+                                context_words=context_words, tokens=tokens)
+        tinfo = {"model": model_display_name(args.model), "model_arg": args.model, "train_split": where,
+                 "train_mentions": len(train_rows), "n_training_triplets": int(stats["triplets"]),
+                 "margin": args.margin, "max_length": max_length, "context_words": context_words, "seed": args.seed,
+                 "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"}, "train_stats": stats,
+                 "train_wall_time_s": round(time.perf_counter() - t_start, 1)}
+        folder = None
+        if args.save_model:
+            folder = args.save_model if args.method == "knn_oracle" else f"{args.save_model}/biencoder"
+            save_component(folder, "biencoder", getattr(model, "module", model).state_dict(), tinfo)
+        memo = {"tokenizer": tokenizer, "model": model, "info": tinfo, "folder": folder, "trained": True}
+    args._biencoder_memo = memo
+    return memo
+
+
+def get_embeddings(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, dict]:
+    """Embeddings for the KNN filter (trained, loaded or frozen bi-encoder), cached on disk when possible."""
+    from figbench_baselines.cdec.artifacts import cached_arrays, encoder_fingerprint, rows_fingerprint
+    from figbench_baselines.cdec.pipeline_defaults import setting
+
+    be = _trained_biencoder(args)
+    tinfo = be["info"]
+    max_length, context_words = setting(args, "max_length", tinfo), setting(args, "context_words", tinfo)
+    info: dict[str, Any] = {"biencoder_model": tinfo["model"], "biencoder_margin": args.margin,
+                            "biencoder_trained": be["trained"], "biencoder_context_words": context_words,
+                            "biencoder_max_length": max_length, "throughput": {}}
+    if be["trained"]:
+        info["biencoder_training"] = tinfo
+        if tinfo.get("train_stats", {}).get("train_examples_per_s") and "loaded_from" not in tinfo:
+            info["throughput"]["biencoder_train_triplets_per_s"] = tinfo["train_stats"]["train_examples_per_s"]
+    cacheable = (not be["trained"]) or be["folder"] is not None
+    key = {"encoder": encoder_fingerprint(tinfo.get("model_arg"), be["folder"]) if cacheable else None,
+           "rows": rows_fingerprint(rows, context_words), "max_length": max_length}
+    timing: dict[str, float] = {}
+
+    def compute() -> dict[str, np.ndarray]:
+        tokens = MentionTokens(be["tokenizer"], rows, context_words=context_words)
+        emb, rate = encode(be["model"], tokens, batch_size=args.encode_batch_size, max_length=max_length)
+        timing["rate"] = rate
+        return {"embeddings": emb}
+
+    arrays, hit = cached_arrays("biencoder", key, compute, enabled=cacheable and not args.no_cache)
+    if "rate" in timing:
+        info["throughput"]["encode_mentions_per_s"] = timing["rate"]
+    info["embeddings_from_cache"] = hit
+    info["biencoder_parameters"] = count_parameters(be["model"])
+    return arrays["embeddings"], info

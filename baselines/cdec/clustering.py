@@ -138,7 +138,12 @@ def average_link(n: int, pairs: np.ndarray, scores: np.ndarray, threshold: float
         pos[idx] = np.arange(len(idx))
     gid = np.array([grp_index[g] for g in groups])
     next_label = 0
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=sum(len(i) ** 2 for i in by_group.values()), desc="average-link clustering", unit="cell",
+               unit_scale=True, mininterval=1.0, disable=n < 1000)
     for g, idx in by_group.items():
+        bar.update(len(idx) ** 2)
         m = len(idx)
         if m == 1:
             labels[idx[0]] = next_label
@@ -158,6 +163,7 @@ def average_link(n: int, pairs: np.ndarray, scores: np.ndarray, threshold: float
         sub = fcluster(z, t=t, criterion="distance")
         labels[idx] = sub - 1 + next_label
         next_label += int(sub.max())
+    bar.close()
     return labels
 
 

@@ -2,23 +2,33 @@
 
 Both marked mention contexts go into one input; the trigger vectors v_a, v_b (means of their
 sub-token vectors) and v_a * v_b feed a small classifier trained with binary cross-entropy on the
-candidate pairs (LH or KNN) of the training split. Training uses the shared Accelerate loop, so the
-same command runs on CPU (``--quick``) and under ``accelerate launch`` on GPUs.
+candidate pairs (LH or KNN) of the training split. As in the reference code (``lemma_ce_coref``),
+``--pair-order both`` averages the probabilities of the two input orders (a, b) and (b, a) in
+training and scoring; ``--pair-order random`` (half the cost) shows each training pair in one seeded
+random order and scores one order. Training uses the shared Accelerate loop, so the same command runs
+on one CPU and under ``accelerate launch`` on GPUs. Mentions are tokenised once; batches group inputs
+of similar length and are padded per batch.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from figbench_baselines.cdec.encoding import (
+    MentionTokens,
+    add_markers,
+    count_parameters,
+    length_sorted_batches,
+    seed_everything,
+    span_mean,
+)
 
-from figbench_baselines.cdec.encoding import add_markers, count_parameters, seed_everything, span_mean, tokenize_pairs
+PAIR_ORDERS = ("both", "random")
 
 
 class CrossEncoder(torch.nn.Module):
@@ -45,107 +55,187 @@ def load_crossencoder(model_name: str | None) -> tuple[Any, CrossEncoder]:
     return tokenizer, CrossEncoder(encoder)
 
 
-def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], pairs: np.ndarray,
-                       labels: np.ndarray, cfg, *, max_length: int = 256, context_words: int = 30) -> dict:
-    """Binary cross-entropy training on labelled pairs of ``rows``; returns training statistics."""
-    from torch.utils.data import DataLoader
+def _logits(model, batch: Mapping[str, torch.Tensor], key: str) -> torch.Tensor:
+    b = batch[key]
+    return model(b["input_ids"], b["attention_mask"], b["span_a"], b["span_b"])
 
-    from figbench_baselines.common.training import make_accelerator, train
+
+def train_crossencoder(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], pairs: np.ndarray,
+                       labels: np.ndarray, cfg, *, max_length: int = 256, context_words: int = 30,
+                       pair_order: str = "both", pos_weight: bool = False,
+                       tokens: MentionTokens | None = None) -> dict:
+    """Binary cross-entropy training on labelled pairs of ``rows``; returns training statistics."""
+    from figbench_baselines.common.training import grouped_loader, make_accelerator, train
 
     if len(pairs) == 0:
         raise ValueError("cross-encoder training: the training split produced no candidate pairs")
     if labels.min() == labels.max():
         raise ValueError("cross-encoder training: all training pairs have the same label "
                          f"({int(labels[0])}); need coreferent and non-coreferent pairs")
-    data = list(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), labels.tolist()))
-    pos_weight = torch.tensor(float((labels == 0).sum()) / max(1.0, float(labels.sum())))
-    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    if pair_order not in PAIR_ORDERS:
+        raise ValueError(f"pair order must be one of {PAIR_ORDERS}, got {pair_order!r}")
+    tokens = tokens or MentionTokens(tokenizer, rows, context_words=context_words)
+    pairs = np.asarray(pairs, dtype=np.int64).copy()
+    if pair_order == "random":  # one seeded random order per pair, fixed for the whole run
+        flip = np.random.default_rng([cfg.seed, 1]).random(len(pairs)) < 0.5
+        pairs[flip] = pairs[flip][:, ::-1]
+    y_all = torch.tensor(labels, dtype=torch.float32)
+    w_pos = float((labels == 0).sum()) / max(1.0, float(labels.sum())) if pos_weight else 1.0
+    lengths = [tokens.pair_length(a, b, max_length) for a, b in pairs.tolist()]
 
-    def collate(batch):
-        a, b, y = zip(*batch)
-        enc = tokenize_pairs(tokenizer, [rows[i] for i in a], [rows[j] for j in b], max_length=max_length,
-                             context_words=context_words)
-        enc["labels"] = torch.tensor(y, dtype=torch.float32)
-        return enc
+    def collate(idx: list[int]) -> dict:
+        chosen = pairs[idx].tolist()
+        batch = {"ab": tokens.collate_pairs(chosen, max_length), "labels": y_all[idx]}
+        if pair_order == "both":
+            batch["ba"] = tokens.collate_pairs([(b, a) for a, b in chosen], max_length)
+        return batch
 
-    loader = DataLoader(data, batch_size=cfg.batch_size, shuffle=True, collate_fn=collate,
-                        generator=torch.Generator().manual_seed(cfg.seed))
+    loader = grouped_loader(len(pairs), lengths, cfg.batch_size, collate, seed=cfg.seed)
 
     def loss_fn(m, batch):
-        logits = m(batch["input_ids"], batch["attention_mask"], batch["span_a"], batch["span_b"])
-        return bce(logits, batch["labels"].to(logits.dtype))
+        y = batch["labels"]
+        weight = torch.where(y > 0.5, torch.full_like(y, w_pos), torch.ones_like(y))
+        if pair_order == "both":  # the reference code: BCE on the mean probability of both orders
+            p = (torch.sigmoid(_logits(m, batch, "ab").float()) + torch.sigmoid(_logits(m, batch, "ba").float())) / 2
+            return torch.nn.functional.binary_cross_entropy(p.clamp(1e-7, 1 - 1e-7), y, weight=weight)
+        logits = _logits(m, batch, "ab").float()
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits, y, weight=weight)
 
     accelerator = make_accelerator(cfg)
-    return train(model, loader, loss_fn, cfg, accelerator, desc="cross-encoder")
+    return train(model, loader, loss_fn, cfg, accelerator, batch_size_of=lambda b: len(b["labels"]),
+                 desc="cross-encoder training")
 
 
 @torch.no_grad()
-def score_pairs(model: CrossEncoder, tokenizer, rows: Sequence[Mapping], pairs: np.ndarray, *,
-                batch_size: int = 32, max_length: int = 256, context_words: int = 30,
-                symmetric: bool = True) -> tuple[np.ndarray, float]:
-    """Coreference probabilities of ``pairs`` (mean of both input orders when ``symmetric``) and pairs/s."""
+def score_pairs(model: CrossEncoder, tokens: MentionTokens, pairs: np.ndarray, *, batch_size: int = 32,
+                max_length: int = 256, pair_order: str = "both",
+                desc: str = "cross-encoder scoring") -> tuple[np.ndarray, float]:
+    """Coreference probabilities of ``pairs`` (mean over both input orders with ``pair_order="both"``) and pairs/s."""
     from tqdm.auto import tqdm
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = getattr(model, "module", model).to(device).eval()
-    orders = [(0, 1), (1, 0)] if symmetric else [(0, 1)]
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    orders = [(0, 1), (1, 0)] if pair_order == "both" else [(0, 1)]
     probs = np.zeros(len(pairs), dtype=np.float64)
+    batches = length_sorted_batches([tokens.pair_length(a, b, max_length) for a, b in pairs.tolist()], batch_size)
     t0 = time.perf_counter()
-    for x, y in orders:
-        for s in tqdm(range(0, len(pairs), batch_size), desc="cross-encoder scoring", disable=len(pairs) < 500):
-            chunk = pairs[s:s + batch_size]
-            enc = tokenize_pairs(tokenizer, [rows[i] for i in chunk[:, x]], [rows[j] for j in chunk[:, y]],
-                                 max_length=max_length, context_words=context_words)
-            enc = {k: v.to(device) for k, v in enc.items()}
-            logits = model(enc["input_ids"], enc["attention_mask"], enc["span_a"], enc["span_b"])
-            probs[s:s + len(chunk)] += torch.sigmoid(logits.float()).cpu().numpy() / len(orders)
+    with tqdm(total=len(pairs) * len(orders), desc=desc, unit="pair", mininterval=2.0) as bar:
+        for x, y in orders:
+            for idx in batches:
+                chunk = pairs[idx]
+                enc = tokens.collate_pairs(list(zip(chunk[:, x].tolist(), chunk[:, y].tolist())), max_length)
+                enc = {k: v.to(device) for k, v in enc.items()}
+                logits = model(enc["input_ids"], enc["attention_mask"], enc["span_a"], enc["span_b"])
+                probs[idx] += torch.sigmoid(logits.float()).cpu().numpy() / len(orders)
+                bar.update(len(idx))
     secs = time.perf_counter() - t0
     return probs, (len(pairs) / secs if secs > 0 else 0.0)
+
+
+def _sample_training_pairs(rows, pairs: np.ndarray, labels: np.ndarray, args) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The training pairs actually used: all, the quick balanced cap, or a stated stratified sample."""
+    from figbench_baselines.cdec.sampling import describe, stratified_sample
+
+    cap = args.max_train_pairs or (256 if args.quick else None)
+    if cap and len(pairs) > cap and args.train_sample is None:
+        rng = np.random.default_rng(args.seed)
+        pos, neg = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+        n_pos = min(cap // 2, len(pos))
+        keep = np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False),
+                                       rng.choice(neg, min(cap - n_pos, len(neg)), replace=False)]))
+        info = {"population_pairs": int(len(pairs)), "pairs": int(len(keep)), "positive": int(labels[keep].sum()),
+                "allocation": "quick: balanced random cap", "seed": int(args.seed), "all_pairs": False}
+        desc = f"{len(keep):,} pairs: quick balanced cap of {len(pairs):,}"
+        return pairs[keep], labels[keep], {**info, "description": desc}
+    keep, info = stratified_sample(rows, pairs, labels, args.train_sample, fraction=args.train_fraction,
+                                   seed=args.seed)
+    info["description"] = describe(info, "candidate pairs")
+    return pairs[keep], labels[keep], info
+
+
+def train_from_args(args: argparse.Namespace,
+                    candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[Any, CrossEncoder, dict]:
+    """Train a cross-encoder on the training split's candidate pairs as the CLI options say; save it if asked."""
+    from figbench_baselines.cdec.artifacts import save_component
+    from figbench_baselines.cdec.filters import gold_pair_labels
+    from figbench_baselines.cdec.pipeline import training_rows
+    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.common.encoder import model_display_name
+    from figbench_baselines.common.runs import train_config_from_args
+
+    t_start = time.perf_counter()
+    max_length, context_words, order = (setting(args, k) for k in ("max_length", "context_words", "pair_order"))
+    seed_everything(args.seed)
+    tokenizer, model = load_crossencoder(args.model)
+    train_rows, where = training_rows(args)
+    all_pairs = candidate_fn(train_rows)
+    all_labels = gold_pair_labels(train_rows, all_pairs)
+    train_pairs, labels, sample = _sample_training_pairs(train_rows, all_pairs, all_labels, args)
+    cfg = train_config_from_args(args, epochs=2.0, batch_size=16, lr=1e-5, warmup_ratio=0.1)
+    cfg.param_lrs = {"head.": args.head_lr}
+    if args.quick and args.max_steps is None:
+        cfg.max_steps = 8
+    tokens = MentionTokens(tokenizer, train_rows, context_words=context_words, desc="tokenise training mentions")
+    stats = train_crossencoder(model, tokenizer, train_rows, train_pairs, labels, cfg, max_length=max_length,
+                               context_words=context_words, pair_order=order,
+                               pos_weight=args.pos_weight == "balanced", tokens=tokens)
+    info = {
+        "model": model_display_name(args.model), "model_arg": args.model, "method": args.method,
+        "train_split": where, "train_mentions": len(train_rows),
+        "n_training_pairs": int(len(train_pairs)), "n_training_positive": int(labels.sum()),
+        "candidate_pairs_in_train_split": int(len(all_pairs)), "sample": sample,
+        "pair_order": order, "pos_weight": args.pos_weight, "max_length": max_length,
+        "context_words": context_words, "head_lr": args.head_lr,
+        "filter": _filter_settings(args), "seed": args.seed,
+        "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"},
+        "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 1),
+    }
+    if args.save_model:
+        save_component(args.save_model, "crossencoder", getattr(model, "module", model).state_dict(), info)
+    return tokenizer, model, info
+
+
+def _filter_settings(args) -> dict:
+    if args.method.endswith("_lh"):
+        return {"filter": "lh", "lh_threshold": args.lh_threshold, "within": args.within,
+                "skip_same_sentence": not args.keep_same_sentence}
+    return {"filter": "knn", "k": args.k, "knn_within": args.knn_within, "biencoder": args.biencoder,
+            "biencoder_trained": not args.no_train_biencoder}
 
 
 def run_crossencoder(rows: Sequence[Mapping], pairs: np.ndarray, args: argparse.Namespace,
                      candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[np.ndarray, dict]:
     """Train (or load) the cross-encoder, then score ``pairs`` of ``rows``."""
-    from figbench_baselines.cdec.filters import gold_pair_labels
-    from figbench_baselines.cdec.pipeline import training_rows
+    from figbench_baselines.cdec.artifacts import load_component
+    from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
-    from figbench_baselines.common.runs import train_config_from_args
 
-    seed_everything(args.seed)
-    tokenizer, model = load_crossencoder(args.model)
-    info: dict[str, Any] = {"throughput": {}}
     if args.load_model:
-        state = torch.load(Path(args.load_model) / "crossencoder.pt", map_location="cpu")
+        state, tinfo = load_component(args.load_model, "crossencoder")
+        model_arg = args.model if args.model is not None else tinfo.get("model_arg")
+        if model_display_name(model_arg) != tinfo.get("model"):
+            raise ValueError(f"{args.load_model} holds a cross-encoder on {tinfo.get('model')!r}, "
+                             f"not on {model_display_name(model_arg)!r} (drop --model or pass the same one)")
+        seed_everything(args.seed)
+        tokenizer, model = load_crossencoder(model_arg)
         model.load_state_dict(state)
-        info["ce_loaded_from"] = str(args.load_model)
+        tinfo = {**tinfo, "loaded_from": str(args.load_model)}
     else:
-        train_rows, where = training_rows(args)
-        train_pairs = candidate_fn(train_rows)
-        labels = gold_pair_labels(train_rows, train_pairs)
-        cap = args.max_train_pairs or (256 if args.quick else None)
-        if cap and len(train_pairs) > cap:
-            pos = np.flatnonzero(labels == 1)
-            neg = np.flatnonzero(labels == 0)
-            rng = random.Random(args.seed)
-            half = cap // 2
-            keep = rng.sample(list(pos), min(half, len(pos))) + rng.sample(list(neg), min(cap - min(half, len(pos)), len(neg)))
-            keep = np.array(sorted(keep))
-            train_pairs, labels = train_pairs[keep], labels[keep]
-        cfg = train_config_from_args(args, epochs=2.0, batch_size=16, lr=1e-5, warmup_ratio=0.1)
-        if args.quick and args.max_steps is None:
-            cfg.max_steps = 8
-        stats = train_crossencoder(model, tokenizer, train_rows, train_pairs, labels, cfg,
-                                   max_length=args.max_length, context_words=args.context_words)
-        info.update(ce_train_split=where, ce_train_pairs=int(len(train_pairs)),
-                    ce_train_positive=int(labels.sum()), ce_train_steps=int(stats["train_steps"]),
-                    ce_train_config={k: v for k, v in cfg.to_dict().items() if k != "extra"})
-        info["throughput"]["ce_train_pairs_per_s"] = stats["train_examples_per_s"]
-        if args.save_model:
-            Path(args.save_model).mkdir(parents=True, exist_ok=True)
-            torch.save(getattr(model, "module", model).state_dict(), Path(args.save_model) / "crossencoder.pt")
-    scores, rate = score_pairs(model, tokenizer, rows, pairs, batch_size=args.encode_batch_size,
-                               max_length=args.max_length, context_words=args.context_words)
-    info["throughput"]["ce_pairs_per_s"] = rate
-    info["model"] = {"name": model_display_name(args.model), "revision": None, "type": "fine-tuned encoder",
-                     "parameters": count_parameters(model)}
+        tokenizer, model, tinfo = train_from_args(args, candidate_fn)
+        model_arg = args.model
+    # score with the settings the model was trained with unless the command line says otherwise
+    max_length, context_words, order = (setting(args, k, tinfo) for k in ("max_length", "context_words", "pair_order"))
+    tokens = MentionTokens(tokenizer, rows, context_words=context_words, desc="tokenise mentions")
+    scores, rate = score_pairs(model, tokens, pairs, batch_size=args.encode_batch_size,
+                               max_length=max_length, pair_order=order)
+    info: dict[str, Any] = {
+        "throughput": {"ce_pairs_per_s": rate},
+        "training": tinfo,
+        "ce_pair_order": order, "ce_max_length": max_length, "context_words": context_words,
+        "model": {"name": model_display_name(model_arg), "revision": None, "type": "fine-tuned encoder",
+                  "parameters": count_parameters(model)},
+    }
+    if "train_stats" in tinfo and tinfo["train_stats"].get("train_examples_per_s"):
+        info["throughput"]["ce_train_pairs_per_s"] = tinfo["train_stats"]["train_examples_per_s"]
     return scores, info

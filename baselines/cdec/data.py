@@ -58,13 +58,21 @@ def sibling_data_dir(data_dir: str | None, corpus: str) -> str | None:
 def load_mentions(dataset: str, config: str | None, split: str, data_dir: str | None = None,
                   mention_class: str | None = "event") -> list[dict]:
     """Rows of one split of a coreference corpus through the figbench ``datasets`` builders."""
+    import sys
+    import time
+
     from figbench_baselines.common.splits import load_split
 
+    t0 = time.perf_counter()
+    print(f"loading {dataset}/{config}/{split} ...", file=sys.stderr, flush=True)
     try:
         ds = load_split(dataset, config, split, data_dir)
     except ValueError as e:
         raise ValueError(f"cannot load {dataset}/{config}/{split}: {e}") from e
-    return filter_class(ds.to_list(), mention_class)
+    rows = filter_class(ds.to_list(), mention_class)
+    print(f"loaded {dataset}/{config}/{split}: {len(rows):,} mentions in {time.perf_counter() - t0:.1f} s",
+          file=sys.stderr, flush=True)
+    return rows
 
 
 def load_train_mentions(dataset: str, data_dir: str | None, train_data_dir: str | None = None,

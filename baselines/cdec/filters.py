@@ -14,12 +14,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-
 from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD
 
 
 def _lemma(row: Mapping) -> str:
     return (row.get("head_lemma") or row.get("head") or row.get("text") or "").strip().lower()
+
+
+def _bar(total: int, desc: str, unit: str, enabled: bool = True):
+    """A tqdm bar with an ETA (shown for splits large enough to take seconds)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, mininterval=1.0, disable=not enabled, unit_scale=True)
 
 
 def group_index(rows: Sequence[Mapping], within: str | None) -> dict[str, list[int]]:
@@ -152,7 +158,11 @@ def lh_pairs(rows: Sequence[Mapping], syn_pairs: set[tuple[str, str]], threshold
         sents.append(cache[key])
     sent_keys = [_sentence_key(r) for r in rows] if skip_same_sentence else None
     pairs: list[tuple[int, int]] = []
-    for idx in group_index(rows, within).values():
+    groups = list(group_index(rows, within).values())
+    weight = [len(g) * (len(g) - 1) // 2 for g in groups]
+    bar = _bar(sum(weight), "LH filter", "pair", enabled=len(rows) >= 1000)
+    for idx, w in zip(groups, weight):
+        bar.update(w)
         for k, i in enumerate(idx):
             li, ti, si = lemmas[i], texts[i], sents[i]
             for j in idx[k + 1:]:
@@ -165,6 +175,7 @@ def lh_pairs(rows: Sequence[Mapping], syn_pairs: set[tuple[str, str]], threshold
                     continue
                 if jaccard(si, sents[j]) > threshold:
                     pairs.append((i, j))
+    bar.close()
     return _as_pairs(pairs)
 
 
@@ -185,7 +196,9 @@ def knn_pairs(embeddings: np.ndarray, k: int = 5, rows: Sequence[Mapping] | None
         x = x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
     groups = group_index(rows, within) if (within and rows is not None) else {"": list(range(len(x)))}
     out: list[tuple[int, int]] = []
+    bar = _bar(len(x), f"KNN search (k={k})", "mention", enabled=len(x) >= 1000)
     for idx in groups.values():
+        bar.update(len(idx))
         idx_arr = np.asarray(idx)
         kk = min(k + 1, len(idx_arr))
         if kk < 2:
@@ -195,6 +208,7 @@ def knn_pairs(embeddings: np.ndarray, k: int = 5, rows: Sequence[Mapping] | None
             for b in row:
                 if b >= 0 and b != a:
                     out.append((int(idx_arr[a]), int(idx_arr[b])))
+    bar.close()
     return _as_pairs(out)
 
 

@@ -84,9 +84,8 @@ class TransformersScorer:
     backend = "transformers"
 
     def __init__(self, model_name: str):
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         from figbench_baselines.common.encoder import ModelLoadError
+        from transformers import AutoModelForCausalLM, AutoTokenizer
 
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model_name)
@@ -181,7 +180,9 @@ def run_llm(rows: Sequence[Mapping], pairs: np.ndarray, args: argparse.Namespace
         params = int(sum(p.numel() for p in scorer.model.parameters()))
     cache = AnswerCache(args.llm_cache)
     t0 = time.perf_counter()
-    scores, counts = score_pairs(scorer, rows, pairs, cache, args.context_words)
+    from figbench_baselines.cdec.pipeline_defaults import setting
+
+    scores, counts = score_pairs(scorer, rows, pairs, cache, setting(args, "context_words"))
     secs = time.perf_counter() - t0
     name = args.llm_model if not os.path.isdir(args.llm_model) else os.path.basename(os.path.normpath(args.llm_model))
     info: dict[str, Any] = {

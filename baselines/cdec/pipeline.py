@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from figbench_baselines.cdec import clustering
 from figbench_baselines.cdec.data import check_rows, load_mentions, load_train_mentions
 from figbench_baselines.cdec.filters import (
@@ -39,7 +38,6 @@ from figbench_baselines.cdec.filters import (
     same_lemma_pairs,
     synonymous_lemma_pairs,
 )
-
 from figbench_baselines.cdec.pipeline_defaults import METHODS
 
 HEURISTIC = {"name": "heuristic", "revision": None, "type": "heuristic", "parameters": None}
@@ -54,6 +52,8 @@ class Stage:
     throughput: dict[str, float] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=lambda: dict(HEURISTIC))
     extra_scores: dict[str, float] = field(default_factory=dict)
+    #: train_info of each trained component (biencoder, crossencoder, wec_pairwise), for the provenance
+    training: dict[str, dict] = field(default_factory=dict)
 
 
 def _groups(rows, within):
@@ -69,6 +69,8 @@ def training_rows(args, *, cap: bool = True) -> tuple[list[dict], str]:
     With ``cap`` the quick configuration's ``--max-train-mentions`` applies (model training only; LH's
     lemma pairs always come from the whole training split)."""
     given = getattr(args, "train_rows", None)
+    if given is None and getattr(args, "train_mentions_file", None):
+        given = read_mentions_file(args.train_mentions_file)
     if given is not None:
         check_rows(given, "given training rows", need_gold=True)
         rows, where = given, "given training rows"
@@ -113,6 +115,11 @@ def knn_candidates(rows, args, stage: Stage) -> np.ndarray:
 
     emb, info = get_embeddings(rows, args)
     stage.throughput.update(info.pop("throughput", {}))
+    training = info.pop("biencoder_training", None)
+    if training is not None:
+        stage.training["biencoder"] = training
+        stage.options["biencoder_train_steps"] = int(training.get("train_stats", {}).get("train_steps", 0))
+        stage.counts["n_training_triplets"] = training.get("n_training_triplets", 0)
     stage.options.update(info)
     pairs = knn_pairs(emb, k=args.k, rows=rows, within=args.knn_within, index=args.faiss_index)
     stage.options.update(k=args.k, faiss_index=args.faiss_index, knn_within=args.knn_within)
@@ -166,6 +173,7 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
         from figbench_baselines.cdec.crossencoder import run_crossencoder
 
         scores, info = run_crossencoder(rows, pairs, args, candidate_fn=lambda r: _train_candidates(r, args))
+        _take_training(stage, "crossencoder", info.pop("training"))
         stage.model = info.pop("model")
         stage.throughput.update(info.pop("throughput", {}))
         stage.options.update(info)
@@ -182,6 +190,7 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
         from figbench_baselines.cdec.wec_pairwise import run_wec_pairwise
 
         pairs, scores, info = run_wec_pairwise(rows, args)
+        _take_training(stage, "wec_pairwise", info.pop("training"))
         stage.counts["candidate_pairs"] = len(pairs)
         stage.options["skip_same_sentence"] = False  # all pairs inside each group
         stage.model = info.pop("model")
@@ -198,18 +207,85 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
     return labels, stage
 
 
+def _take_training(stage: Stage, component: str, info: dict) -> None:
+    """File a component's train_info under the stage's training record and its key numbers in counts/options."""
+    stage.training[component] = info
+    for key in ("n_training_pairs", "n_training_positive"):
+        if key in info:
+            stage.counts[key] = info[key]
+    sample = info.get("sample") or {}
+    if sample.get("description"):
+        stage.options["training_sample"] = sample["description"]
+    if info.get("loaded_from"):
+        stage.options["model_loaded_from"] = info["loaded_from"]
+
+
 def _train_candidates(train_rows: list[dict], args) -> np.ndarray:
-    """Candidate pairs of the training split for the cross-encoder (same filter as at test time)."""
-    st = Stage()
+    """Candidate pairs of the training split for the cross-encoder (the same filter as at test time).
+
+    CE_KNN: KNN pairs from the same bi-encoder that serves the test split (trained, loaded with
+    ``--biencoder`` or frozen), as the ECB+META paper builds its training pairs.
+    """
     if args.method.endswith("_lh"):
         syn = synonymous_lemma_pairs(train_rows)
         within = "topic" if args.within == "predicted_topic" else args.within  # training: gold topics
         return lh_pairs(train_rows, syn, threshold=args.lh_threshold, within=within,
                         skip_same_sentence=not args.keep_same_sentence, sentence_tokens=args.lh_sentence_tokens)
-    # training pairs for CE_KNN: KNN on the frozen encoder (the trained bi-encoder serves the test split)
+    # predicted topics exist only for the evaluated split: training pairs lie within gold topics
     gold_groups = {"knn_within": "topic"} if args.knn_within == "predicted_topic" else {}
-    frozen = argparse.Namespace(**{**vars(args), "no_train_biencoder": True, **gold_groups})
-    return knn_candidates(train_rows, frozen, st)
+    return knn_candidates(train_rows, argparse.Namespace(**{**vars(args), **gold_groups}), Stage())
+
+
+def train_only(args: argparse.Namespace) -> dict:
+    """Train the method's model(s) and save them to ``--save-model`` without evaluating; returns the train info."""
+    if not args.save_model:
+        raise ValueError("--train-only needs --save-model DIR (where to put the trained model)")
+    method = args.method
+    if method == "knn_oracle":
+        from figbench_baselines.cdec.biencoder import _trained_biencoder
+
+        if args.no_train_biencoder or args.biencoder:
+            raise ValueError("--train-only with knn_oracle trains a bi-encoder; drop --no-train-biencoder/--biencoder")
+        return {"biencoder": _trained_biencoder(args)["info"]}
+    if method in ("ce_lh", "ce_knn"):
+        from figbench_baselines.cdec.crossencoder import train_from_args
+
+        if args.load_model:
+            raise ValueError("--train-only and --load-model exclude each other")
+        _, _, info = train_from_args(args, lambda r: _train_candidates(r, args))
+        return {"crossencoder": info}
+    if method == "wec_pairwise":
+        from figbench_baselines.cdec.pipeline_defaults import setting
+        from figbench_baselines.cdec.wec_pairwise import _train_mlp
+        from figbench_baselines.common.encoder import load_tokenizer_and_model
+
+        seed_everything_args(args)
+        tokenizer, encoder = load_tokenizer_and_model(args.model)
+        enc_kw = dict(batch_size=args.encode_batch_size, max_length=setting(args, "max_length"),
+                      context_words=setting(args, "context_words"))
+        return {"wec_pairwise": _train_mlp(args, encoder, tokenizer, enc_kw, args.model)[1]}
+    raise ValueError(f"--train-only: method {method!r} trains nothing")
+
+
+def seed_everything_args(args) -> None:
+    from figbench_baselines.cdec.encoding import seed_everything
+
+    seed_everything(args.seed)
+
+
+def read_mentions_file(path: str) -> list[dict]:
+    """Mention rows from a JSON list (or JSON lines) file with the coreference mention fields."""
+    import json
+    from pathlib import Path
+
+    text = Path(path).read_text("utf-8")
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError:
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: expected a JSON list of mention rows")
+    return rows
 
 
 def topic_source(args: argparse.Namespace) -> str:
@@ -260,12 +336,16 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     ``rows`` (mention rows of the split) replaces loading through the builder; training rows can be
     given as ``args.train_rows`` likewise.
     """
-    from figbench.results import RunClock, make_result, provenance
+    from figbench_baselines.cdec.compare import UNIT, unit_counts
     from figbench_baselines.cdec.evaluation import per_group_scores, predicted_document, score_clusters
     from figbench_baselines.common.scoring import benchmark_key
 
+    from figbench.results import RunClock, make_result, provenance
+
     clock = RunClock()
     np.random.seed(args.seed)
+    if rows is None and getattr(args, "mentions_file", None):
+        rows = read_mentions_file(args.mentions_file)
     if rows is None:
         rows = load_mentions(args.dataset, args.config, args.split, args.data_dir, args.mention_class)
     where = f"{args.dataset}/{args.config}/{args.split}"
@@ -300,8 +380,11 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     if args.per_topic:
         options["per_topic_scores"] = per_group_scores(rows, labels, "topic", remove_singletons=args.remove_singletons)
     doc = predicted_document(rows, labels)
+    if len({str(r.get(UNIT, "")) for r in rows}) > 1 and all(r.get(UNIT) not in (None, "") for r in rows):
+        # metric counts per gold topic: paired comparisons of two records (compare.py)
+        options["unit_counts"] = unit_counts(rows, doc, by=UNIT, remove_singletons=args.remove_singletons)
     predictions = {"format": "clusters", "clusters": doc}
-    prov = provenance(clock, seed=args.seed, throughput=stage.throughput)
+    prov = provenance(clock, seed=args.seed, throughput=stage.throughput, **_time_provenance(clock, stage))
     if args.predictions_file:
         import json
         from pathlib import Path
@@ -315,6 +398,18 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
         predictions_path=args.predictions_file, provenance=prov, method=args.method,
         counts=counts, options=options,
     )
+
+
+def _time_provenance(clock, stage: Stage) -> dict[str, Any]:
+    """Training and evaluation wall times (training may have run in an earlier, saved-model run)."""
+    if not stage.training:
+        return {}
+    train_s = sum(float(t.get("train_wall_time_s", 0.0)) for t in stage.training.values())
+    trained_here = sum(float(t.get("train_wall_time_s", 0.0)) for t in stage.training.values()
+                       if not t.get("loaded_from") and t.get("train_wall_time_s") is not None)
+    eval_s = max(0.0, clock.elapsed() - trained_here)
+    return {"training": stage.training, "train_wall_time_s": round(train_s, 1),
+            "eval_wall_time_s": round(eval_s, 1), "total_wall_time_s": round(train_s + eval_s, 1)}
 
 
 def default_args(**overrides: Any) -> argparse.Namespace:

@@ -44,6 +44,8 @@ RELEASED = "the ECB+META code's released pairs (ahmeshaf/llms_coref project/outp
 #: the topics protocol of each --within value
 TOPICS = {"subtopic": "gold subtopics", "topic": "gold topics", "predicted_topic": "predicted topics",
           None: "none: pairs over the whole split"}
+#: corpus names in the protocol column
+TUNE_NAMES = {"ecbplus": "ECB+", "ecbmeta": "ECB+META", "wec_eng": "WEC-Eng"}
 #: --lh-sentence-tokens
 SENTENCES = {"all": "all lower-cased tokens", "content_lemmas": "content-word lemmas (the ECB+META code)"}
 #: the ECB+META code's LH: pairs within gold topics, content-word lemma overlap > 0.1
@@ -93,6 +95,9 @@ def protocol_of(dataset: str, config: str, method: str, argv: tuple[str, ...], *
         out["pair threshold"] = _flag(argv, "--threshold", "0.5")
     if method in ("knn_oracle", "ce_knn", "llm_knn"):
         out["candidates"] = f"k={_flag(argv, '--k', '5')} neighbours within the group (FAISS flat)"
+    if method == "wec_pairwise":
+        tune = _flag(argv, "--tune-dataset", dataset)
+        out["threshold"] = f"tuned on {TUNE_NAMES.get(tune, tune)} {_flag(argv, '--tune-split', 'validation')}"
     out.update(extra)
     return out
 
@@ -100,7 +105,7 @@ def protocol_of(dataset: str, config: str, method: str, argv: tuple[str, ...], *
 def _spec(name: str, table: str, dataset: str, config: str, split: str, method: str, *extra_argv: str,
           protocol_extra: dict[str, str] | None = None, **kw) -> BaselineSpec:
     argv = ("cdec", "--dataset", dataset, "--config", config, "--split", split, "--method", method, *extra_argv)
-    needs = ("ecbplus",) if dataset == "ecbmeta" and method != "lemma" else ()
+    needs = kw.pop("needs", ("ecbplus",) if dataset == "ecbmeta" and method != "lemma" else ())
     kw.setdefault("metrics", ORACLE if method.endswith("_oracle") else LH_METRICS if method == "lh" else CONLL)
     kw.setdefault("protocol", protocol_of(dataset, config, method, argv, **(protocol_extra or {})))
     return BaselineSpec(name=name, table=table, family="cdec", task="cdec", dataset=dataset, config=config,
@@ -189,17 +194,18 @@ LH_META_M_DEV = _meta(
              "released dev pairs touches a Dev_small document); " + RELEASED.format("ecb_meta_multi/lh/dev.pairs")
              + " give 54.6 / 62.4 / 58.3 / 48.6 on figbench's META_m dev_rest")
 ORACLE_LH_META_M_DEV = _meta("38.4", "oracle B3 recall", "Table 1", "dev_rest", PAPER_LH_PROTOCOL,
-                             evidence=RELEASED.format("ecb_meta_multi/lh/dev.pairs") + " with gold labels on figbench's "
-                                      "META_m dev_rest: 38.6")
+                             evidence=RELEASED.format("ecb_meta_multi/lh/dev.pairs")
+                             + " with gold labels on figbench's META_m dev_rest: 38.6")
 NO_DEV_SMALL = "no published value for this split and protocol is known here"
+BARHOM_PREDICTED = "Barhom et al.'s value used predicted topics"
 
 SPECS: tuple[BaselineSpec, ...] = (
     # ---------------------------------------------------------------- heuristics, ECB+ test
     *_topic_rows("lemma", "cdec_heuristics", "ecbplus", "events", "test", "lemma", "same-head-lemma",
                  fast=("",), published={"predtopic": LEMMA_ECB},
                  historical={"": Historical("78.7 / 78.4 / 74.5 / **77.2** [74.4, 80.0]", _C)},
-                 notes={"": _see("cdec_lemma_predtopic_ecbplus_test", "Barhom et al.'s value used predicted topics"),
-                        "topic": _see("cdec_lemma_predtopic_ecbplus_test", "Barhom et al.'s value used predicted topics"),
+                 notes={"": _see("cdec_lemma_predtopic_ecbplus_test", BARHOM_PREDICTED),
+                        "topic": _see("cdec_lemma_predtopic_ecbplus_test", BARHOM_PREDICTED),
                         "predtopic": "figbench's K-Means topics are not Barhom et al.'s released ones (adjusted Rand "
                                      "0.83 vs 0.97 against the gold subtopics, see the text)"}),
     *_topic_rows("lh", "cdec_heuristics", "ecbplus", "events", "test", "lh", "LH (Lemma Heuristic)", fast=("",),
@@ -378,3 +384,215 @@ SPECS: tuple[BaselineSpec, ...] = (
                       "--llm-model gpt-4 --llm-endpoint https://api.openai.com/v1 --llm-cache cache/gpt4.jsonl "
                       "--out gpt_lh.json"),
 )
+
+
+# ------------------------------------------------------------------ trained on this machine's CPU (issue 12)
+#: the saved models (``python -m figbench_baselines.cdec.reproduce run --only train`` writes them; not committed)
+MODELS = "models/cdec"
+BIENCODER = f"{MODELS}/biencoder"
+CE_SAMPLE = 4000
+#: (spec-name infix, model folder suffix, share of the 4,000-pair sample) of the learning curve
+CE_CURVE = (("f25", "_f0.25", 0.25), ("f50", "_f0.5", 0.5))
+_CE_TRAINING = ("fine-tuned on CPU for 1 epoch on a stratified sample (topic x label) of {n:,} ECB+ train {pairs} "
+                "candidate pairs (batch 16, lr 2e-5, head lr 1e-3, one random pair order, 15 context words, "
+                "128 tokens)")
+_BIENCODER_MODEL = (f"{DEFAULT_MODEL_ID} bi-encoder trained on CPU with a triplet loss (margin 10) for 1 epoch over "
+                    f"2,692 ECB+ train triplets (batch 8, lr 2e-5, 15 context words, 128 tokens; {BIENCODER})")
+_CE_PAIRS = {"ce_lh": "LH", "ce_knn": "KNN (k=5, the trained bi-encoder)"}
+_CE_TITLES = {"ce_lh": "CE_LH", "ce_knn": "CE_KNN"}
+#: the splits every headline cross-encoder is evaluated on; board: the leaderboard's benchmarks among them
+CE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "dev_small"),
+             ("ecbmeta", "meta_m", "dev_small"), ("ecbmeta", "meta_1", "dev_small"))
+_BOARD_SPLITS = {("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbmeta", "meta_1", "dev_small")}
+TRAIN_QUOTED = "the train branch's tables (issue 12)"
+
+
+def _short(dataset: str, config: str) -> str:
+    return dataset if dataset != "ecbmeta" else config
+
+
+def _ce_model(method: str, n: int, folder: str) -> str:
+    pairs = _CE_PAIRS[method]
+    text = f"{DEFAULT_MODEL_ID} cross-encoder " + _CE_TRAINING.format(n=n, pairs=pairs) + f"; {folder}"
+    return text + ("; candidates from the " + _BIENCODER_MODEL if method == "ce_knn" else "")
+
+
+def _ce_argv(method: str, folder: str) -> tuple[str, ...]:
+    return ("--load-model", folder, *(("--biencoder", BIENCODER) if method == "ce_knn" else ()))
+
+
+#: the ECB+META paper's Table 2 (RoBERTa-base cross-encoders trained on ECB+ train), as quoted by the train branch
+_CE_PAPER = {("ce_lh", "ecbplus"): "78.1", ("ce_lh", "ecbmeta"): "50.6",
+             ("ce_knn", "ecbplus"): "78.0", ("ce_knn", "ecbmeta"): "54.8"}
+_CE_PAPER_PROTOCOL = {
+    "ce_lh": "gold topics; singletons kept; connected components; LH candidates (lemma match and content-word "
+             "lemma overlap > 0.1, the code's README), cross-encoder pair threshold 0.5",
+    "ce_knn": "gold topics; singletons kept; greedy agglomeration (Held et al. 2021; by issue 11, not verified) of "
+              "the cross-encoder scores of KNN candidates (k=5, trained bi-encoder)",
+}
+_CE_PAPER_ARGV = {"ce_lh": PAPER_LH, "ce_knn": ("--within", "topic", "--clustering", "greedy")}
+
+
+def _trained_ce_specs() -> list[BaselineSpec]:
+    out = []
+    for method in ("ce_lh", "ce_knn"):
+        folder = f"{MODELS}/{method}_s{CE_SAMPLE}"
+        for dataset, config, split in CE_SPLITS:
+            short = _short(dataset, config)
+            paper_row = f"cdec_{method}_paper_{short}_{split}"
+            value = _CE_PAPER[(method, dataset)]
+            note = (_see(paper_row, f"the ECB+META paper's Table 2 value ({value}, RoBERTa-base) used gold topics"
+                                    + (" and greedy agglomeration" if method == "ce_knn" else " and content-word LH"))
+                    if split == "test" else NO_DEV_SMALL if config != "meta_1" else
+                    NO_DEV_SMALL + " (the META_1 value of Table 2 is on META_1 test, which is not public)")
+            out.append(_spec(f"cdec_{method}_{short}_{split}", "cdec_trained", dataset, config, split, method,
+                             *_ce_argv(method, folder), title=f"{_CE_TITLES[method]} ({CE_SAMPLE:,} training pairs)",
+                             model=_ce_model(method, CE_SAMPLE, folder), encoder=DEFAULT_MODEL_ID,
+                             board=(dataset, config, split) in _BOARD_SPLITS,
+                             comparability=note + "; MiniLM on CPU, 1 epoch on 4,000 pairs, where the paper trains "
+                                                  "RoBERTa-base on every candidate pair for epochs"))
+        for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
+            short = _short(dataset, config)
+            argv = (*_ce_argv(method, folder), *_CE_PAPER_ARGV[method])
+            out.append(_spec(
+                f"cdec_{method}_paper_{short}_test", "cdec_trained", dataset, config, "test", method, *argv,
+                title=f"{_CE_TITLES[method]} ({CE_SAMPLE:,} training pairs), the ECB+META paper's protocol",
+                model=_ce_model(method, CE_SAMPLE, folder), encoder=DEFAULT_MODEL_ID,
+                published=Published(_CE_PAPER[(method, dataset)], "CoNLL F1", META_PAPER, "Table 2", "test",
+                                    _CE_PAPER_PROTOCOL[method], model="RoBERTa-base cross-encoder trained on ECB+ "
+                                    "train", verified="", quoted_from=TRAIN_QUOTED),
+                comparability="the model was trained on pairs of figbench's default protocol (LH within gold "
+                              "subtopics, all tokens, > 0.05; KNN within subtopics) and is evaluated here with the "
+                              "paper's candidates and clustering; MiniLM on CPU with 4,000 training pairs"))
+    return out
+
+
+def _curve_specs() -> list[BaselineSpec]:
+    out = []
+    for method in ("ce_lh", "ce_knn"):
+        for infix, suffix, share in CE_CURVE:
+            folder = f"{MODELS}/{method}_s{CE_SAMPLE}{suffix}"
+            n = int(CE_SAMPLE * share)
+            for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
+                short = _short(dataset, config)
+                out.append(_spec(
+                    f"cdec_{method}_{infix}_{short}_test", "cdec_learning_curve", dataset, config, "test", method,
+                    *_ce_argv(method, folder), title=f"{_CE_TITLES[method]}, {share:.0%} of the training sample",
+                    model=_ce_model(method, n, folder) + f" (the first {share:.0%} of each stratum of the "
+                                                         f"{CE_SAMPLE:,}-pair sample: nested)",
+                    encoder=DEFAULT_MODEL_ID,
+                    comparability="learning curve of a CPU run; the full-sample row is "
+                                  f"cdec_{method}_{short}_test; no published value"))
+    return out
+
+
+#: KNN oracle grid: k values and splits (ECB+ and META_m test / validation / dev_small, META_1 dev_small)
+ORACLE_KS = (5, 10, 20)
+ORACLE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
+                 ("ecbmeta", "meta_m", "validation"), ("ecbplus", "events", "dev_small"),
+                 ("ecbmeta", "meta_m", "dev_small"), ("ecbmeta", "meta_1", "dev_small"))
+
+
+def oracle_grid_name(encoder: str, k: int, dataset: str, config: str, split: str) -> str:
+    """The spec of one cell of the KNN oracle grid (the frozen k=5 test cells are the rows of cdec_oracle)."""
+    short = _short(dataset, config)
+    if encoder == "frozen" and k == 5 and split == "test":
+        return f"cdec_knn_oracle_{short}_{split}"
+    return f"cdec_knn_oracle_{encoder}_k{k}_{short}_{split}"
+
+
+def _oracle_grid_specs() -> list[BaselineSpec]:
+    out = []
+    frozen = f"frozen {DEFAULT_MODEL_ID} (trigger in a 30-word marked context)"
+    for encoder in ("trained", "frozen"):
+        for dataset, config, split in ORACLE_SPLITS:
+            for k in ORACLE_KS:
+                if encoder == "frozen" and k == 5 and split == "test":
+                    continue  # already a row of cdec_oracle
+                name = oracle_grid_name(encoder, k, dataset, config, split)
+                argv = ("--k", str(k), *(("--biencoder", BIENCODER) if encoder == "trained"
+                                         else ("--no-train-biencoder",)))
+                topic_row = f"cdec_knn_oracle_topic_{_short(dataset, config)}_test"
+                note = (_see(topic_row, "Table 1's value (k=5, RoBERTa bi-encoder) paired within gold topics")
+                        if split == "test" and k == 5 else "no published value for this split, k and protocol")
+                out.append(_spec(
+                    name, "cdec_oracle_grid", dataset, config, split, "knn_oracle", *argv,
+                    title=f"KNN filter (k={k}, {'triplet-trained' if encoder == 'trained' else 'frozen'} MiniLM), "
+                          "oracle",
+                    model=_BIENCODER_MODEL if encoder == "trained" else frozen,
+                    encoder=DEFAULT_MODEL_ID if encoder == "trained" else None, comparability=note))
+    for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
+        short = _short(dataset, config)
+        out.append(_spec(
+            f"cdec_knn_oracle_trained_topic_{short}_test", "cdec_oracle_grid", dataset, config, "test", "knn_oracle",
+            "--biencoder", BIENCODER, "--within", "topic",
+            title="KNN filter (k=5, triplet-trained MiniLM), oracle, gold topics", model=_BIENCODER_MODEL,
+            encoder=DEFAULT_MODEL_ID, published=ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M,
+            comparability="MiniLM trained for 1 epoch on CPU instead of the paper's RoBERTa bi-encoder"))
+    return out
+
+
+WEC_MODEL = (f"{DEFAULT_MODEL_ID} span vectors (frozen) + pairwise MLP trained on CPU for 2 epochs on every pair "
+             f"inside each subtopic of ECB+ train (185,493 pairs, 14,944 coreferent); {MODELS}/wec_pairwise")
+WEC_TABLE9 = ("the WEC paper's Table 9 (cross-domain: trained on ECB+, tested on WEC-Eng) could not be read offline, "
+              "so no value is placed here (not verified)")
+
+
+def _wec_specs() -> list[BaselineSpec]:
+    load = ("--load-model", f"{MODELS}/wec_pairwise")
+    tune_ecb = ("--tune-dataset", "ecbplus", "--tune-config", "events", "--tune-split", "validation")
+    tune_wec = ("--tune-dataset", "wec_eng", "--tune-config", "events", "--tune-split", "validation")
+    return [
+        _spec("cdec_wec_pairwise_ecbtrain_ecbplus_test", "cdec_trained", "ecbplus", "events", "test", "wec_pairwise",
+              *load, *tune_ecb, title="WEC pairwise trained on ECB+ (in domain)", model=WEC_MODEL,
+              encoder=DEFAULT_MODEL_ID, board=True,
+              comparability="the WEC paper's ECB+-trained RoBERTa-large model is quoted at 80.8 on ECB+ test by "
+                            f"{TRAIN_QUOTED} (not verified; its topic protocol on ECB+ is not known here)"),
+        _spec("cdec_wec_pairwise_ecbtrain_wec_eng_test", "cdec_trained", "wec_eng", "events", "test", "wec_pairwise",
+              *load, *tune_ecb, title="WEC pairwise trained on ECB+, tested on WEC-Eng (cross-domain, as Table 9 of "
+              "the WEC paper)", model=WEC_MODEL, encoder=DEFAULT_MODEL_ID, board=True, needs=("ecbplus",),
+              comparability=WEC_TABLE9 + "; no WEC-Eng data is used for training or tuning"),
+        _spec("cdec_wec_pairwise_ecbtrain_tunewec_wec_eng_test", "cdec_trained", "wec_eng", "events", "test",
+              "wec_pairwise", *load, *tune_wec, title="WEC pairwise trained on ECB+, threshold tuned on WEC-Eng "
+              "validation", model=WEC_MODEL, encoder=DEFAULT_MODEL_ID, needs=("ecbplus",),
+              comparability=WEC_TABLE9 + "; the clustering threshold is tuned on WEC-Eng validation"),
+    ]
+
+
+TRAINED_SPECS: tuple[BaselineSpec, ...] = (*_trained_ce_specs(), *_wec_specs(), *_curve_specs(),
+                                           *_oracle_grid_specs())
+#: every table in README order: the trained rows before the quick ones of cdec_trained
+SPECS = (*(s for s in SPECS if s.table != "cdec_trained"), *TRAINED_SPECS,
+         *(s for s in SPECS if s.table == "cdec_trained"))
+
+#: the robustness drop (README table cdec_robustness): (system, ECB+ spec, ECB+META spec of the same system and
+#: protocol)
+DROPS: tuple[tuple[str, str, str], ...] = (
+    ("LH", "cdec_lh_ecbplus_test", "cdec_lh_meta_m_test"),
+    ("LH, the ECB+META code's protocol", "cdec_lh_paper_ecbplus_test", "cdec_lh_paper_meta_m_test"),
+    ("CE_LH", "cdec_ce_lh_ecbplus_test", "cdec_ce_lh_meta_m_test"),
+    ("CE_KNN", "cdec_ce_knn_ecbplus_test", "cdec_ce_knn_meta_m_test"),
+    ("CE_LH, the ECB+META paper's protocol", "cdec_ce_lh_paper_ecbplus_test", "cdec_ce_lh_paper_meta_m_test"),
+    ("CE_KNN, the ECB+META paper's protocol", "cdec_ce_knn_paper_ecbplus_test", "cdec_ce_knn_paper_meta_m_test"),
+    ("LH", "cdec_lh_ecbplus_dev_small", "cdec_lh_meta_m_dev_small"),
+    ("LH", "cdec_lh_ecbplus_dev_small", "cdec_lh_meta_1_dev_small"),
+    ("CE_LH", "cdec_ce_lh_ecbplus_dev_small", "cdec_ce_lh_meta_m_dev_small"),
+    ("CE_LH", "cdec_ce_lh_ecbplus_dev_small", "cdec_ce_lh_meta_1_dev_small"),
+    ("CE_KNN", "cdec_ce_knn_ecbplus_dev_small", "cdec_ce_knn_meta_m_dev_small"),
+    ("CE_KNN", "cdec_ce_knn_ecbplus_dev_small", "cdec_ce_knn_meta_1_dev_small"),
+)
+
+
+def _family_table(name: str):
+    def render(specs, results):
+        from figbench_baselines.cdec import tables
+
+        return getattr(tables, name)(specs, results)
+
+    return render
+
+
+#: README tables computed from several records (figbench_baselines.tables renders them by name)
+TABLES = {"cdec_robustness": _family_table("robustness_table"),
+          "cdec_oracle_recall": _family_table("oracle_recall_table"),
+          "cdec_curve": _family_table("curve_table")}

@@ -172,7 +172,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     if cfg.max_steps is not None:
         total_steps = min(total_steps, cfg.max_steps)
 
-    optimizer = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr)
+    optimizer = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 

@@ -51,10 +51,10 @@ def add_task_option(p: argparse.ArgumentParser, family: str, runners: Mapping[st
                         + ", ".join(f"{a} = {t}" for a, t in aliases.items()))
 
 
-def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False) -> None:
+def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False, out_required: bool = True) -> None:
     """Options every baseline takes; ``trained=True`` adds the Accelerate training options."""
     g = p.add_argument_group("run")
-    g.add_argument("--out", required=True, help="result record to write (JSON)")
+    g.add_argument("--out", required=out_required, default=None, help="result record to write (JSON)")
     g.add_argument("--data-dir", default=None,
                    help="corpus folder (default: $FIGBENCH_DATA_DIR/<corpus>)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -35,6 +35,8 @@ class TrainConfig:
     checkpoint_dir: str | None = None
     checkpoint_every: int = 0  # optimiser steps between checkpoints; 0 = end of each epoch only
     resume: bool = False
+    #: learning rate per parameter-name prefix (e.g. {"head.": 1e-3} for a freshly initialised head)
+    param_lrs: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,19 +54,96 @@ def make_accelerator(cfg: TrainConfig):
     return accelerator
 
 
-def _state_file(ckpt: Path) -> Path:
-    return ckpt / "figbench_progress.json"
+class LengthGroupedBatchSampler(torch.utils.data.Sampler):
+    """Shuffled batches of similar-length examples (less padding), in an order fixed by (seed, epoch).
+
+    Each epoch: a seeded permutation, cut into windows of ``window`` batches, each window sorted by
+    length and cut into batches, then the batches shuffled. The order depends only on the seed and
+    the epoch (set by the training loop with :meth:`set_epoch_order`), so a resumed run sees exactly
+    the batches the interrupted one would have seen. (Named so that Accelerate's own ``set_epoch``
+    calls, which count iterations of a loader rather than epochs, leave it alone.)
+    """
+
+    def __init__(self, lengths, batch_size: int, *, seed: int = 0, window: int = 50, shuffle: bool = True):
+        super().__init__()
+        self.lengths = [int(x) for x in lengths]
+        self.batch_size = int(batch_size)
+        self.seed, self.window, self.shuffle = int(seed), int(window), shuffle
+        self.epoch = 0
+
+    def set_epoch_order(self, epoch: int) -> None:
+        self.epoch = int(epoch)
+
+    def batches(self) -> list[list[int]]:
+        import numpy as np
+
+        n = len(self.lengths)
+        rng = np.random.default_rng([self.seed, self.epoch])
+        order = rng.permutation(n) if self.shuffle else np.arange(n)
+        lengths = np.asarray(self.lengths)
+        out: list[list[int]] = []
+        span = self.batch_size * max(1, self.window)
+        for s in range(0, n, span):
+            chunk = order[s:s + span]
+            chunk = chunk[np.argsort(-lengths[chunk], kind="stable")]
+            out.extend(chunk[k:k + self.batch_size].tolist() for k in range(0, len(chunk), self.batch_size))
+        if self.shuffle:
+            out = [out[k] for k in rng.permutation(len(out))]
+        return out
+
+    def __iter__(self):
+        return iter(self.batches())
+
+    def __len__(self) -> int:
+        return (len(self.lengths) + self.batch_size - 1) // self.batch_size
+
+
+def grouped_loader(n: int, lengths, batch_size: int, collate_fn, *, seed: int = 0):
+    """A DataLoader over ``range(n)`` with length-grouped batches and its own seeded generator.
+
+    The generator matters for exact resumes: without one, creating the loader's iterator draws from
+    the global torch RNG, so a resumed run's dropout masks would be shifted by one draw.
+    """
+    from torch.utils.data import DataLoader
+
+    sampler = LengthGroupedBatchSampler(lengths, batch_size, seed=seed)
+    return DataLoader(list(range(n)), batch_sampler=sampler, collate_fn=collate_fn,
+                      generator=torch.Generator().manual_seed(seed))
+
+
+def _set_epoch_order(loader, epoch: int) -> None:
+    """Tell a :class:`LengthGroupedBatchSampler` (however wrapped) which epoch's order to produce."""
+    seen = set()
+    stack = [loader]
+    while stack:
+        obj = stack.pop()
+        if obj is None or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, LengthGroupedBatchSampler):
+            obj.set_epoch_order(epoch)
+            return
+        stack.extend(getattr(obj, name, None) for name in ("batch_sampler", "sampler", "base_dataloader"))
 
 
 #: parameters trained without weight decay (biases and normalisation weights), as BERT-style recipes do
 NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
 
 
-def param_groups(model, weight_decay: float) -> list[dict]:
-    """AdamW parameter groups: weight decay on the trainable weights, none on :data:`NO_DECAY`."""
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    return [{"params": [p for n, p in named if not n.endswith(NO_DECAY)], "weight_decay": weight_decay},
-            {"params": [p for n, p in named if n.endswith(NO_DECAY)], "weight_decay": 0.0}]
+def param_groups(model: torch.nn.Module, cfg: TrainConfig) -> list[dict[str, Any]]:
+    """AdamW parameter groups: no weight decay on biases and norms; ``cfg.param_lrs`` by name prefix."""
+    groups: dict[tuple[float, float], list] = {}
+    for n, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        lr = next((v for k, v in cfg.param_lrs.items() if n.startswith(k)), cfg.lr)
+        wd = 0.0 if n.endswith(NO_DECAY) else cfg.weight_decay
+        groups.setdefault((lr, wd), []).append(p)
+    return [{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()]
+
+
+def _state_file(ckpt: Path) -> Path:
+    return ckpt / "figbench_progress.json"
 
 
 def train(
@@ -82,7 +161,8 @@ def train(
 
     ``loss_fn(model, batch)`` returns a scalar loss. Checkpoints (model, optimiser, scheduler, RNG,
     position in the epoch) go to ``cfg.checkpoint_dir``; with ``cfg.resume`` the loop continues from
-    the last one, skipping the batches already seen.
+    the last one, skipping the batches already seen. A resumed run equals an uninterrupted one when
+    the loader has its own generator and a fixed batch order per epoch (:func:`grouped_loader`).
     """
     from accelerate.utils import set_seed
     from tqdm.auto import tqdm
@@ -90,7 +170,7 @@ def train(
 
     accelerator = accelerator or make_accelerator(cfg)
     set_seed(cfg.seed)
-    optimizer = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr)
+    optimizer = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr)
     model, optimizer, train_loader = accelerator.prepare(model, optimizer, train_loader)
     steps_per_epoch = max(1, math.ceil(len(train_loader) / cfg.grad_accum))
     total_steps = max(1, math.ceil(steps_per_epoch * cfg.epochs))
@@ -123,6 +203,7 @@ def train(
     for epoch in range(start_epoch, n_epochs):
         if done:
             break
+        _set_epoch_order(train_loader, epoch)
         loader = train_loader
         if epoch == start_epoch and skip_batches:
             loader = accelerator.skip_first_batches(train_loader, skip_batches)

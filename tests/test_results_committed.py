@@ -1,0 +1,66 @@
+"""Every committed result record (``results/<spec>.json``) follows the result schema, belongs to a baseline spec
+and carries its predictions; trained runs state how they were made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from figbench.results import ResultValidationError, read_result
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+#: the records (results/predictions/ holds predictions, not records)
+RECORDS = sorted(RESULTS.glob("*.json")) if RESULTS.is_dir() else []
+TRAINED = ("ce_lh", "ce_knn", "wec_pairwise")
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(RESULTS))
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=[_id(p) for p in RECORDS])
+def test_committed_record_is_valid(path):
+    record = read_result(path)  # raises ResultValidationError naming the file and field
+    prov = record["provenance"]
+    assert prov["wall_time_s"] >= 0 and prov["hardware"]
+    if record.get("method") in TRAINED:
+        # wall time of training and evaluation, hardware of the training, number of training pairs, sample, seed
+        assert prov["train_wall_time_s"] > 0 and prov["eval_wall_time_s"] > 0, path
+        training = next(iter(prov["training"].values()))
+        assert training["hardware"]["cpu_count"] >= 1 and training["seed"] == prov["seed"] is not None
+        assert record["counts"]["n_training_pairs"] > 0
+        assert record["options"]["training_sample"]
+    from figbench_baselines.specs import get_spec
+
+    from figbench.results import record_predictions
+
+    spec = get_spec(path.stem)  # every record is the run of a spec
+    assert (record["task"], record["dataset"], record["config"], record["split"]) == \
+        (spec.task, spec.dataset, spec.config, spec.split), path
+    predictions = record_predictions(record, path)  # inline, or a committed file beside the record
+    assert predictions, path
+
+
+def test_there_are_committed_records():
+    assert RECORDS, f"no result records under {RESULTS}"
+
+
+def test_an_invalid_record_fails(tmp_path):
+    source = RECORDS[0] if RECORDS else None
+    if source is None:
+        pytest.skip("no committed record to corrupt")
+    record = json.loads(source.read_text("utf-8"))
+    record["scores"] = {"conll_f1": 1.5}  # outside [0, 1]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(ResultValidationError, match="bad.json"):
+        read_result(bad)
+    del record["provenance"]
+    bad.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(ResultValidationError, match="provenance"):
+        read_result(bad)
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ResultValidationError, match="not valid JSON"):
+        read_result(bad)
