@@ -47,7 +47,7 @@ CSS = """
               border-bottom: 1px solid var(--border-color-primary) !important; white-space: normal;}
 .fb-table-wrap .fb-table td {padding: 4px 7px; border: none !important; white-space: nowrap;
               border-bottom: 1px solid var(--border-color-primary) !important;
-              max-width: 34em; overflow: hidden; text-overflow: ellipsis;}
+              max-width: 24em; overflow: hidden; text-overflow: ellipsis;}
 .fb-table tbody tr:nth-child(even) td {background: var(--background-fill-secondary);}
 .fb-table-wrap .fb-table .num {text-align: right;}
 .fb-table a {color: inherit; text-decoration: none;} .fb-table a:hover {text-decoration: underline;}

@@ -108,7 +108,8 @@ def html_table(df, *, table_id: str, links: dict[str, list[str | None]] | None =
             sid = (links or {}).get(c, [None] * len(df))[i]
             if sid and isinstance(sid, str) and sid.isalnum():
                 text = f'<a href="?submission={sid}">{text}</a>'
-            cells.append(f'<td{" class=num" if c in numeric else ""}>{text}</td>')
+            title = f' title="{_html.escape(str(v), quote=True)}"' if c == "Model" else ""  # truncated names
+            cells.append(f'<td{" class=num" if c in numeric else ""}{title}>{text}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="fb-table-wrap" id="{table_id}"><table class="fb-table"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")
