@@ -28,7 +28,7 @@ TEXT_LIMITS = {"name": 200, "revision": 100, "link": 500, "licence": 100, "submi
                "description": 2000, "paper": 500, "method": 200}
 #: free-form objects (provenance): serialised size, nesting depth, number of keys, key and string length
 MAX_FREEFORM_BYTES = 16 * 1024
-MAX_FREEFORM_DEPTH = 5
+MAX_FREEFORM_DEPTH = 8  # a training record nests provenance.training.<part>.config.<option>.<key>
 MAX_FREEFORM_KEYS = 200
 MAX_KEY_CHARS = 100
 MAX_STRING_CHARS = 2000

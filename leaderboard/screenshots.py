@@ -34,18 +34,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve_command(store: str | os.PathLike, port: int, *, gold_json: str | os.PathLike | None = None,
+                  data_dir: str | os.PathLike | None = None, args: Sequence[str] = ()) -> list[str]:
+    """The ``figbench leaderboard serve`` command line; paths are made absolute, because the server runs in
+    another folder (a relative ``--store`` would open a new, empty store there)."""
+    store_arg = store if "://" in str(store) else Path(store).resolve()
+    cmd = [sys.executable, "-m", "figbench.cli", "leaderboard", "serve", "--store", str(store_arg), "--port", str(port)]
+    if gold_json:
+        cmd += ["--gold-json", str(Path(gold_json).resolve())]
+    if data_dir:
+        cmd += ["--data-dir", str(Path(data_dir).resolve())]
+    return cmd + list(args)
+
+
 @contextmanager
 def serving(store: str | os.PathLike, *, gold_json: str | os.PathLike | None = None,
             data_dir: str | os.PathLike | None = None, args: Sequence[str] = (), env: dict[str, str] | None = None,
             cwd: str | os.PathLike | None = None, timeout_s: float = 180.0) -> Iterator[dict[str, Any]]:
     """``figbench leaderboard serve`` in a subprocess on a free localhost port; yields ``{"url", "proc"}``."""
     port = free_port()
-    cmd = [sys.executable, "-m", "figbench.cli", "leaderboard", "serve", "--store", str(store), "--port", str(port)]
-    if gold_json:
-        cmd += ["--gold-json", str(gold_json)]
-    if data_dir:
-        cmd += ["--data-dir", str(data_dir)]
-    cmd += list(args)
+    cmd = serve_command(store, port, gold_json=gold_json, data_dir=data_dir, args=args)
     full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_NUM_THREADS": "2", **(env or {})}
     log = Path(cwd or ".") / f"serve-{port}.log" if cwd else None
     out = open(log, "w") if log else subprocess.DEVNULL

@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-
 from figbench_baselines.cdec import clustering
 from figbench_baselines.cdec.filters import (
     gold_pair_labels,
@@ -36,7 +35,7 @@ def ids(rows, pairs):
 
 def test_same_lemma_within_topic(rows):
     labels = same_lemma_labels(rows, "topic")
-    by_id = {r["mention_id"]: l for r, l in zip(rows, labels)}
+    by_id = {r["mention_id"]: lab for r, lab in zip(rows, labels)}
     assert by_id["t1_d1_m2"] == by_id["t1_d2_m2"]  # hire/hire
     assert by_id["t2_d2_m2"] == by_id["t2_d1_m2"]  # strike/strike
     assert by_id["t1_d3_m2"] != by_id["t2_d3_m1"]  # win in two topics
@@ -81,7 +80,8 @@ def test_lh_matches_bruteforce_definition(rows, train_rows):
         if a["topic"] != b["topic"] or (a["doc_id"], a["sentence_id"]) == (b["doc_id"], b["sentence_id"]):
             continue
         la, lb = a["head_lemma"], b["head_lemma"]
-        ok = la in b["text"].lower() or lb in a["text"].lower() or la in lb or lb in la or tuple(sorted((la, lb))) in syn
+        ok = (la in b["text"].lower() or lb in a["text"].lower() or la in lb or lb in la
+              or tuple(sorted((la, lb))) in syn)
         sim = jaccard({t.lower() for t in a["sentence"]}, {t.lower() for t in b["sentence"]})
         if ok and sim > 0.2:
             expected.add((i, j))
@@ -122,8 +122,8 @@ def test_knn_approximate_indexes_agree_on_easy_data():
 
 def _partition(labels):
     groups = {}
-    for i, l in enumerate(labels):
-        groups.setdefault(int(l), set()).add(i)
+    for i, lab in enumerate(labels):
+        groups.setdefault(int(lab), set()).add(i)
     return sorted(map(sorted, groups.values()))
 
 

@@ -6,11 +6,11 @@ import json
 
 import numpy as np
 import pytest
-
-from figbench.results import validate_result
 from figbench_baselines.cdec.evaluation import evaluate, find_key, predicted_document
 from figbench_baselines.cdec.oracle import gold_pair_recall, oracle_bcubed_recall, oracle_labels
 from figbench_baselines.cdec.pipeline import default_args, run
+
+from figbench.results import validate_result
 
 
 @pytest.fixture()
@@ -50,8 +50,8 @@ def test_lh_record_validates_and_matches_expected_clusters(rows, train_rows):
 
 
 def test_scores_equal_direct_metric_call(rows, train_rows):
-    from figbench.scoring.coref import evaluate_coref
     from figbench.schema import gold_clusters
+    from figbench.scoring.coref import evaluate_coref
 
     rec = run(_args(train_rows, method="lemma", n_resamples=0), rows=rows)
     pred = rec["predictions"]["inline"]["clusters"]
@@ -76,10 +76,11 @@ def test_oracle_matches_independent_bcubed(rows, train_rows):
     for r in rows:
         gold.setdefault(r["cluster_id"], set()).add(r["mention_id"])
     resp = {}
-    for r, l in zip(rows, labels):
-        resp.setdefault(l, set()).add(r["mention_id"])
+    for r, lab in zip(rows, labels):
+        resp.setdefault(lab, set()).add(r["mention_id"])
     pred_of = {m: c for c in resp.values() for m in c}
-    expected = np.mean([len(gold[r["cluster_id"]] & pred_of[r["mention_id"]]) / len(gold[r["cluster_id"]]) for r in rows])
+    expected = np.mean([len(gold[r["cluster_id"]] & pred_of[r["mention_id"]]) / len(gold[r["cluster_id"]])
+                        for r in rows])
     assert oracle_bcubed_recall(rows, pairs) == pytest.approx(expected)
     assert 0 < gold_pair_recall(rows, pairs) <= 1
     # an oracle never merges two gold clusters: B-cubed precision is 1

@@ -10,9 +10,9 @@ measured value (the gaps are explained in datasets/ecbmeta/README.md).
 from __future__ import annotations
 
 import pytest
+from figbench_baselines.cdec.pipeline import default_args, run
 
 from figbench.results import read_result
-from figbench_baselines.cdec.pipeline import default_args, run
 
 pytestmark = pytest.mark.slow
 

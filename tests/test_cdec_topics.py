@@ -7,7 +7,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from figbench_baselines.cdec import topics
 from figbench_baselines.cdec.filters import lh_pairs, sentence_token_set, synonymous_lemma_pairs
 from figbench_baselines.cdec.pipeline import default_args, run

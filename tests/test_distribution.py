@@ -167,7 +167,7 @@ def test_import_and_cli_parser_stay_light(tmp_path):
     code = """
 import sys, figbench, figbench.cli
 figbench.cli.build_parser()
-heavy = [m for m in ("datasets", "pandas", "torch", "transformers", "evaluate", "gradio", "jsonschema")
+heavy = [m for m in ("datasets", "pandas", "numpy", "torch", "transformers", "evaluate", "gradio", "jsonschema")
          if m in sys.modules]
 print(",".join(heavy) or "none")
 """

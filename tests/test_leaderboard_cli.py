@@ -35,7 +35,8 @@ def test_local_store_owner_is_not_rate_limited_but_the_board_is(tmp_path):
         assert submit(path, tmp_path / "store", gold_json=GOLD, submitter="figbench-quickstart")["status"] == "FINISHED"
     board = Leaderboard(Store(tmp_path / "store"), JsonGoldProvider(GOLD))
     with pytest.raises(RateLimitError, match="figbench-quickstart"):
-        board.submit(json.dumps({**base, "model": {**base["model"], "name": "web-26"}}), submitter="figbench-quickstart")
+        board.submit(json.dumps({**base, "model": {**base["model"], "name": "web-26"}}),
+                     submitter="figbench-quickstart")
 
 
 def test_record_with_relative_predictions_path_is_inlined(tmp_path):
@@ -108,3 +109,15 @@ def test_submit_a_folder(tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["submit", str(empty), "--to", store]) == 1
+
+
+def test_screenshot_server_gets_absolute_paths(tmp_path, monkeypatch):
+    """`figbench leaderboard screenshots --store .figbench/store` serves from a temporary folder: a relative
+    store path must reach the server absolute (it opened a new, empty store there and timed out)."""
+    from figbench_leaderboard.screenshots import serve_command
+
+    monkeypatch.chdir(tmp_path)
+    cmd = serve_command(".figbench/store", 7999, gold_json="gold.json", data_dir="data")
+    for flag, rel in (("--store", ".figbench/store"), ("--gold-json", "gold.json"), ("--data-dir", "data")):
+        assert cmd[cmd.index(flag) + 1] == str(tmp_path / rel)
+    assert serve_command("hf://datasets/org/board", 7999)[cmd.index("--store") + 1] == "hf://datasets/org/board"

@@ -227,7 +227,7 @@ def test_free_form_fields_are_bounded(tmp_path):
         board.submit(_sub(preds, "big-prov", provenance={"notes": "x" * 10_000_000}))
     deep: dict = {}
     node = deep
-    for _ in range(8):
+    for _ in range(12):
         node["a"] = {}
         node = node["a"]
     with pytest.raises(SubmissionError, match="nested deeper"):

@@ -90,15 +90,17 @@ def test_detection_ids_carry_no_label(m4x_root, cache, tmp_path, lang):
 
 
 def test_interpretation_ids_carry_no_label(m4x_root, cache):
-    """Issue 13: NLI ids are XNLI's pair ids plus the language ({pairID}-{lang}), kept; fit on train,
-    their substrings predict test labels at the majority level. (A random half/half probe would see
-    the EN and ES copies of one pair, which share a label, on both sides: not a leak, both are test.)"""
+    """Issue 13: NLI ids are opaque (XNLI's pair ids, kept in ``pair_id``, number a premise's hypotheses in
+    sequence and are shared by a pair's EN and ES rows); fit on train, their substrings predict test
+    labels at the majority level, and rows are in id order."""
     from tests.id_leaks import assert_no_id_leak, probe
 
     ds = _load(m4x_root, "interpretation", cache)
     tr, te = ds["train"], ds["test"]
     assert not set(tr["pair_id"]) & set(te["pair_id"])
     assert_no_id_leak([], [], result=probe(tr["id"], tr["gold_label"], te["id"], te["gold_label"]))
+    assert all(len(i) == 16 and int(i, 16) >= 0 for i in te["id"]) and list(te["id"]) == sorted(te["id"])
+    assert len(set(tr["id"]) | set(te["id"])) == len(tr) + len(te)
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
@@ -218,12 +220,12 @@ def test_defects_kept_and_recorded():
 def test_interpretation_fixture_loads(tmp_path):
     ds = _load(_interp(tmp_path), "interpretation", str(tmp_path / "cache"))
     assert {k: len(v) for k, v in ds.items()} == {"train": 2, "validation": 1, "test": 1}
-    row = ds["train"][1]
-    assert row["id"] == "1_xnli.dev-es" and row["metaphor_status"] == "met"
+    [row] = [r for r in ds["train"] if r["pair_id"] == "1_xnli.dev" and r["language"] == "es"]
+    assert len(row["id"]) == 16 and row["metaphor_status"] == "met"
     assert row["premise"] == "El tiempo vuela." and row["gold_label"] == 0
     assert ds["validation"][0]["metaphor_status"] == "no_met" and ds["validation"][0]["source"] == "esxnli"
     test = ds["test"][0]
-    assert test["metaphor_status"] == "non-relevant" and test["gold_label"] == 2 and test["id"] == "7_xnli.test-es"
+    assert test["metaphor_status"] == "non-relevant" and test["gold_label"] == 2 and test["pair_id"] == "7_xnli.test"
 
 
 def test_empty_split_is_an_error(tmp_path):

@@ -41,6 +41,10 @@ def test_committed_record_is_valid(path):
         (spec.task, spec.dataset, spec.config, spec.split), path
     predictions = record_predictions(record, path)  # inline, or a committed file beside the record
     assert predictions, path
+    if spec.board:  # quickstart submits it: the server's bounds on free-form metadata must accept it
+        from figbench_leaderboard.formats import check_freeform
+
+        check_freeform(record["provenance"], "provenance")
 
 
 def test_there_are_committed_records():

@@ -44,7 +44,6 @@ def evaluate(rows: Sequence[Mapping], labels: np.ndarray, *, remove_singletons: 
 def mention_split(rows: Sequence[Mapping], task=None):
     """The evaluated mentions as a ``datasets.Dataset`` of the columns the ``cdec`` task reads gold from."""
     import datasets
-
     from figbench.tasks import get_task
 
     task = task or get_task("cdec")
@@ -59,8 +58,9 @@ def score_clusters(rows: Sequence[Mapping], labels: np.ndarray, key: str, *, n_r
     ``remove_singletons`` scores the same metric (:mod:`figbench.scoring.coref`) with clusters of one
     mention dropped from both sides first: a protocol the leaderboard does not use (it keeps singletons).
     """
-    from figbench.tasks import get_task
     from figbench_baselines.common.scoring import Evaluation, score_with_task
+
+    from figbench.tasks import get_task
 
     task = get_task("cdec")
     split = mention_split(rows, task)

@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-
 from figbench_baselines.cdec.clustering import connected_components
 from figbench_baselines.cdec.filters import gold_pair_labels
 

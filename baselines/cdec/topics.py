@@ -147,7 +147,7 @@ def predict_topics(texts: Mapping[str, str], gold: Mapping[str, tuple[str, str]]
 class _ListsOnly(pickle.Unpickler):
     """Unpickles plain lists, dicts and strings only (the reference's ``predicted_topics`` file)."""
 
-    def find_class(self, module: str, name: str):  # noqa: D401 - refuse every global
+    def find_class(self, module: str, name: str):
         raise ValueError(f"predicted-topics file: refusing to load {module}.{name} (only lists of document ids)")
 
 

@@ -149,7 +149,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     """
     import torch
     from accelerate.utils import set_seed
-    from figbench_baselines.common.training import make_accelerator
+    from figbench_baselines.common.training import make_accelerator, param_groups
     from torch.utils.data import DataLoader
     from transformers import get_linear_schedule_with_warmup
 
@@ -172,14 +172,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     if cfg.max_steps is not None:
         total_steps = min(total_steps, cfg.max_steps)
 
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
-    params = [
-        {"params": [p for name, p in model.named_parameters() if p.requires_grad and not name.endswith(no_decay)],
-         "weight_decay": cfg.weight_decay},
-        {"params": [p for name, p in model.named_parameters() if p.requires_grad and name.endswith(no_decay)],
-         "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr)
+    optimizer = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 

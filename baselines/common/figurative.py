@@ -304,21 +304,6 @@ def is_main_process() -> bool:
 
 # ------------------------------------------------------------------ trained runs: early stopping, saved models
 
-def add_training_run_args(p) -> None:
-    """Options of the trained figurative runs: early stopping on a validation split, saving and re-using
-    the trained model (re-scoring a saved model is one cheap command: ``--load-model DIR``)."""
-    g = p.add_argument_group("early stopping and saved models")
-    g.add_argument("--patience", type=int, default=None,
-                   help="early stopping: stop after this many epochs without a better validation score and keep "
-                        "the best epoch's weights (default: no early stopping, train --epochs)")
-    g.add_argument("--max-epochs", type=int, default=None, help="early stopping: at most this many epochs (default 10)")
-    g.add_argument("--min-delta", type=float, default=0.0, help="early stopping: smallest improvement that counts")
-    g.add_argument("--save-model", default=None, metavar="DIR",
-                   help="save the trained model, its tokenizer and how it was trained (figbench_training.json)")
-    g.add_argument("--load-model", default=None, metavar="DIR",
-                   help="score a model saved with --save-model instead of training (re-scoring in one command)")
-
-
 def early_stopping_from_args(args, metric: str, split: str):
     """An :class:`~figbench_baselines.common.early_stopping.EarlyStopping` when ``--patience`` is given."""
     from figbench_baselines.common.early_stopping import EarlyStopping

@@ -126,15 +126,18 @@ def _set_epoch_order(loader, epoch: int) -> None:
         stack.extend(getattr(obj, name, None) for name in ("batch_sampler", "sampler", "base_dataloader"))
 
 
+#: parameters trained without weight decay (biases and normalisation weights), as BERT-style recipes do
+NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+
+
 def param_groups(model: torch.nn.Module, cfg: TrainConfig) -> list[dict[str, Any]]:
     """AdamW parameter groups: no weight decay on biases and norms; ``cfg.param_lrs`` by name prefix."""
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     groups: dict[tuple[float, float], list] = {}
     for n, p in model.named_parameters():
         if not p.requires_grad:
             continue
         lr = next((v for k, v in cfg.param_lrs.items() if n.startswith(k)), cfg.lr)
-        wd = 0.0 if n.endswith(no_decay) else cfg.weight_decay
+        wd = 0.0 if n.endswith(NO_DECAY) else cfg.weight_decay
         groups.setdefault((lr, wd), []).append(p)
     return [{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()]
 

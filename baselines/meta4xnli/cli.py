@@ -28,8 +28,7 @@ QUICK = {"metaphor_detection": dict(max_train=3200, max_steps=400, batch_size=8,
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
-    from figbench_baselines.common.figurative import add_training_run_args
-    from figbench_baselines.common.runs import add_common_args, add_task_option
+    from figbench_baselines.common.runs import add_common_args, add_task_option, add_training_run_args
 
     p = bsub.add_parser("meta4xnli", help="Meta4XNLI metaphor detection and interpretation (NLI)",
                         description="Meta4XNLI baselines (Sanchez-Bayona & Agerri); one result record per run. "

@@ -12,7 +12,7 @@ QUICK = dict(max_train=800, max_steps=40, batch_size=16, lr=1e-4)
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
-    from figbench_baselines.common.runs import add_common_args
+    from figbench_baselines.common.runs import add_common_args, add_training_run_args
 
     p = bsub.add_parser("wimcor", help="WiMCor metonymy resolution (random, random_prior, majority, imm, predicate, "
                                        "finetune)",
@@ -35,7 +35,6 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-train", type=int, default=None, help="subsample training examples")
     p.add_argument("--max-test", type=int, default=None, help="subsample evaluation examples")
     add_common_args(p, trained=True)
-    from figbench_baselines.common.figurative import add_training_run_args
 
     add_training_run_args(p)
     p.set_defaults(func=run)
