@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from figbench.corpora.files import sha256_file
+
 INFO_FILE = "train_info.json"
 WEIGHTS = {"biencoder": "biencoder.pt", "crossencoder": "crossencoder.pt", "wec_pairwise": "wec_mlp.pt"}
 
@@ -44,7 +46,7 @@ def save_component(folder: str | os.PathLike, component: str, state: Mapping[str
     torch.save(dict(state), tmp)
     os.replace(tmp, weights)
     record = {"component": component, **info, "hardware": hardware(), "packages": package_versions(),
-              "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "weights_sha256": file_sha256(weights)}
+              "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "weights_sha256": sha256_file(weights)}
     (folder / INFO_FILE).write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
     return weights
 
@@ -67,14 +69,6 @@ def load_component(folder: str | os.PathLike, component: str) -> tuple[dict, dic
 def is_complete(folder: str | os.PathLike, component: str) -> bool:
     folder = Path(folder)
     return (folder / WEIGHTS[component]).is_file() and (folder / INFO_FILE).is_file()
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def encoder_fingerprint(model_name: str | None, trained_folder: str | None = None, component: str = "biencoder") -> str:

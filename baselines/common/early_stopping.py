@@ -149,7 +149,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     """
     import torch
     from accelerate.utils import set_seed
-    from figbench_baselines.common.training import make_accelerator, param_groups
+    from figbench_baselines.common.training import make_accelerator, optimizer_step, param_groups
     from torch.utils.data import DataLoader
     from transformers import get_linear_schedule_with_warmup
 
@@ -217,14 +217,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         bar = progress(total=local_batches, initial=state["batch"], disable=not main,
                        desc=f"{desc} epoch {epoch + 1}/{max_epochs}")
         for batch in loader:
-            with accelerator.accumulate(model):
-                loss = loss_fn(model, batch)
-                accelerator.backward(loss)
-                if accelerator.sync_gradients and cfg.max_grad_norm:
-                    accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad()
+            loss = optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, cfg.max_grad_norm)
             examples += _batch_size(batch)
             epoch_examples += _batch_size(batch)
             value = float(loss.detach())

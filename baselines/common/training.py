@@ -146,6 +146,20 @@ def _state_file(ckpt: Path) -> Path:
     return ckpt / "figbench_progress.json"
 
 
+def optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, max_grad_norm: float | None):
+    """One (accumulated) step: loss, backward, gradient clipping when the gradients sync, optimizer and
+    schedule; returns the loss."""
+    with accelerator.accumulate(model):
+        loss = loss_fn(model, batch)
+        accelerator.backward(loss)
+        if accelerator.sync_gradients and max_grad_norm:
+            accelerator.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+    return loss
+
+
 def train(
     model: torch.nn.Module,
     train_loader: Iterable,
@@ -208,14 +222,7 @@ def train(
         if epoch == start_epoch and skip_batches:
             loader = accelerator.skip_first_batches(train_loader, skip_batches)
         for i, batch in enumerate(loader, start=skip_batches if epoch == start_epoch else 0):
-            with accelerator.accumulate(model):
-                loss = loss_fn(model, batch)
-                accelerator.backward(loss)
-                if accelerator.sync_gradients and cfg.max_grad_norm:
-                    accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad()
+            loss = optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, cfg.max_grad_norm)
             examples += batch_size_of(batch) if batch_size_of else _guess_batch_size(batch)
             losses.append(float(loss.detach()))
             if accelerator.sync_gradients:
