@@ -43,15 +43,22 @@ def slow(tmp_path_factory):
     return tmp
 
 
-def _wait_status(store: Path, status: str, timeout: float = 120.0) -> dict:
+def _wait_status(store: Path, status: str, timeout: float = 300.0, proc: subprocess.Popen | None = None) -> dict:
+    """The first row once it has ``status``; generous on a loaded CI machine, and says why when the
+    scoring process ended first."""
     deadline = time.time() + timeout
+    seen = None
     while time.time() < deadline:
         if (store / "leaderboard.sqlite").exists():
             rows = Store(store).list()
-            if rows and rows[0]["status"] == status:
+            seen = rows[0]["status"] if rows else None
+            if seen == status:
                 return rows[0]
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the scoring process exited ({proc.returncode}) before the row was {status} "
+                                 f"(last seen {seen}): {proc.stderr.read()[-2000:] if proc.stderr else ''}")
         time.sleep(0.05)
-    raise AssertionError(f"no submission reached {status} within {timeout} s")
+    raise AssertionError(f"no submission reached {status} within {timeout} s (last seen {seen})")
 
 
 @pytest.mark.parametrize("command", ["submit", "work"])
@@ -64,7 +71,7 @@ def test_killed_scorer_leaves_nothing_stuck(slow, tmp_path, command):
                     "--gold-json", str(slow / "gold.json")).wait(120) == 0
         proc = _cli("leaderboard", "work", "--store", str(store), "--gold-json", str(slow / "gold.json"))
     try:
-        row = _wait_status(store, "RUNNING")
+        row = _wait_status(store, "RUNNING", proc=proc)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
