@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -63,3 +64,15 @@ def tiny_models():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture()
+def rows(fixtures_dir):
+    """The cdec test mentions fixture (tests/fixtures/cdec/mentions_test.json)."""
+    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
+
+
+@pytest.fixture()
+def train_rows(fixtures_dir):
+    """The cdec training mentions fixture (tests/fixtures/cdec/mentions_train.json)."""
+    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())

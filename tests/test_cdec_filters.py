@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -17,16 +16,6 @@ from figbench_baselines.cdec.filters import (
     same_lemma_pairs,
     synonymous_lemma_pairs,
 )
-
-
-@pytest.fixture()
-def rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
-
-
-@pytest.fixture()
-def train_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
 
 
 def ids(rows, pairs):

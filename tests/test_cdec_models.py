@@ -13,16 +13,6 @@ from figbench_baselines.cdec.pipeline import default_args, run
 from figbench.results import validate_result
 
 
-@pytest.fixture()
-def rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
-
-
-@pytest.fixture()
-def train_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
-
-
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A 1-layer BERT (hidden 32) with the offline MiniLM tokenizer, saved to a folder."""

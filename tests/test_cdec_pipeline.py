@@ -13,16 +13,6 @@ from figbench_baselines.cdec.pipeline import default_args, run
 from figbench.results import validate_result
 
 
-@pytest.fixture()
-def rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
-
-
-@pytest.fixture()
-def train_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
-
-
 def _args(train_rows, **kw):
     kw.setdefault("n_resamples", 50)
     kw.setdefault("within", "topic")

@@ -80,16 +80,6 @@ def test_topic_file_formats(tmp_path):
         topics.load_topic_file(tmp_path / "evil.pkl")
 
 
-@pytest.fixture()
-def rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
-
-
-@pytest.fixture()
-def train_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
-
-
 def _fixture_documents(rows):
     """Documents of the fixture mentions: one per doc_id, with its topic's vocabulary."""
     words = {"1": VOCAB[("1", "1a")], "2": VOCAB[("2", "2a")]}
