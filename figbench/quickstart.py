@@ -163,13 +163,9 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
                    submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
     """Submit the committed records of ``specs`` (``committed/<name>.json``, trained runs) unless stored.
 
-    The server re-scores each from its predictions (inline, or the ``.json.gz`` file its record names), so the
-    board shows them verified; a spec without a committed record is reported, not run.
+    The server re-scores each from its predictions (inline, or the ``.json.gz`` file its record names, which
+    the client inlines), so the board shows them verified; a spec without a committed record is reported, not run.
     """
-    import tempfile
-
-    from figbench.results import read_result, with_inline_predictions, write_result
-
     if submit is None:
         from figbench_leaderboard.client import submit as client_submit
 
@@ -190,9 +186,7 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
             continue
         t0 = time.perf_counter()
         try:
-            record = read_result(path)
-            with tempfile.TemporaryDirectory() as tmp:
-                reply = submit(write_result(with_inline_predictions(record, path), Path(tmp) / path.name), store)
+            reply = submit(path, store)
         except Exception as e:
             outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
             continue

@@ -193,11 +193,23 @@ def write_result(record: Mapping, path: str | os.PathLike) -> Path:
     return path
 
 
+def predictions_text(path: str | os.PathLike) -> str:
+    """The text of a predictions file a record names: JSON, gzip-compressed when the name ends in ``.gz``."""
+    import gzip
+
+    path = Path(path)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise ResultValidationError(f"{path}: not gzip-compressed JSON ({e})") from None
+    return raw.decode("utf-8")
+
+
 def record_predictions(record: Mapping[str, Any], record_path: str | os.PathLike | None = None) -> Any:
     """A record's predictions: inline, or read from ``predictions.path`` (relative to the record's folder;
     ``.gz`` files are gzip-compressed JSON)."""
-    import gzip
-
     preds = record["predictions"]
     if "inline" in preds:
         return preds["inline"]
@@ -206,13 +218,7 @@ def record_predictions(record: Mapping[str, Any], record_path: str | os.PathLike
         path = Path(record_path).parent / path
     if not path.is_file():
         raise ResultValidationError(f"{record_path or 'result record'}: predictions file {path} not found")
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    return json.loads(raw.decode("utf-8"))
-
-
-def with_inline_predictions(record: Mapping[str, Any], record_path: str | os.PathLike | None = None) -> dict[str, Any]:
-    """A copy of ``record`` whose predictions are inline (what a submission carries)."""
-    return {**record, "predictions": {"inline": record_predictions(record, record_path)}}
+    return json.loads(predictions_text(path))
 
 
 def read_result(path: str | os.PathLike) -> dict[str, Any]:

@@ -29,7 +29,8 @@ def is_url(to: str) -> bool:
 
 
 def load_submission(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a submission file; inline a result record's ``predictions.path`` (relative to the record)."""
+    """Read a submission file; inline a result record's ``predictions.path`` (relative to the record; a
+    ``.gz`` file is gzip-compressed JSON, as committed records carry large predictions)."""
     path = Path(path)
     try:
         text = path.read_text("utf-8")
@@ -44,9 +45,12 @@ def load_submission(path: str | os.PathLike) -> dict[str, Any]:
         if not ppath.is_absolute():
             ppath = path.parent / ppath
         if ppath.is_file():
-            inline = loads_strict(ppath.read_text("utf-8"), source=str(ppath))
+            from figbench.results import predictions_text
+
+            inline = loads_strict(predictions_text(ppath), source=str(ppath))
+            keep = "format" in preds and ppath.suffix != ".gz"  # "json.gz" names the file's encoding only
             obj = dict(obj)
-            obj["predictions"] = {"inline": inline, **({"format": preds["format"]} if "format" in preds else {})}
+            obj["predictions"] = {"inline": inline, **({"format": preds["format"]} if keep else {})}
     return dict(obj)
 
 

@@ -43,7 +43,7 @@ def _fake_submit(monkeypatch, calls):
     from figbench_leaderboard.store import Store
 
     def submit(path, to, **_):
-        rec = json.loads(open(path, encoding="utf-8").read())
+        rec = client.load_submission(path)  # the client's own reading (inlines a record's predictions file)
         calls.append(rec)
         Store(to).add({"task": rec["task"], "dataset": rec["dataset"], "config": rec["config"], "split": rec["split"],
                        "model_name": rec["model"]["name"], "model_revision": rec["model"]["revision"],
