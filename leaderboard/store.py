@@ -135,9 +135,10 @@ class RateLimitError(StoreError):
 
 @dataclass(frozen=True)
 class RateLimit:
-    """At most ``max_submissions`` per identity (submitter, client address, account) in ``window_s`` seconds."""
+    """At most ``max_submissions`` per identity (submitter, client address, account) in ``window_s`` seconds;
+    ``None``: no limit (a local store, written by whoever owns its folder)."""
 
-    max_submissions: int = 20
+    max_submissions: int | None = 20
     window_s: float = 3600.0
 
 
@@ -413,6 +414,8 @@ class Store:
         return [(col, row[col]) for col in ("submitter", "client", "account") if row.get(col)]
 
     def _check_rate(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float) -> None:
+        if self.rate_limit.max_submissions is None:
+            return
         since = now - self.rate_limit.window_s
         for col, who in self._identities(row):
             n = db.execute(f"SELECT COUNT(*) FROM submissions WHERE {col} = ? AND created_at > ?",
