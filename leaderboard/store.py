@@ -261,8 +261,7 @@ class Store:
                                        check_same_thread=False)
                 conn.row_factory = sqlite3.Row
                 conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode=WAL")
+                self._use_wal(conn)
                 conn.execute("PRAGMA synchronous=FULL")
                 if self.max_pages:
                     conn.execute(f"PRAGMA max_page_count={int(self.max_pages)}")
@@ -271,14 +270,25 @@ class Store:
             self._local.conn = conn
         return conn
 
+    def _use_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch a new database to WAL. SQLite answers "locked" at once, without its busy handler, when
+        another process switches the same new file at the same moment, so this retries until the timeout."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if not ("locked" in str(e).lower() or "busy" in str(e).lower()) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
     def _init_schema(self) -> None:
         db = self._conn()
         try:
             db.executescript(_SCHEMA)
-            have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
-            for col, decl in _ADDED_COLUMNS.items():
-                if col not in have:
-                    db.execute(f"ALTER TABLE submissions ADD COLUMN {col} {decl}")
+            self._add_columns(db)
             db.executescript(_INDEXES)
         except sqlite3.OperationalError as e:
             if "readonly" in str(e).lower() or not self._writable():   # a read-only store can still be read
@@ -299,6 +309,23 @@ class Store:
                 rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
                 tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
                                [(skeleton(r[0]), r[0]) for r in rows])
+
+    @staticmethod
+    def _add_columns(db: sqlite3.Connection) -> None:
+        """Add the columns of newer versions to an older store, under the write lock: two processes opening
+        the same old (or new) store at once would otherwise both see a column missing and both add it."""
+        if set(_ADDED_COLUMNS) <= {r[1] for r in db.execute("PRAGMA table_info(submissions)")}:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}   # re-read under the lock
+            for col, decl in _ADDED_COLUMNS.items():
+                if col not in have:
+                    db.execute(f"ALTER TABLE submissions ADD COLUMN {col} {decl}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     @staticmethod
     def _public(split: str, scores: Any, cis: Any) -> tuple[str | None, str | None]:

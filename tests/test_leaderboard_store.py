@@ -169,3 +169,38 @@ def test_killed_inside_transaction_leaves_no_partial_rows(tmp_path):
     t0 = time.perf_counter()
     store.add(_row(2))   # the dead writer's lock is gone
     assert time.perf_counter() - t0 < 5
+
+
+_OPEN_AT_ONCE = """
+import sys, time
+from figbench_leaderboard.store import Store
+path, start = sys.argv[1], float(sys.argv[2])
+while time.time() < start:
+    pass
+Store(path).list()
+"""
+
+
+@pytest.mark.parametrize("old_schema", [False, True], ids=["new store", "store of an older version"])
+def test_processes_opening_one_store_at_once_all_succeed(tmp_path, old_schema):
+    """Processes opening the same store at the same instant (a CLI submit and a reader, say) must all succeed:
+    they used to race on the schema ('duplicate column name' when each saw a newer column missing) and on the
+    switch of a new file to WAL ('database is locked', which SQLite answers there without waiting)."""
+    import sqlite3
+
+    from figbench_leaderboard import store as store_module
+
+    for attempt in range(3):
+        path = tmp_path / f"store{attempt}"
+        if old_schema:
+            path.mkdir()
+            with sqlite3.connect(path / "leaderboard.sqlite") as db:
+                db.executescript(store_module._SCHEMA)
+        start = time.time() + 2.0
+        procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT_ONCE, str(path), str(start)],
+                                  stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, "\n".join(e for e in errors if e)[-3000:]
+        with sqlite3.connect(path / "leaderboard.sqlite") as db:
+            have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
+        assert set(store_module._ADDED_COLUMNS) <= have
