@@ -12,10 +12,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-if "FIGBENCH_CACHE" not in os.environ:  # embedding caches of test runs stay out of the user's cache
-    import tempfile
+# One session-wide cache of prepared datasets and of frozen embeddings, made by the first process (the xdist
+# controller, whose environment the workers inherit) and removed when it ends: every real-corpus test reads the
+# same prepared data (each corpus config is built once per session, by whichever worker needs it first; the
+# other waits on the datasets lock), and test runs never write into the user's caches.
+_OWN_CACHES: list[str] = []
+for _var, _prefix in (("FIGBENCH_CACHE", "figbench-test-cache-"),
+                      ("FIGBENCH_TEST_DATASETS_CACHE", "figbench-test-datasets-")):
+    if _var not in os.environ:
+        import tempfile
 
-    os.environ["FIGBENCH_CACHE"] = tempfile.mkdtemp(prefix="figbench-test-cache-")
+        os.environ[_var] = tempfile.mkdtemp(prefix=_prefix)
+        _OWN_CACHES.append(os.environ[_var])
+os.environ["HF_DATASETS_CACHE"] = os.environ["FIGBENCH_TEST_DATASETS_CACHE"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -49,6 +58,21 @@ def corpus_path(name: str, *relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is not available")
     return path
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not hasattr(session.config, "workerinput"):   # the process that made the caches removes them
+        import shutil
+
+        for path in _OWN_CACHES:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def datasets_cache() -> str:
+    """The session's shared cache of prepared datasets (also ``HF_DATASETS_CACHE``): real-corpus tests that
+    only read data pass it as ``cache_dir``; tests of building or caching itself use their own folders."""
+    return os.environ["FIGBENCH_TEST_DATASETS_CACHE"]
 
 
 @pytest.fixture(scope="session")

@@ -28,8 +28,8 @@ def roots():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("ecbmeta_cache"))
+def cache(datasets_cache):
+    return datasets_cache
 
 
 def _load(config, roots, cache, **kw):

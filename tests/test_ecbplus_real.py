@@ -28,8 +28,8 @@ def root():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("ecbplus_cache"))
+def cache(datasets_cache):
+    return datasets_cache
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,11 @@ def _epic():
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
+def real(datasets_cache):
     root = corpus_path("epic", "full_dataset.json").parent
     for name in _epic().FILE_NAMES:
         corpus_path("epic", *name.split("/"))
-    cache = str(tmp_path_factory.mktemp("epic_cache"))
-    return {cfg: figbench.load_dataset("epic", cfg, data_dir=str(root), cache_dir=cache)
+    return {cfg: figbench.load_dataset("epic", cfg, data_dir=str(root), cache_dir=datasets_cache)
             for cfg in ("seen", "unseen", "alignment", "proverbs")}
 
 

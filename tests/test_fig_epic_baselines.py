@@ -245,6 +245,40 @@ def test_frozen_embedding_cache(tmp_path, monkeypatch):
     assert embedding_cache_path(model, texts, max_length=256, normalize=True) is None
 
 
+def test_processes_embedding_the_same_texts_at_once_compute_them_once(tmp_path, monkeypatch):
+    """Two callers (threads here; processes alike) asking for the same uncached embeddings at the same time:
+    one computes the entry, the other waits for it and reads it, and both get the same array."""
+    import threading
+    import time
+
+    from figbench_baselines.common import figurative
+
+    monkeypatch.setenv("FIGBENCH_CACHE", str(tmp_path / "cache"))
+    tok, model = figurative.load_encoder(_tiny().tiny_bert(tmp_path / "tiny"))
+    computed, real_embed = [], figurative._embed
+
+    def slow_embed(*args, **kwargs):
+        computed.append(1)
+        time.sleep(1.0)   # long enough for the other caller to arrive while this one computes
+        return real_embed(*args, **kwargs)
+
+    monkeypatch.setattr(figurative, "_embed", slow_embed)
+    texts = ["a penny saved", "is a penny earned", "birds of a feather"]
+    results: list = [None, None]
+
+    def run(k):
+        results[k] = figurative.embed_texts(texts, tok, model)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(computed) == 1
+    assert sorted("embed_cached" in stats for _, stats in results) == [False, True]
+    assert np.array_equal(results[0][0], results[1][0])
+
+
 def test_unaligned_span_pairs_are_counted_skips():
     from figbench_baselines.epic.data import keep_aligned
 

@@ -26,8 +26,8 @@ def m4x_root(data_root) -> Path:
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory) -> str:
-    return str(tmp_path_factory.mktemp("m4x_cache"))
+def cache(datasets_cache) -> str:
+    return datasets_cache
 
 
 def _load(root, config, cache_dir, **kw):

@@ -91,17 +91,36 @@ def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32,
                 normalize: bool = True, desc: str = "embed", cache: bool = True) -> tuple[np.ndarray, dict[str, float]]:
     """Mean-pooled (optionally L2-normalised) embeddings; returns (array, throughput stats).
 
-    Frozen-encoder outputs are cached on disk (see :func:`embedding_cache_path`); a cache hit reports
-    the throughput measured when the entry was computed.
+    Frozen-encoder outputs are cached on disk (see :func:`embedding_cache_path`), one process computing an
+    entry while others asking for it wait; a cache hit reports the throughput measured when it was computed.
     """
+    cache = embedding_cache_path(model, texts, max_length=max_length, normalize=normalize) if cache else None
+    if cache is None:
+        return _embed(texts, tokenizer, model, batch_size=batch_size, max_length=max_length, normalize=normalize,
+                      desc=desc)
+    from filelock import FileLock
+
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    # one process computes an entry; others asking for the same texts at the same time wait and read it
+    with FileLock(str(cache.with_suffix(".lock"))):
+        if cache.is_file():
+            with np.load(cache) as z:
+                return z["emb"], {"embed_examples_per_s": float(z["rate"]), "embed_seconds": float(z["seconds"]),
+                                  "embed_cached": 1.0}
+        arr, stats = _embed(texts, tokenizer, model, batch_size=batch_size, max_length=max_length,
+                            normalize=normalize, desc=desc)
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez(tmp, emb=arr, rate=stats["embed_examples_per_s"], seconds=stats["embed_seconds"])
+        tmp.replace(cache)
+    return arr, stats
+
+
+def _embed(texts: Sequence[str], tokenizer, model, *, batch_size: int, max_length: int, normalize: bool,
+           desc: str) -> tuple[np.ndarray, dict[str, float]]:
+    """Mean-pooled embeddings of ``texts`` in length-sorted batches (no cache)."""
     import torch
     from figbench_baselines.common.early_stopping import progress
 
-    cache = embedding_cache_path(model, texts, max_length=max_length, normalize=normalize) if cache else None
-    if cache is not None and cache.is_file():
-        with np.load(cache) as z:
-            return z["emb"], {"embed_examples_per_s": float(z["rate"]), "embed_seconds": float(z["seconds"]),
-                              "embed_cached": 1.0}
     out, t0 = [], time.perf_counter()
     order = np.argsort([-len(t) for t in texts], kind="stable")  # length-sorted batches
     with torch.inference_mode():
@@ -120,11 +139,6 @@ def embed_texts(texts: Sequence[str], tokenizer, model, *, batch_size: int = 32,
     for idx, emb in out:
         arr[idx] = emb
     seconds = time.perf_counter() - t0
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp.npz")
-        np.savez(tmp, emb=arr, rate=rate(len(texts), seconds), seconds=seconds)
-        tmp.replace(cache)
     return arr, {"embed_examples_per_s": rate(len(texts), seconds), "embed_seconds": seconds}
 
 
