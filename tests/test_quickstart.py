@@ -13,7 +13,10 @@ from figbench.cli import main
 def test_quickstart_runs_and_submits(data_root, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     store = tmp_path / "store"
-    assert main(["quickstart", "--store", str(store), "--only", "ecbplus,wimcor,epic", "--n-resamples", "20",
+    # ECB+ and WiMCor: every kind of fast run (coreference heuristics, label baselines) on real corpora. The ePiC
+    # runs are left to their own tests: its MiniLM retrieval runs encode 2 x ~1,000 narratives (about 4 CPU
+    # minutes), which is the model, not quickstart
+    assert main(["quickstart", "--store", str(store), "--only", "ecbplus,wimcor", "--n-resamples", "20",
                  "--no-serve", "--no-committed"]) == 0
     out = capsys.readouterr().out
     assert "quickstart summary" in out and "failed" not in out
@@ -21,11 +24,11 @@ def test_quickstart_runs_and_submits(data_root, tmp_path, monkeypatch, capsys):
     subs = json.loads(capsys.readouterr().out)
     from figbench_baselines.specs import fast_specs
 
-    expected = [s for s in fast_specs() if s.dataset in {"ecbplus", "wimcor", "epic"}]
+    expected = [s for s in fast_specs() if s.dataset in {"ecbplus", "wimcor"}]
     assert len(subs) == len(expected)
     assert {s["status"] for s in subs} == {"FINISHED"}
     names = {s["model"]["name"] if "model" in s else s["model_name"] for s in subs}
-    assert {"figbench-lemma", "figbench-lh", "figbench-majority", "figbench-bm25"} <= names
+    assert {"figbench-lemma", "figbench-lh", "figbench-majority", "figbench-random"} <= names
     assert (tmp_path / "results" / "cdec_lh_ecbplus_test.json").is_file()
 
 

@@ -64,14 +64,14 @@ SPECS: tuple[BaselineSpec, ...] = (
           comparability=SAMPLE_NOTE + "; quick run, no quality claim",
           gpu_command=_gpu("--method finetune --model bert-base-uncased")),
     _spec("wimcor_finetune_marked10_earlystop", "finetune", "finetune_marked10_earlystop", "--train-config",
-          "sample_with_validation", "--window", "10", "--patience", "2", "--max-epochs", "3", "--checkpoint-dir",
+          "sample_with_validation", "--window", "10", "--patience", "2", "--max-epochs", "10", "--checkpoint-dir",
           "runs/fig/ckpt/wimcor_finetune_marked10_earlystop", "--checkpoint-every", "100", "--resume", "--save-model",
           "models/fig/wimcor_finetune_marked10_earlystop",
           title="PMW-marked fine-tuned transformer, sample release (not the WiMCor benchmark), early stopping, "
-                "<= 3 epochs",
+                "<= 10 epochs",
           model=f"{DEFAULT_MODEL_ID} sequence classifier, PMW marked, window 10; trained on the sample's 2,234 "
                 "train sentences (sample_with_validation), early stopping on its 248 validation sentences (micro F1, "
-                "patience 2, at most 3 epochs on a 2-core CPU, the session's budget; batch 16, lr 3e-5, weight "
+                "patience 2, at most 10 epochs; batch 16, lr 3e-5, weight "
                 "decay 0.01, warm-up 10%, max length 128)",
           encoder=DEFAULT_MODEL_ID, board=True,
           protocol=_protocol("sample", train="sample_with_validation/train (the sample's train split less its "
