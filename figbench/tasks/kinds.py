@@ -210,7 +210,9 @@ class TaggingTask(Task):
 
         names = _label_set(dataset, self.tags_column)
         seqs = _column(dataset, self.tags_column, key)
-        tags = {i: tuple(decode_labels(dataset, self.tags_column, seq) if names else (str(t) for t in seq))
+        # a Dataset's .features is a deep copy on every access: read it once, not once per row
+        source = getattr(dataset, "features", None) or dataset
+        tags = {i: tuple(decode_labels(source, self.tags_column, seq) if names else (str(t) for t in seq))
                 for i, seq in zip(ids, seqs, strict=True)}
         return TagGold(key, tuple(ids), tags, tuple(names or self.tag_set))
 
