@@ -13,7 +13,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 STORE ?= .figbench/store
 PORT ?= 7860
 JOBS ?= auto
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= --durations=25
 
 .PHONY: setup run test lint bench screenshots clean
 
