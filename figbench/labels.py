@@ -7,7 +7,7 @@ builder's ``ClassLabel(names=...)``); code that reads a dataset decodes ids with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -40,22 +40,32 @@ def decode_labels(dataset_or_features: Any, column: str, values: Iterable[Any]) 
 
     For a ``Sequence(ClassLabel)`` column (e.g. BIO tags) ``values`` is one row's sequence. An id
     outside the label set (including ``-1``, "no label") or a non-integer raises ValueError naming the
-    column and the value.
+    column and the value. To decode row after row, use :func:`label_decoder` (names read once).
     """
+    return label_decoder(dataset_or_features, column)(values)
+
+
+def label_decoder(dataset_or_features: Any, column: str) -> Callable[[Iterable[Any]], list[str]]:
+    """:func:`decode_labels` for ``column`` with its names read once: a ``Dataset``'s ``.features`` is a deep
+    copy on every access, too slow to repeat for every row."""
     names = label_names(dataset_or_features, column)
-    out: list[str] = []
-    for value in values:
-        if isinstance(value, str):
-            out.append(value)
-            continue
-        if names is None:
-            raise ValueError(f"decode_labels: column {column!r} has no label names (not a ClassLabel): "
-                             f"cannot decode {value!r}")
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"decode_labels: column {column!r}: {value!r} is not a label id")
-        if not 0 <= int(value) < len(names):
-            extra = " (-1 marks an example without a label)" if int(value) == -1 else ""
-            raise ValueError(f"decode_labels: column {column!r}: unknown label id {int(value)}; "
-                             f"ids are 0..{len(names) - 1}{extra}")
-        out.append(names[int(value)])
-    return out
+
+    def decode(values: Iterable[Any]) -> list[str]:
+        out: list[str] = []
+        for value in values:
+            if isinstance(value, str):
+                out.append(value)
+                continue
+            if names is None:
+                raise ValueError(f"decode_labels: column {column!r} has no label names (not a ClassLabel): "
+                                 f"cannot decode {value!r}")
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"decode_labels: column {column!r}: {value!r} is not a label id")
+            if not 0 <= int(value) < len(names):
+                extra = " (-1 marks an example without a label)" if int(value) == -1 else ""
+                raise ValueError(f"decode_labels: column {column!r}: unknown label id {int(value)}; "
+                                 f"ids are 0..{len(names) - 1}{extra}")
+            out.append(names[int(value)])
+        return out
+
+    return decode

@@ -14,7 +14,7 @@ from typing import Any
 
 from figbench_baselines.common.splits import Rows, load_split
 
-from figbench.labels import decode_labels
+from figbench.labels import decode_labels, label_decoder
 
 CORPUS_CONFIG = {"en": "detection_en", "es": "detection_es", "vua": "vua", "cometa": "cometa"}
 CORPUS_LANG = {"en": "en", "es": "es", "vua": "en", "cometa": "es"}
@@ -28,11 +28,11 @@ SOURCE_SPLITS = ("premise", "hypothesis")
 def detection_rows(ds, where: str) -> Rows:
     """Rows of a detection split with tag names (not ids); a token/tag count mismatch names the row."""
     rows = []
-    features = ds.features   # a deep copy on every access: read once, not once per row
+    decode = label_decoder(ds, "tags")
     for r in ds:
         if len(r["tokens"]) != len(r["tags"]):
             raise ValueError(f"{where} row {r['id']}: {len(r['tokens'])} tokens but {len(r['tags'])} tags")
-        rows.append({"id": r["id"], "tokens": list(r["tokens"]), "tags": decode_labels(features, "tags", r["tags"]),
+        rows.append({"id": r["id"], "tokens": list(r["tokens"]), "tags": decode(r["tags"]),
                      "source": r.get("source", "")})
     return Rows.of(ds, rows)
 

@@ -206,14 +206,12 @@ class TaggingTask(Task):
     def gold_from_dataset(self, dataset, key: str) -> TagGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
-        from figbench.labels import decode_labels
+        from figbench.labels import label_decoder
 
         names = _label_set(dataset, self.tags_column)
         seqs = _column(dataset, self.tags_column, key)
-        # a Dataset's .features is a deep copy on every access: read it once, not once per row
-        source = getattr(dataset, "features", None) or dataset
-        tags = {i: tuple(decode_labels(source, self.tags_column, seq) if names else (str(t) for t in seq))
-                for i, seq in zip(ids, seqs, strict=True)}
+        decode = label_decoder(dataset, self.tags_column)
+        tags = {i: tuple(decode(seq) if names else (str(t) for t in seq)) for i, seq in zip(ids, seqs, strict=True)}
         return TagGold(key, tuple(ids), tags, tuple(names or self.tag_set))
 
     def parse_predictions(self, raw: Any, gold: TagGold) -> dict[str, list[str]]:
