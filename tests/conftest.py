@@ -90,13 +90,18 @@ def tiny_models():
     return module
 
 
+def fixture_json(*relative: str):
+    """A JSON file under ``tests/fixtures``, parsed."""
+    return json.loads(FIXTURES.joinpath(*relative).read_text())
+
+
 @pytest.fixture()
-def rows(fixtures_dir):
+def rows():
     """The cdec test mentions fixture (tests/fixtures/cdec/mentions_test.json)."""
-    return json.loads((fixtures_dir / "cdec" / "mentions_test.json").read_text())
+    return fixture_json("cdec", "mentions_test.json")
 
 
 @pytest.fixture()
-def train_rows(fixtures_dir):
+def train_rows():
     """The cdec training mentions fixture (tests/fixtures/cdec/mentions_train.json)."""
-    return json.loads((fixtures_dir / "cdec" / "mentions_train.json").read_text())
+    return fixture_json("cdec", "mentions_train.json")

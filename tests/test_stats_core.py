@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 import datasets
 from figbench import stats
+from tests.conftest import fixture_json
 
 
 @pytest.fixture()
-def coref_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "stats" / "coref_mentions.json").read_text())
+def coref_rows():
+    return fixture_json("stats", "coref_mentions.json")
 
 
 @pytest.fixture()
-def tagged_rows(fixtures_dir):
-    return json.loads((fixtures_dir / "stats" / "tagged.json").read_text())
+def tagged_rows():
+    return fixture_json("stats", "tagged.json")
 
 
 def test_ambiguity_and_diversity_by_hand(coref_rows):
