@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from figbench_baselines.common import checkpoints
 from figbench_baselines.common.training import LengthGroupedBatchSampler, TrainConfig, grouped_loader, train
 
 from figbench.results import read_result
@@ -78,11 +80,71 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     straight = _toy_run(tmp_path / "a")
     with pytest.raises(KeyboardInterrupt):
         _toy_run(tmp_path / "b", crash_after=13)  # mid second epoch
-    progress = json.loads((tmp_path / "b" / "ckpt" / "figbench_progress.json").read_text())
+    state, progress = checkpoints.latest(tmp_path / "b" / "ckpt")
     assert progress == {"step": 13, "epoch": 1, "batch": 3}
+    assert sorted(p.name for p in state.parent.iterdir()) == ["LATEST", state.name]  # older checkpoints removed
     resumed = _toy_run(tmp_path / "b", resume=True)
     for k in straight:
         torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
+
+
+def _dies_during_save(monkeypatch, at_call: int, *, after_writing: bool) -> None:
+    """Make the ``at_call``-th Accelerate save die, as a kill -9 would: before or after its files are written."""
+    from accelerate import Accelerator
+
+    real, calls = Accelerator.save_state, {"n": 0}
+
+    def save_state(self, output_dir=None, **kw):
+        calls["n"] += 1
+        if calls["n"] == at_call:
+            if after_writing:
+                real(self, output_dir, **kw)
+            else:  # half a state: the model written, the optimiser and RNG not
+                Path(output_dir).mkdir(parents=True, exist_ok=True)
+                (Path(output_dir) / "model.safetensors").write_bytes(b"\0" * 64)
+            raise KeyboardInterrupt("killed while saving")
+        return real(self, output_dir, **kw)
+
+    monkeypatch.setattr(Accelerator, "save_state", save_state)
+
+
+@pytest.mark.parametrize("after_writing", [False, True])
+def test_a_kill_during_a_checkpoint_save_resumes_from_the_last_complete_one(tmp_path, monkeypatch, after_writing):
+    """A save killed half-way (or after the state but before the switch) is ignored: the run resumes from
+    the checkpoint before it and ends with the weights of an uninterrupted run; the leftovers are removed."""
+    straight = _toy_run(tmp_path / "a")
+    with monkeypatch.context() as m:
+        _dies_during_save(m, 9, after_writing=after_writing)
+        with pytest.raises(KeyboardInterrupt):
+            _toy_run(tmp_path / "b")
+    ckpt = tmp_path / "b" / "ckpt"
+    assert (ckpt / "ckpt-00000009.partial").is_dir()
+    assert checkpoints.latest(ckpt)[1] == {"step": 8, "epoch": 0, "batch": 8}
+    resumed = _toy_run(tmp_path / "b", resume=True)
+    for k in straight:
+        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
+    newest = checkpoints.latest(ckpt)[0].name
+    assert sorted(p.name for p in ckpt.iterdir()) == ["LATEST", newest]  # the interrupted save's folder is gone
+
+
+def test_a_checkpoint_folder_of_the_earlier_layout_still_resumes(tmp_path):
+    """State and figbench_progress.json directly in the folder (before checkpoints.py): resumed, then replaced."""
+    straight = _toy_run(tmp_path / "a")
+    with pytest.raises(KeyboardInterrupt):
+        _toy_run(tmp_path / "b", crash_after=13)
+    ckpt = tmp_path / "b" / "ckpt"
+    newest = ckpt / (ckpt / checkpoints.LATEST).read_text().strip()
+    for f in newest.iterdir():
+        f.rename(ckpt / ("figbench_progress.json" if f.name == checkpoints.PROGRESS else f.name))
+    for p in ckpt.iterdir():
+        if p.name.startswith("ckpt-") or p.name == checkpoints.LATEST:
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    assert checkpoints.latest(ckpt)[1] == {"step": 13, "epoch": 1, "batch": 3}
+    resumed = _toy_run(tmp_path / "b", resume=True)
+    for k in straight:
+        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
+    newest = checkpoints.latest(ckpt)[0].name
+    assert sorted(p.name for p in ckpt.iterdir()) == ["LATEST", newest]  # the old layout's files are gone
 
 
 # --- samples and inputs ------------------------------------------------------------------------------

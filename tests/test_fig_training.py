@@ -128,6 +128,47 @@ def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(tiny, tmp_
     assert stats["best_epoch"] == 2 and all(torch.equal(again.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
 
 
+@pytest.mark.parametrize("dies_at_save", [2, 3])
+def test_a_kill_during_an_epoch_end_save_resumes_to_the_uninterrupted_result(tiny, tmp_path, monkeypatch,
+                                                                            dies_at_save):
+    """Saves 2 and 3 end epoch 1 (a new best) and sit mid-epoch 2; a kill inside either (the state written,
+    the switch not made) resumes from the checkpoint before it, and the run ends with the weights, best epoch
+    and history of an uninterrupted one. The checkpoint folder keeps one checkpoint and one best file."""
+    from accelerate import Accelerator
+
+    feats = _features()
+    probe = _collate(feats[:8])
+
+    def evaluate(model):  # a function of the weights only, so a redone epoch scores the same
+        with torch.no_grad():
+            return {"neg_loss": -float(model(**probe).loss)}
+
+    def run(ckpt, **kw):
+        return fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=ckpt, checkpoint_every=7, **kw),
+                   evaluate=evaluate, early=EarlyStopping(metric="neg_loss", patience=5, max_epochs=3))
+
+    whole, whole_stats = run(str(tmp_path / "a"))
+    real, calls = Accelerator.save_state, {"n": 0}
+
+    def save_state(self, output_dir=None, **kw):
+        calls["n"] += 1
+        real(self, output_dir, **kw)
+        if calls["n"] == dies_at_save:
+            raise KeyboardInterrupt("killed while saving")
+
+    ckpt = tmp_path / "b"
+    with monkeypatch.context() as m:
+        m.setattr(Accelerator, "save_state", save_state)
+        with pytest.raises(KeyboardInterrupt):
+            run(str(ckpt))
+    resumed, stats = run(str(ckpt), resume=True)
+    assert _same_weights(whole, resumed)
+    assert stats["best_epoch"] == whole_stats["best_epoch"]
+    assert [h["validation"] for h in stats["history"]] == [h["validation"] for h in whole_stats["history"]]
+    names = sorted(p.name for p in ckpt.iterdir())
+    assert names[0] == "LATEST" and names[1] == f"best-epoch{stats['best_epoch']:03d}.pt" and len(names) == 3
+
+
 def test_early_stopping_needs_a_scorer(tiny):
     with pytest.raises(ValueError, match="evaluate"):
         fit(_token_clf(tiny), _features(8), _collate, _cfg(), early=EarlyStopping(metric="f1"))

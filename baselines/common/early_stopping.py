@@ -15,8 +15,9 @@ generation) train through :func:`fit`; the cross-document coreference trainers k
   validation score, the best epoch, the patience left and the time to the last possible epoch.
 - **Checkpoints and resume**: with ``cfg.checkpoint_dir`` the Accelerate state (model, optimiser,
   scheduler, RNG) is saved after every epoch and every ``cfg.checkpoint_every`` optimiser steps, with
-  the loop's position and the early-stopping state in ``progress.json``; the best weights go to
-  ``best.pt``. ``cfg.resume`` continues from there (a finished run only restores its best weights).
+  the loop's position and the early-stopping state in its ``progress.json``; the best weights go to
+  ``best-epochNNN.pt``. Saves are crash-safe (:mod:`figbench_baselines.common.checkpoints`).
+  ``cfg.resume`` continues from the newest complete one (a finished run only restores its best weights).
 - **Determinism**: every order is a function of (seed, epoch); the same command with the same seed
   on the same hardware gives the same weights (tested on a tiny model).
 - **Accelerate**: mixed precision, gradient accumulation and several processes
@@ -149,6 +150,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     """
     import torch
     from accelerate.utils import set_seed
+    from figbench_baselines.common import checkpoints
     from figbench_baselines.common.training import make_accelerator, optimizer_step, param_groups
     from torch.utils.data import DataLoader
     from transformers import get_linear_schedule_with_warmup
@@ -178,26 +180,28 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
 
     ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
     state = {"epoch": 0, "batch": 0, "step": 0, "best": None, "best_epoch": None, "bad_epochs": 0,
-             "history": [], "done": False, "stopped_early": False, "seconds": 0.0, "examples": 0}
+             "history": [], "done": False, "stopped_early": False, "seconds": 0.0, "examples": 0,
+             "best_file": None}
     best_weights: dict | None = None
-    if ckpt is not None and cfg.resume and (ckpt / "progress.json").is_file():
-        state.update(json.loads((ckpt / "progress.json").read_text()))
-        accelerator.load_state(str(ckpt / "state"))
+    resumed = checkpoints.load(accelerator, ckpt) if cfg.resume else None
+    if resumed is not None:
+        state.update(resumed)
+        if state["best_file"] is None and state["best_epoch"] is not None:
+            state["best_file"] = "best.pt"  # a checkpoint folder of the layout before checkpoints.py
         accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
                           f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
 
     def save(*, best: bool = False) -> None:
         if ckpt is None:
             return
-        accelerator.wait_for_everyone()
-        accelerator.save_state(str(ckpt / "state"))
-        if accelerator.is_main_process:
-            if best:
-                torch.save(_state_dict_cpu(accelerator.unwrap_model(model)), ckpt / "best.pt.tmp")
-                (ckpt / "best.pt.tmp").replace(ckpt / "best.pt")
-            tmp = ckpt / "progress.json.tmp"
-            tmp.write_text(json.dumps(state, indent=1))
-            tmp.replace(ckpt / "progress.json")
+        if best:  # a new file per best epoch: the checkpoint that names it is complete before the old one goes
+            state["best_file"] = f"best-epoch{state['best_epoch']:03d}.pt"
+            if accelerator.is_main_process:
+                ckpt.mkdir(parents=True, exist_ok=True)
+                tmp = ckpt / (state["best_file"] + ".tmp")
+                torch.save(_state_dict_cpu(accelerator.unwrap_model(model)), tmp)
+                tmp.replace(ckpt / state["best_file"])
+        checkpoints.save(accelerator, ckpt, state, keep=[state["best_file"]] if state["best_file"] else [])
 
     examples, losses, t0 = 0, [], time.perf_counter()
     t_epochs: list[float] = []
@@ -273,8 +277,8 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
 
     model = accelerator.unwrap_model(model)
     if early is not None and state["best_epoch"] is not None:
-        if ckpt is not None and (ckpt / "best.pt").is_file():
-            best_weights = torch.load(ckpt / "best.pt", map_location="cpu")
+        if ckpt is not None and state["best_file"] and (ckpt / state["best_file"]).is_file():
+            best_weights = torch.load(ckpt / state["best_file"], map_location="cpu")
         if best_weights is not None:
             model.load_state_dict(best_weights)
     model.eval()

@@ -2,12 +2,12 @@
 
 The same code runs on one CPU (``figbench baseline ...``) and on several GPUs
 (``accelerate launch -m figbench.cli baseline ...``): Accelerate picks the device(s), mixed
-precision and gradient accumulation; checkpoints are Accelerate states, resumable mid-epoch.
+precision and gradient accumulation; checkpoints are Accelerate states, resumable mid-epoch and crash-safe
+(:mod:`figbench_baselines.common.checkpoints`).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from figbench_baselines.common import checkpoints
 
 
 @dataclass
@@ -142,10 +143,6 @@ def param_groups(model: torch.nn.Module, cfg: TrainConfig) -> list[dict[str, Any
     return [{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()]
 
 
-def _state_file(ckpt: Path) -> Path:
-    return ckpt / "figbench_progress.json"
-
-
 def optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, max_grad_norm: float | None):
     """One (accumulated) step: loss, backward, gradient clipping when the gradients sync, optimizer and
     schedule; returns the loss."""
@@ -195,19 +192,14 @@ def train(
 
     ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
     step, start_epoch, skip_batches = 0, 0, 0
-    if ckpt is not None and cfg.resume and _state_file(ckpt).is_file():
-        accelerator.load_state(str(ckpt))
-        progress = json.loads(_state_file(ckpt).read_text())
+    progress = checkpoints.load(accelerator, ckpt) if cfg.resume else None
+    if progress is not None:
         step, start_epoch, skip_batches = progress["step"], progress["epoch"], progress["batch"]
         accelerator.print(f"resumed from {ckpt} at step {step} (epoch {start_epoch}, batch {skip_batches})")
 
     def save(epoch: int, batch: int) -> None:
-        if ckpt is None:
-            return
-        accelerator.wait_for_everyone()
-        accelerator.save_state(str(ckpt))
-        if accelerator.is_main_process:
-            _state_file(ckpt).write_text(json.dumps({"step": step, "epoch": epoch, "batch": batch}))
+        if ckpt is not None:
+            checkpoints.save(accelerator, ckpt, {"step": step, "epoch": epoch, "batch": batch})
 
     model.train()
     examples, losses, t0 = 0, [], time.perf_counter()
