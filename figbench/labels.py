@@ -49,8 +49,12 @@ def label_decoder(dataset_or_features: Any, column: str) -> Callable[[Iterable[A
     """:func:`decode_labels` for ``column`` with its names read once: a ``Dataset``'s ``.features`` is a deep
     copy on every access, too slow to repeat for every row."""
     names = label_names(dataset_or_features, column)
+    n_names = len(names) if names is not None else 0
 
     def decode(values: Iterable[Any]) -> list[str]:
+        values = values if isinstance(values, list) else list(values)
+        if names is not None and all(type(v) is int and 0 <= v < n_names for v in values):
+            return [names[v] for v in values]  # the common case: valid Python int ids
         out: list[str] = []
         for value in values:
             if isinstance(value, str):

@@ -151,6 +151,8 @@ def test_cli_detection_settings_tiny(m4_dir, tmp_path):
     assert rec["options"]["setting"] == "multilingual"
     rec = _run(["--train", "cometa", "--test", "es", *common], tmp_path / "cd.json")
     assert rec["options"]["setting"] == "cross-domain"
+    per_source = rec["options"]["per_source_scores"]  # every Spanish per-source set, each capped by --max-test
+    assert len(per_source) == 6 and all(v["n_sentences"] == 12 for v in per_source.values())
 
 
 def test_cli_nli_tiny(m4_dir, tmp_path):

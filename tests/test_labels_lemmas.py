@@ -40,6 +40,30 @@ def test_decode_labels():
     with pytest.raises(ValueError, match=r"column 'text' has no label names"):
         decode_labels(w, "text", [0])
     assert decode_labels(w, "text", ["free text"]) == ["free text"]
+    # ids that are not plain ints take the checked path: numpy ids decode, booleans and floats are refused
+    import numpy as np
+
+    assert decode_labels(ds, "gold_label", np.array([1, 0])) == ["neutral", "entailment"]
+    for bad in (True, 1.0):
+        with pytest.raises(ValueError, match=r"is not a label id"):
+            decode_labels(ds, "gold_label", [0, bad])
+
+
+def test_detection_rows_decode_tags_and_name_a_row_whose_lengths_differ():
+    from figbench_baselines.meta4xnli.data import detection_rows
+
+    feats = datasets.Features({"id": datasets.Value("string"), "tokens": datasets.Sequence(datasets.Value("string")),
+                               "tags": datasets.Sequence(datasets.ClassLabel(names=list(meta4xnli.TAGS)))})
+    ds = datasets.Dataset.from_dict({"id": ["a", "b"], "tokens": [["He", "ran"], ["It", "flew", "by"]],
+                                     "tags": [[0, 1], [0, 1, 2]]}, features=feats)
+    rows = detection_rows(ds, "fixture/train")
+    assert [dict(r) for r in rows] == [
+        {"id": "a", "tokens": ["He", "ran"], "tags": ["O", "B-METAPHOR"], "source": ""},
+        {"id": "b", "tokens": ["It", "flew", "by"], "tags": ["O", "B-METAPHOR", "I-METAPHOR"], "source": ""}]
+    bad = datasets.Dataset.from_dict({"id": ["a", "b"], "tokens": [["He", "ran"], ["It", "flew"]],
+                                      "tags": [[0, 1], [0, 1, 2]]}, features=feats)
+    with pytest.raises(ValueError, match=r"fixture/train row b: 2 tokens but 3 tags"):
+        detection_rows(bad, "fixture/train")
 
 
 def test_lemma_case_rules():

@@ -57,7 +57,8 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-length", type=int, default=None,
                    help=f"max sub-tokens per input (default {MAX_LENGTH}; 512 with --paper-settings)")
     p.add_argument("--max-train", type=int, default=None, help="subsample training sentences/pairs")
-    p.add_argument("--max-test", type=int, default=None, help="subsample evaluation sentences/pairs")
+    p.add_argument("--max-test", type=int, default=None,
+                   help="subsample evaluation sentences/pairs (each per-source set too)")
     p.add_argument("--eval-split", default="validation",
                    help="detection with --patience: the split of the training corpora early stopping scores "
                         "(default validation)")
@@ -128,7 +129,8 @@ def _score_detection(train, test, pred, config: str, split: str, *, n_resamples:
 
 
 def _per_source(args, corpora, test_corpus, predict, train) -> dict[str, dict[str, float]]:
-    """Scores (no intervals) of the trained model on every per-source set of the test language."""
+    """Scores (no intervals) of the trained model on every per-source set of the test language (each capped
+    at ``--max-test`` sentences, like the test set)."""
     from figbench_baselines.meta4xnli.data import CORPUS_LANG, load_source_sets
 
     if set(corpora) & {"en", "es"}:
@@ -136,6 +138,7 @@ def _per_source(args, corpora, test_corpus, predict, train) -> dict[str, dict[st
                          f"was trained on {'+'.join(corpora)}, so only cross-domain runs (vua, cometa) may use it")
     out = {}
     for (config, split), rows in load_source_sets(CORPUS_LANG[test_corpus], args.data_dir).items():
+        rows = rows.sample(args.max_test, args.seed)  # --max-test caps every evaluation set
         ev = _score_detection(train, rows, predict(rows), config, split, n_resamples=0, seed=args.seed)
         out[f"meta4xnli/{config}/{split}"] = {**ev.scores, "n_sentences": float(len(rows))}
     return out

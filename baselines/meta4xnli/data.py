@@ -29,11 +29,12 @@ def detection_rows(ds, where: str) -> Rows:
     """Rows of a detection split with tag names (not ids); a token/tag count mismatch names the row."""
     rows = []
     decode = label_decoder(ds, "tags")
-    for r in ds:
-        if len(r["tokens"]) != len(r["tags"]):
-            raise ValueError(f"{where} row {r['id']}: {len(r['tokens'])} tokens but {len(r['tags'])} tags")
-        rows.append({"id": r["id"], "tokens": list(r["tokens"]), "tags": decode(r["tags"]),
-                     "source": r.get("source", "")})
+    cols = ds.select_columns([c for c in ("id", "tokens", "tags", "source") if c in ds.column_names])[:]
+    sources = cols.get("source") or [""] * len(cols["id"])  # one columnar read, not a formatted row each
+    for i, tokens, tags, source in zip(cols["id"], cols["tokens"], cols["tags"], sources):
+        if len(tokens) != len(tags):
+            raise ValueError(f"{where} row {i}: {len(tokens)} tokens but {len(tags)} tags")
+        rows.append({"id": i, "tokens": tokens, "tags": decode(tags), "source": source})
     return Rows.of(ds, rows)
 
 
