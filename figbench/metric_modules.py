@@ -37,11 +37,27 @@ def _files(name: str) -> tuple[Path, Path]:
     return folder / f"{name}.py", folder / "README.md"
 
 
+def evaluate_modules_dir(modules_cache: str | os.PathLike | None = None) -> Path:
+    """``evaluate``'s dynamic-modules folder, made as ``evaluate.loading.init_dynamic_modules`` makes it.
+
+    The same environment rules as ``evaluate.config`` (``HF_MODULES_CACHE``, else ``HF_HOME/modules``, else
+    ``$XDG_CACHE_HOME/huggingface/modules``), without importing ``evaluate``: its import loads transformers'
+    pipelines, several seconds that ``figbench metrics install`` does not need.
+    """
+    if modules_cache is None:
+        home = os.path.expanduser(os.getenv("HF_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"),
+                                                                     "huggingface")))
+        modules_cache = os.getenv("HF_MODULES_CACHE", os.path.join(home, "modules"))
+    root = Path(modules_cache)
+    for folder in (root, root / "evaluate_modules"):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "__init__.py").touch(exist_ok=True)
+    return root / "evaluate_modules"
+
+
 def install(names: list[str] | None = None, *, modules_cache: str | os.PathLike | None = None) -> dict[str, Path]:
     """Install metric modules for bare-name ``evaluate.load``; returns name -> installed script."""
-    from evaluate.loading import init_dynamic_modules
-
-    root = Path(init_dynamic_modules(hf_modules_cache=modules_cache)) / "metrics"
+    root = evaluate_modules_dir(modules_cache) / "metrics"
     out: dict[str, Path] = {}
     for name in names or list(METRICS):
         script, card = _files(name)

@@ -115,8 +115,35 @@ def test_code_change_rebuilds_instead_of_serving_stale_data(tmp_path, monkeypatc
     assert not Path(second.cache_dir, "dataset_info.json").exists()
 
 
+@pytest.mark.parametrize("variables", [{"HF_MODULES_CACHE": "m"}, {"HF_HOME": "h"}, {"XDG_CACHE_HOME": "x"}, {}])
+def test_metric_modules_go_where_evaluate_looks(tmp_path, monkeypatch, variables):
+    """figbench resolves evaluate's modules folder without importing evaluate: the same folder as
+    ``evaluate.config`` under each environment rule (evaluate's config re-read under that environment)."""
+    import importlib
+
+    import evaluate.config as evaluate_config
+
+    from figbench.metric_modules import evaluate_modules_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for name in ("HF_MODULES_CACHE", "HF_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, sub in variables.items():
+        monkeypatch.setenv(name, str(tmp_path / sub))
+    try:
+        ours = evaluate_modules_dir()
+        config = importlib.reload(evaluate_config)
+        theirs = Path(config.HF_MODULES_CACHE) / config.MODULE_NAME_FOR_DYNAMIC_MODULES
+    finally:
+        monkeypatch.undo()
+        importlib.reload(evaluate_config)
+    assert ours == theirs and (ours / "__init__.py").is_file() and (ours.parent / "__init__.py").is_file()
+    assert str(ours).startswith(str(tmp_path))
+
+
 def test_metrics_load_by_bare_name_without_figbench(tmp_path):
     env = _env(tmp_path)
+    del env["HF_MODULES_CACHE"]  # evaluate's default under XDG_CACHE_HOME: install must find the same folder
     r = _figbench(["metrics", "install"], env, tmp_path)
     assert r.returncode == 0, r.stderr
     code = """

@@ -297,8 +297,8 @@ def test_unaligned_span_pairs_are_counted_skips():
 
 @pytest.mark.slow
 def test_cli_quick_finetuned_prediction_with_minilm(epic_dir, tmp_path):
-    """The documented --quick path with the offline MiniLM encoder (steps capped to stay short)."""
+    """The documented --quick path with the offline MiniLM encoder (steps and batches capped to stay short)."""
     rec = _run(["--task", "prediction", "--method", "finetune", "--quick", "--max-steps", "2", "--max-train", "32",
-                "--max-test", "60", "--data-dir", epic_dir], tmp_path / "q.json")
+                "--batch-size", "4", "--max-test", "20", "--data-dir", epic_dir], tmp_path / "q.json")
     assert rec["model"]["encoder"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["model"]["train_steps"] == 2
-    assert rec["options"]["quick"] and rec["counts"]["n_test"] == 60
+    assert rec["options"]["quick"] and rec["counts"]["n_test"] == 20
