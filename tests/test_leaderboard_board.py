@@ -328,9 +328,7 @@ def test_multiline_description_allowed_but_control_chars_refused(board):
 
 
 def test_plots_are_plotly_figures_from_the_declarations(board):
-    """Every declared plot (and score vs size) is an interactive Plotly figure; no matplotlib anywhere."""
-    import sys
-
+    """Every declared plot (and score vs size) is an interactive Plotly figure."""
     board.submit(_cdec())
     meta = _cdec()
     meta.update(dataset="ecbmeta", config="meta_m")
@@ -353,7 +351,19 @@ def test_plots_are_plotly_figures_from_the_declarations(board):
             assert f.to_plotly_json()["layout"]["title"]["text"]
     size = plots.size_figure(tables.overview(rows, board.registry, "WiMCor"), "WiMCor")
     assert any(t.mode == "markers+text" for t in size.data)
-    assert "matplotlib" not in sys.modules
+
+
+def test_the_board_never_loads_matplotlib():
+    """Plots are Plotly only: the board, its plots, tables and app load no matplotlib. Checked in a fresh
+    process: in this one another test's library (lexicalrichness, for MTLD) may already have loaded it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, figbench_leaderboard.app, figbench_leaderboard.plots, figbench_leaderboard.tables; "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False"
 
 
 def test_board_formatting_languages_and_revision_column(tmp_path):
