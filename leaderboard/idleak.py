@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,28 +52,50 @@ def features(ex_id: str) -> set[str]:
     return out
 
 
-def _fit(ids: list[str], labels: Mapping[str, str]) -> dict[str, tuple[str, float, int]]:
-    """feature -> (its most frequent label, that label's share, support)."""
-    by_feat: dict[str, Counter] = defaultdict(Counter)
-    for i in ids:
-        for f in features(i):
-            by_feat[f][labels[i]] += 1
-    model = {}
-    for f, c in by_feat.items():
-        n = sum(c.values())
-        if n >= 2:
-            lab, k = c.most_common(1)[0]
-            model[f] = (lab, k / n, n)
-    return model
+def _feature_matrix(ids: list[str]):
+    """Binary id x feature matrix (:func:`features`) as a SciPy CSR matrix."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(analyzer=features, binary=True, lowercase=False).fit_transform(ids).tocsr()
 
 
-def _predict(model, ex_id: str, fallback: str) -> str:
-    best = None
-    for f in features(ex_id):
-        hit = model.get(f)
-        if hit is not None and (best is None or (hit[1], hit[2]) > (best[1], best[2])):
-            best = hit
-    return best[0] if best is not None and best[1] > 0.5 else fallback
+def _row_max(m) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a CSR matrix with non-negative entries: (column of its largest entry, lowest column on ties;
+    that entry, 0 for an empty row), vectorised (SciPy's own ``argmax(axis=1)`` loops over rows in Python)."""
+    m = m.tocsr(copy=True)
+    m.eliminate_zeros()
+    m.sum_duplicates()
+    m.sort_indices()
+    n = m.shape[0]
+    lengths = np.diff(m.indptr)
+    value = np.zeros(n)
+    col = np.zeros(n, dtype=np.int64)
+    if m.nnz == 0:
+        return col, value
+    filled = lengths > 0
+    value[filled] = np.maximum.reduceat(m.data, m.indptr[:-1][filled])
+    row = np.repeat(np.arange(n), lengths)
+    at_max = np.flatnonzero(m.data == value[row])
+    first = at_max[np.r_[True, row[at_max][1:] != row[at_max][:-1]]]
+    col[row[first]] = m.indices[first]
+    return col, value
+
+
+def _substring_predictions(x_train, y_train: np.ndarray, x_test, n_labels: int, fallback: int) -> np.ndarray:
+    """Learn, for every feature seen at least twice in training, its most frequent label and that label's
+    share; predict each held-out id by its feature with the highest (share, support), if that share is
+    above one half, else ``fallback``. Ties go to the lowest label / feature index."""
+    from scipy.sparse import csr_matrix
+
+    onehot = csr_matrix((np.ones(len(y_train)), (np.arange(len(y_train)), y_train)), shape=(len(y_train), n_labels))
+    counts = (x_train.T @ onehot).tocsr()                     # feature x label
+    support = np.asarray(counts.sum(axis=1)).ravel()
+    top, top_count = _row_max(counts)
+    share = top_count / np.maximum(support, 1)
+    # lexicographic (share, support) as one number: shares differ by at least 1 / support^2 (< 1e-8 here)
+    key = np.where(support >= 2, share * 1e12 + support, 0.0)
+    best, best_key = _row_max(x_test.multiply(key))
+    return np.where((best_key > 0) & (share[best] > 0.5), top[best], fallback)
 
 
 def _label_inside(ex_id: str, label_set: list[str]) -> str | None:
@@ -114,17 +134,20 @@ def id_leak(gold: Gold, *, folds: int = 5, seed: int = 0, max_ids: int = 4000) -
         ids = sorted(rng.choice(ids, max_ids, replace=False).tolist())
     order = rng.permutation(len(ids))
     label_set = sorted(set(labels.values()))
+    label_index = {lab: j for j, lab in enumerate(label_set)}
+    y = np.asarray([label_index[labels[i]] for i in ids], dtype=np.int64)
+    x = _feature_matrix(ids)
     hits_sub = hits_in = hits_chance = 0
     for k in range(folds):
-        held = set(order[k::folds].tolist())
-        test = [ids[j] for j in sorted(held)]
-        train = [ids[j] for j in range(len(ids)) if j not in held]
-        majority = Counter(labels[i] for i in train).most_common(1)[0][0] if train else label_set[0]
-        model = _fit(train, labels)
-        for i in test:
-            hits_chance += labels[i] == majority
-            hits_sub += _predict(model, i, majority) == labels[i]
-            hits_in += (_label_inside(i, label_set) or majority) == labels[i]
+        held = np.zeros(len(ids), dtype=bool)
+        held[order[k::folds]] = True
+        test, train = np.flatnonzero(held), np.flatnonzero(~held)
+        majority = int(np.bincount(y[train], minlength=len(label_set)).argmax()) if len(train) else 0
+        pred = _substring_predictions(x[train], y[train], x[test], len(label_set), majority)
+        hits_chance += int((y[test] == majority).sum())
+        hits_sub += int((pred == y[test]).sum())
+        for j in test:
+            hits_in += (_label_inside(ids[j], label_set) or label_set[majority]) == labels[ids[j]]
     n = len(ids)
     chance = hits_chance / n
     margin = max(0.05, 4 * math.sqrt(max(chance * (1 - chance), 1.0 / n) / n))

@@ -100,6 +100,65 @@ def test_ids_that_spell_the_label_are_caught(task_name, style):
     assert max(report.from_substrings, report.label_inside) > 0.9
 
 
+def _reference_predictions(train_ids, train_labels, test_ids, fallback):
+    """The substring learner written plainly (dicts and Counters), with the same tie rules."""
+    from collections import Counter
+
+    from figbench_leaderboard.idleak import features
+
+    stats: dict[str, Counter] = {}
+    for i, lab in zip(train_ids, train_labels):
+        for f in features(i):
+            stats.setdefault(f, Counter())[lab] += 1
+    model = {}
+    for f, c in stats.items():
+        n = sum(c.values())
+        if n >= 2:
+            k = max(c.values())
+            model[f] = (min(lab for lab, v in c.items() if v == k), k / n, n)
+    out = []
+    for i in test_ids:
+        best = None
+        for f in sorted(features(i)):
+            hit = model.get(f)
+            if hit is not None and (best is None or (hit[1], hit[2]) > (best[1], best[2])):
+                best = hit
+        out.append(best[0] if best is not None and best[1] > 0.5 else fallback)
+    return out
+
+
+@pytest.mark.parametrize("leaky", [False, True])
+def test_vectorised_learner_equals_the_plain_one(leaky):
+    """The sparse-matrix learner of id_leak predicts exactly what the plain dict version predicts."""
+    import numpy as np
+    from figbench_leaderboard.idleak import _feature_matrix, _substring_predictions
+
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 4, size=600)
+    words = ["lit", "met", "mix", "none"]
+    ids = [(f"test-{words[lab]}-{k:04d}" if leaky and rng.random() < 0.8 else f"ex-{rng.bytes(5).hex()}")
+           for k, lab in enumerate(labels)]
+    x = _feature_matrix(ids)
+    train, test = np.arange(0, 450), np.arange(450, 600)
+    ours = _substring_predictions(x[train], labels[train], x[test], 4, 1)
+    ref = _reference_predictions([ids[j] for j in train], labels[train].tolist(), [ids[j] for j in test], 1)
+    assert ours.tolist() == ref
+    assert (np.mean(ours == labels[test]) > 0.6) == leaky  # the leaky ids are read, the opaque ones are not
+
+
+def test_row_max_equals_dense_argmax():
+    import numpy as np
+    from figbench_leaderboard.idleak import _row_max
+    from scipy.sparse import random as sparse_random
+
+    m = sparse_random(300, 40, density=0.1, format="lil", random_state=1, data_rvs=lambda n: np.arange(n) % 4 + 1.0)
+    m[5] = 0  # an empty row
+    m = m.tocsr()
+    col, value = _row_max(m)
+    dense = m.toarray()
+    assert col.tolist() == dense.argmax(axis=1).tolist() and value.tolist() == dense.max(axis=1).tolist()
+
+
 _PROVIDER = BuilderGoldProvider()
 
 
