@@ -60,6 +60,15 @@ def corpus_path(name: str, *relative: str) -> Path:
     return path
 
 
+def pytest_configure(config):
+    """Under xdist every worker gets one intra-op thread (OpenMP/MKL, so torch too): N workers on N cores would
+    otherwise oversubscribe them, each op spreading over every core while the other worker needs it. Set
+    before the workers start, so they inherit it; a value the caller set is kept."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
+
+
 def pytest_sessionfinish(session, exitstatus):
     if not hasattr(session.config, "workerinput"):   # the process that made the caches removes them
         import shutil
