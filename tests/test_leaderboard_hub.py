@@ -276,7 +276,7 @@ def test_hub_store_batches_commits_and_keeps_predictions_private(online, tmp_pat
         hub.close()
 
 
-def test_pull_backs_off_on_rate_limits_and_is_incremental(online, tmp_path):
+def test_pull_backs_off_on_rate_limits_and_is_incremental(online, tmp_path, caplog):
     hub = FakeHub(private={"figbench/board-private"})
     hub.repos = {"figbench/board": {}, "figbench/board-private": {}}
     try:
@@ -292,10 +292,13 @@ def test_pull_backs_off_on_rate_limits_and_is_incremental(online, tmp_path):
         hub.requests = 0
         fresh = HubStore("figbench/board", private_repo_id="figbench/board-private", cache_dir=tmp_path / "b",
                          token=TOKEN, endpoint=hub.url, backoff_s=0.05)
-        assert fresh.pull() == 41
+        with caplog.at_level("WARNING", logger="huggingface_hub"):
+            assert fresh.pull() == 41
+        # some calls (e.g. listing the repo tree) huggingface_hub retries itself, logging each retry
+        library = sum("Retrying in" in r.getMessage() for r in caplog.records if r.name.startswith("huggingface_hub"))
         print(f"\npull of 41 submissions: {hub.requests} requests, {hub.throttled} answered 429, "
-              f"{fresh.retries} retried")
-        assert hub.throttled > 0 and fresh.retries >= hub.throttled
+              f"{fresh.retries} retried by HubStore, {library} by huggingface_hub")
+        assert hub.throttled > 0 and fresh.retries > 0 and fresh.retries + library >= hub.throttled
         rows = {r["model_name"]: r for r in fresh.list()}
         assert rows["m-7"]["status"] == "FINISHED" and rows["m-7"]["scores"]["micro_f1"] == pytest.approx(0.5)
         assert fresh.get(pending["id"], with_predictions=True)["predictions"] == base["predictions"]
