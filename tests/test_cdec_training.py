@@ -76,6 +76,15 @@ def _toy_run(tmp_path: Path, *, crash_after: int | None = None, resume: bool = F
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
+def _resume_ends_like(straight: dict[str, torch.Tensor], run: Path) -> None:
+    """Resume the interrupted toy run in ``run``: the weights of the uninterrupted one, and one checkpoint left."""
+    resumed = _toy_run(run, resume=True)
+    for k in straight:
+        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
+    ckpt = run / "ckpt"
+    assert sorted(p.name for p in ckpt.iterdir()) == ["LATEST", checkpoints.latest(ckpt)[0].name]
+
+
 def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     straight = _toy_run(tmp_path / "a")
     with pytest.raises(KeyboardInterrupt):
@@ -83,9 +92,7 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     state, progress = checkpoints.latest(tmp_path / "b" / "ckpt")
     assert progress == {"step": 13, "epoch": 1, "batch": 3}
     assert sorted(p.name for p in state.parent.iterdir()) == ["LATEST", state.name]  # older checkpoints removed
-    resumed = _toy_run(tmp_path / "b", resume=True)
-    for k in straight:
-        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
+    _resume_ends_like(straight, tmp_path / "b")
 
 
 def _dies_during_save(monkeypatch, at_call: int, *, after_writing: bool) -> None:
@@ -120,11 +127,7 @@ def test_a_kill_during_a_checkpoint_save_resumes_from_the_last_complete_one(tmp_
     ckpt = tmp_path / "b" / "ckpt"
     assert (ckpt / "ckpt-00000009.partial").is_dir()
     assert checkpoints.latest(ckpt)[1] == {"step": 8, "epoch": 0, "batch": 8}
-    resumed = _toy_run(tmp_path / "b", resume=True)
-    for k in straight:
-        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
-    newest = checkpoints.latest(ckpt)[0].name
-    assert sorted(p.name for p in ckpt.iterdir()) == ["LATEST", newest]  # the interrupted save's folder is gone
+    _resume_ends_like(straight, tmp_path / "b")  # and the interrupted save's folder is gone
 
 
 def test_a_checkpoint_folder_of_the_earlier_layout_still_resumes(tmp_path):
@@ -133,18 +136,13 @@ def test_a_checkpoint_folder_of_the_earlier_layout_still_resumes(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         _toy_run(tmp_path / "b", crash_after=13)
     ckpt = tmp_path / "b" / "ckpt"
-    newest = ckpt / (ckpt / checkpoints.LATEST).read_text().strip()
-    for f in newest.iterdir():
+    for f in checkpoints.latest(ckpt)[0].iterdir():
         f.rename(ckpt / ("figbench_progress.json" if f.name == checkpoints.PROGRESS else f.name))
     for p in ckpt.iterdir():
         if p.name.startswith("ckpt-") or p.name == checkpoints.LATEST:
             shutil.rmtree(p) if p.is_dir() else p.unlink()
     assert checkpoints.latest(ckpt)[1] == {"step": 13, "epoch": 1, "batch": 3}
-    resumed = _toy_run(tmp_path / "b", resume=True)
-    for k in straight:
-        torch.testing.assert_close(resumed[k], straight[k], rtol=0, atol=0)
-    newest = checkpoints.latest(ckpt)[0].name
-    assert sorted(p.name for p in ckpt.iterdir()) == ["LATEST", newest]  # the old layout's files are gone
+    _resume_ends_like(straight, tmp_path / "b")  # and the old layout's files are gone
 
 
 # --- samples and inputs ------------------------------------------------------------------------------

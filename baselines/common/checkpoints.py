@@ -98,6 +98,8 @@ def save(accelerator, root: str | Path, progress: Mapping[str, Any], *, keep: It
     return root / name
 
 
+#: the pre-layout progress files and state folders (and the early-stopping loop's progress temp file)
+_LEGACY_NAMES = {name for pair in LEGACY for name in pair if name != "."} | {"progress.json.tmp"}
 #: what ``Accelerator.save_state`` writes, for removing a pre-layout state saved directly in the folder
 _ACCELERATE_FILES = ("model", "pytorch_model", "optimizer", "scheduler", "random_states_", "sampler", "scaler")
 
@@ -108,7 +110,7 @@ def _prune(root: Path, current: str, keep: set[str]) -> None:
     for p in root.iterdir():
         stale = ((p.name.startswith(_PREFIX) and p.name != current)
                  or (p.name.startswith("best") and p.name not in keep)
-                 or p.name in {"figbench_progress.json", "progress.json", "progress.json.tmp", "state"}
+                 or p.name in _LEGACY_NAMES
                  or (legacy_root_state and p.is_file() and p.name.startswith(_ACCELERATE_FILES)))
         if not stale:
             continue
