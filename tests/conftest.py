@@ -15,16 +15,18 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # One session-wide cache of prepared datasets and of frozen embeddings, made by the first process (the xdist
 # controller, whose environment the workers inherit) and removed when it ends: every real-corpus test reads the
 # same prepared data (each corpus config is built once per session, by whichever worker needs it first; the
-# other waits on the datasets lock), and test runs never write into the user's caches.
+# other waits on the datasets lock), and test runs never write into the user's caches (datasets, modules).
 _OWN_CACHES: list[str] = []
 for _var, _prefix in (("FIGBENCH_CACHE", "figbench-test-cache-"),
-                      ("FIGBENCH_TEST_DATASETS_CACHE", "figbench-test-datasets-")):
+                      ("FIGBENCH_TEST_DATASETS_CACHE", "figbench-test-datasets-"),
+                      ("FIGBENCH_TEST_MODULES_CACHE", "figbench-test-modules-")):
     if _var not in os.environ:
         import tempfile
 
         os.environ[_var] = tempfile.mkdtemp(prefix=_prefix)
         _OWN_CACHES.append(os.environ[_var])
 os.environ["HF_DATASETS_CACHE"] = os.environ["FIGBENCH_TEST_DATASETS_CACHE"]
+os.environ["HF_MODULES_CACHE"] = os.environ["FIGBENCH_TEST_MODULES_CACHE"]   # evaluate.load copies modules there
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

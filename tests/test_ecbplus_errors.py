@@ -37,6 +37,21 @@ def test_parse_document_tokens_markables_relations():
     assert clusters["6"] == "Singleton_1_1ecb_6"
 
 
+def test_corpus_parse_is_memoised_and_an_edited_file_is_parsed_again(tmp_path):
+    """Several builds in one process parse the XML once; a file that changed (size or time) is read again."""
+    root = shutil.copytree(MINI / "ECB+", tmp_path / "ECB+")
+    first = ecb_io.parse_ecb_corpus(root, [1])
+    again = ecb_io.parse_ecb_corpus(root, [1])
+    assert [d.doc_id for d in again] == [d.doc_id for d in first] and all(a is b for a, b in zip(again, first))
+    assert [d.tokens for d in first] == [ecb_io.parse_ecb_document(d.path).tokens for d in first]
+    path = root / "1" / "1_1ecb.xml"
+    path.write_text(path.read_text(encoding="utf-8").replace(">checked<", ">inspected<"), encoding="utf-8")
+    edited = {d.doc_id: d for d in ecb_io.parse_ecb_corpus(root, [1])}["1_1ecb"]
+    assert "inspected" in [t.text for t in edited.tokens] and "checked" not in [t.text for t in edited.tokens]
+    ecb_io.clear_parse_cache()
+    assert all(a is not b for a, b in zip(ecb_io.parse_ecb_corpus(root, [1]), again))
+
+
 def test_mention_rows_offsets_heads_and_filter():
     doc = ecb_io.parse_ecb_document(MINI / "ECB+" / "1" / "1_1ecb.xml")
     rows = ecb_io.mention_rows(doc, "event")

@@ -6,6 +6,7 @@ Tiny randomly initialised models only (no quality claims).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -47,12 +48,17 @@ def _features(n: int = 40) -> list[dict]:
     return out
 
 
-def _collate(items):
+@functools.lru_cache(maxsize=1)
+def _pad_collate():
     from figbench_baselines.common.encoder import default_model_path
     from figbench_baselines.common.figurative import pad_collate
     from transformers import AutoTokenizer
 
-    return pad_collate(AutoTokenizer.from_pretrained(default_model_path()))(items)
+    return pad_collate(AutoTokenizer.from_pretrained(default_model_path()))
+
+
+def _collate(items):
+    return _pad_collate()(items)   # one tokenizer for the module (loading it per batch was most of each fit)
 
 
 def _cfg(**kw) -> TrainConfig:

@@ -75,8 +75,8 @@ def test_detection_ids_carry_no_label(m4x_root, cache, tmp_path, lang):
     ds = _load(m4x_root, f"detection_{lang}", cache)
     again = _load(m4x_root, f"detection_{lang}", str(tmp_path))
     original = M.original_ids(lang, m4x_root)
-    rows = [r for split in ("train", "test") for r in ds[split].select_columns(["id", "tags"])]
-    ids, has = [r["id"] for r in rows], [any(rows[k]["tags"]) for k in range(len(rows))]
+    ids = [i for split in ("train", "test") for i in ds[split]["id"]]   # columns, not row by row
+    has = [any(t) for split in ("train", "test") for t in ds[split]["tags"]]
     for split in ds:
         assert again[split]["id"] == ds[split]["id"] == sorted(ds[split]["id"])
     assert all(len(i) == 16 for i in ids) and set(original) >= set(ids)
@@ -119,7 +119,7 @@ def test_source_configs(m4x_root, cache, lang):
 def test_interpretation(m4x_root, cache):
     ds = _load(m4x_root, "interpretation", cache)
     assert {k: len(v) for k, v in ds.items()} == {"train": 12772, "validation": 3206, "test": 4002}
-    status = Counter((s, r["metaphor_status"]) for s, v in ds.items() for r in v.select_columns(["metaphor_status"]))
+    status = Counter((s, m) for s, v in ds.items() for m in v["metaphor_status"])
     assert status[("train", "met")] == 1592 and status[("train", "no_met")] == 8964
     assert status[("train", "non-relevant")] == 2216
     assert status[("test", "met")] == 500 and status[("validation", "met")] == 402

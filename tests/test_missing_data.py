@@ -147,31 +147,47 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
                           cwd=ROOT, timeout=300)
 
 
-@pytest.mark.parametrize("mode_name", ["offline", "online"])
 @pytest.mark.parametrize("case", [c for c in CASES if not c.kwargs], ids=lambda c: c.id)
-def test_cli_stats_names_everything(case, mode_name, tmp_path):
+def test_cli_stats_names_everything(case, mode, tmp_path, capsys):
+    """The CLI's own entry point (``figbench.cli.main``) in this process, for every corpus; that a fresh
+    ``python -m figbench.cli`` process prints the same without a traceback is checked below (WEC-Eng train)."""
+    from figbench import cli
+
     folder = tmp_path / case.corpus
     folder.mkdir()
-    proc = _cli(["data", "stats", case.corpus, case.config, "--data-dir", str(folder), "--no-mtld"],
-                _env(tmp_path, mode_name))
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
-    assert "figbench: error:" in proc.stderr
-    _check_message(proc.stderr, case, folder, mode_name == "online")
+    code = cli.main(["data", "stats", case.corpus, case.config, "--data-dir", str(folder), "--no-mtld"])
+    out = capsys.readouterr()
+    assert code == 1, out.err[-3000:]
+    assert "Traceback" not in out.err and "Traceback" not in out.out
+    assert out.err.startswith("figbench: error:")
+    _check_message(out.err, case, folder, mode == "online")
 
 
 @pytest.mark.parametrize("mode_name", ["offline", "online"])
-def test_cli_stats_wec_train_split(mode_name, tmp_path):
+def test_cli_stats_wec_train_split(mode_name, tmp_path, monkeypatch, capsys):
+    """Offline in a fresh ``python -m figbench.cli`` process (exit status, no traceback); online through the
+    CLI's entry point in this process (a fresh process would spend its ~7 s importing spaCy and torch again)."""
     folder = tmp_path / "wec_eng"
     shutil.copytree(FIXTURES / "wec_eng" / "original", folder)
     (folder / "Train_Event_gold_mentions.json").unlink()
-    proc = _cli(["data", "stats", "wec_eng", "--data-dir", str(folder), "--split", "train", "--no-mtld"],
-                _env(tmp_path, mode_name))
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert "figbench: error:" in proc.stderr
+    args = ["data", "stats", "wec_eng", "--data-dir", str(folder), "--split", "train", "--no-mtld"]
+    env = _env(tmp_path, mode_name)
+    if mode_name == "offline":
+        proc = _cli(args, env)
+        code, err = proc.returncode, proc.stderr
+    else:
+        from figbench import cli
+
+        for var in (*OFFLINE_VARS, "no_proxy", "NO_PROXY"):
+            monkeypatch.delenv(var, raising=False)
+        for var in ("FIGBENCH_DATA_DIR", "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"):
+            monkeypatch.setenv(var, env[var])
+        code, err = cli.main(args), capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err, err[-3000:]
+    assert err.startswith("figbench: error:") or "\nfigbench: error:" in err
     for piece in (str(folder / "Train_Event_gold_mentions.json"), f"(from {wec_eng.TRAIN_URL})",
                   "exists only online", "FIGBENCH_DATA_DIR", "data_dir"):
-        assert piece in proc.stderr, piece
+        assert piece in err, piece
 
 
 def test_cli_fetch_offline_is_a_clear_error(tmp_path):
