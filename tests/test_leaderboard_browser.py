@@ -4,15 +4,15 @@ The server is ``figbench leaderboard serve`` in a subprocess on a free localhost
 the synthetic fixture file. Screenshots go to a temporary folder (never to the tracked
 ``leaderboard/screenshots/``; ``figbench leaderboard screenshots`` refreshes those). Besides the board's
 features, each issue-13 attack that reaches the UI is performed here, with screenshots compared before
-and after where the attack must leave the board unchanged, and every tab's first content is timed on a
-board of 5,000 submissions with every free-form field at its limit.
+and after where the attack must leave the board unchanged, and every tab shows its content on a board
+whose free-form fields are all at their limits (the 2-second target at 5,000 such submissions is timed
+by ``benchmarks/bench_leaderboard_browser.py``, not here).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -474,60 +474,44 @@ def test_api_submit_and_no_gold_download(server):
                 assert e.code in (403, 404, 405)
 
 
-# --- 5,000 submissions, every free-form field at its limit -------------------------------------
+# --- every tab with every free-form field at its limit -------------------------------------------
+# (the 2-second target at 5,000 such submissions is timed by benchmarks/bench_leaderboard_browser.py,
+# which this test runs on a small board, untimed, so the benchmark cannot rot)
+
+def _bench_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_leaderboard_browser", Path(__file__).parents[1] / "benchmarks" / "bench_leaderboard_browser.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
 
 @pytest.fixture(scope="module")
-def big_board(tmp_path_factory):
+def maximal_board(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     from figbench_leaderboard.synthetic import fill_store
 
-    tmp = tmp_path_factory.mktemp("big")
+    tmp = tmp_path_factory.mktemp("maximal")
     store = Store(tmp / "store")
-    fill_store(store, 5000, n_models=455, maximal=True)
+    fill_store(store, 120, n_models=11, maximal=True)
     store.close()
     with serving(tmp / "store", gold_json=GOLD, cwd=tmp) as srv:
         yield srv
 
 
-def test_every_tab_first_content_under_two_seconds_at_5000(big_board, browser_ctx):
-    """Seconds from the click (or page load) to the tab's first content, in Chromium."""
-    timings = {}
+def test_every_tab_shows_its_content_with_maximal_fields(maximal_board, browser_ctx):
+    """The benchmark's walk through the tabs (page load, then each tab's first content) on a board whose
+    free-form fields are all at their limits; nothing is timed here."""
     ctx, _ = browser_ctx
-    if True:
-        warm = open_board(ctx, big_board["url"])      # the first load warms the server's cached view
-        warm.close()
-        page = ctx.new_page()
-        t0 = time.perf_counter()
-        page.goto(big_board["url"] + "/", wait_until="commit")
-        page.wait_for_selector("[role=tab]", timeout=60000)
-        mounted = time.perf_counter() - t0      # Gradio's own page boot, the same for any app
-        page.wait_for_selector("#overview-table td", timeout=60000)
-        timings["Overview (page load)"] = time.perf_counter() - t0
-        # a reader looks at the table first, meanwhile the page preloads Plotly in idle time
-        page.wait_for_function("window.__fbPlotlyReady === true", timeout=60000)
-        page.wait_for_timeout(500)
-        targets = {"Coreference": "#task-cdec-table td",
-                   "Meta4XNLI": "#task-metaphor_detection-table td",
-                   "WiMCor": "#task-metonymy-table td",
-                   "ePiC": "#task-proverb_prediction-table td",
-                   "Plots": "#board-plot .js-plotly-plot .scatterlayer .point",
-                   "Queue": "#queue-table td",
-                   "About": "text=About this leaderboard"}
-        for tab, selector in targets.items():
-            t0 = time.perf_counter()
-            _tab(page, tab)
-            page.wait_for_selector(selector, timeout=60000)
-            timings[tab] = time.perf_counter() - t0
-        page.screenshot(path=str(Path(big_board["log"]).parent / "big-last-tab.png"))
-    load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    print(f"\nfirst content at 5,000 maximal submissions (s; load {load:.1f} per core): "
-          + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
-    if load <= 1.5:
-        slow = {k: round(v, 2) for k, v in timings.items() if v >= 2.0}
-    else:   # an overloaded shared machine: the board's own share (Gradio's boot and the static About tab
-        # measure what the browser costs by itself here)
-        own = {k: v - (mounted if k.startswith("Overview") else timings["About"]) for k, v in timings.items()}
-        print("the board's own share (s): " + ", ".join(f"{k} {v:.2f}" for k, v in own.items()))
-        slow = {k: round(v, 2) for k, v in own.items() if v >= 2.0}
-    assert not slow, slow
+    seen = _bench_module().tab_timings(ctx, maximal_board["url"])
+    assert set(seen) >= {"Overview (page load)", "Coreference", "Meta4XNLI", "WiMCor", "ePiC", "Plots", "Queue",
+                         "About"}
+    page = open_board(ctx, maximal_board["url"])
+    try:
+        assert len(_rows(page, "#overview-table")) >= 10
+        assert not page.evaluate("window.__pwned")
+    finally:
+        page.close()

@@ -270,7 +270,7 @@ def _reduce_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int, nr:
     return (np.concatenate(fixed) if fixed else np.zeros(0, dtype=np.int64)), alive
 
 
-def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _ceaf_matching(flat: _Flat, k_comp: np.ndarray | None, weights: np.ndarray) -> np.ndarray:
     """Optimal one-to-one alignment of key and response clusters maximising ``weights`` (one per edge).
 
     Returns the weight each edge contributes (0 for edges outside the alignment). Edges that an
@@ -280,76 +280,108 @@ def _ceaf_matching(flat: _Flat, k_comp: np.ndarray, weights: np.ndarray) -> np.n
     (:func:`_prune_by_auction`) and solved with SciPy's sparse LAPJVsp. ``k_comp`` is unused (kept
     for callers).
     """
-    contrib = np.zeros(len(weights), dtype=np.float64)
-    if len(weights) == 0:
-        return contrib
-    if len(weights) >= _REDUCE_MIN_EDGES:
-        fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
-        contrib[fixed] = weights[fixed]
-        rest = np.flatnonzero(alive)
-    else:  # small inputs: the reduction's fixed cost is not worth it
-        rest = np.arange(len(weights))
-    _solve_components(flat, rest, weights, contrib, prune=True)
-    return contrib
+    return _ceaf_matchings(flat, [weights])[0]
+
+
+def _ceaf_matchings(flat: _Flat, weight_sets: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`_ceaf_matching` for several weightings of the same edges (CEAF-m and CEAF-e). Below
+    ``_REDUCE_MIN_EDGES`` nothing is fixed first, so the components are found once for all weightings."""
+    n_edges = len(flat.edge_k)
+    out = [np.zeros(n_edges, dtype=np.float64) for _ in weight_sets]
+    if n_edges == 0:
+        return out
+    if n_edges >= _REDUCE_MIN_EDGES:
+        for weights, contrib in zip(weight_sets, out):
+            fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
+            contrib[fixed] = weights[fixed]
+            _solve_components(flat, np.flatnonzero(alive), weights, contrib, prune=True)
+        return out
+    plan = _Components.of(flat, np.arange(n_edges))   # small inputs: the reduction's fixed cost is not worth it
+    for weights, contrib in zip(weight_sets, out):
+        plan.solve(weights, contrib, prune=True)
+    return out
+
+
+@dataclass
+class _Components:
+    """The connected components of a set of overlap edges, ready to be matched under any weights."""
+
+    flat: _Flat
+    simple_idx: np.ndarray     # edges of components with one cluster on a side
+    simple_comp: np.ndarray    # their component
+    dense: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int]]   # (edges, row, col, n_rows, n_cols)
+    big: list[np.ndarray]      # edges of components too large for a dense matrix
+
+    @classmethod
+    def of(cls, flat: _Flat, rest: np.ndarray) -> _Components:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        nk, nr = len(flat.k_size), len(flat.r_size)
+        ek, er = flat.edge_k[rest], flat.edge_r[rest]
+        graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
+        _, labels = connected_components(graph, directed=False)
+        comp = labels[ek]
+        n_comp = int(labels.max()) + 1
+        nk_c = np.bincount(labels[np.unique(ek)], minlength=n_comp)
+        nr_c = np.bincount(labels[nk + np.unique(er)], minlength=n_comp)
+        simple = (nk_c[comp] == 1) | (nr_c[comp] == 1)
+        simple_idx, simple_comp = rest[simple], comp[simple]
+        rest, comp = rest[~simple], comp[~simple]
+        order = np.argsort(comp, kind="stable")
+        bounds = (np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True]) if len(comp)
+                  else np.zeros(1, int))
+        dense, big = [], []
+        for s, e in zip(bounds[:-1], bounds[1:]):
+            idx = rest[order[s:e]]
+            ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
+            rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
+            if len(ks) * len(rs) > _DENSE_LIMIT:
+                big.append(idx)
+            else:
+                dense.append((idx, ki, ri, len(ks), len(rs)))
+        return cls(flat, simple_idx, simple_comp, dense, big)
+
+    def solve(self, weights: np.ndarray, contrib: np.ndarray, *, prune: bool) -> None:
+        """Exact matching under ``weights``, component by component; fills ``contrib``."""
+        from scipy.optimize import linear_sum_assignment
+
+        flat = self.flat
+        if len(self.simple_idx):   # one cluster on a side: the component's best edge (vectorised)
+            s_idx, s_comp = self.simple_idx, self.simple_comp
+            o = np.lexsort((-weights[s_idx], s_comp))
+            first = np.r_[True, s_comp[o][1:] != s_comp[o][:-1]]
+            best = s_idx[o[first]]
+            contrib[best] = weights[best]
+        for idx, ki, ri, n_rows, n_cols in self.dense:
+            mat = np.zeros((n_rows, n_cols))
+            mat[ki, ri] = weights[idx]
+            rows, cols = linear_sum_assignment(mat, maximize=True)
+            lookup = np.full((n_rows, n_cols), -1, dtype=np.int64)
+            lookup[ki, ri] = idx
+            chosen = lookup[rows, cols]
+            chosen = chosen[chosen >= 0]
+            contrib[chosen] = weights[chosen]
+        nk, nr = len(flat.k_size), len(flat.r_size)
+        for idx in self.big:
+            if not prune or len(idx) < _AUCTION_MIN_EDGES:
+                _sparse_matching(flat, idx, weights, contrib)
+                continue
+            kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
+            if matched is not None:  # the auction's matching is provably optimal
+                contrib[idx[matched]] = weights[idx[matched]]
+                continue
+            idx = idx[kept]
+            fixed, alive = _reduce_matching(flat.edge_k[idx], flat.edge_r[idx], weights[idx], nk, nr)
+            contrib[idx[fixed]] = weights[idx[fixed]]
+            _solve_components(flat, idx[alive], weights, contrib, prune=False)
 
 
 def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contrib: np.ndarray, *,
                       prune: bool) -> None:
     """Exact matching of the edges ``rest``, component by component; fills ``contrib``."""
-    from scipy.optimize import linear_sum_assignment
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    if len(rest) == 0:
-        return
-    nk, nr = len(flat.k_size), len(flat.r_size)
-    ek, er = flat.edge_k[rest], flat.edge_r[rest]
-    graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
-    _, labels = connected_components(graph, directed=False)
-    comp = labels[ek]
-    # components with one cluster on a side: their best edge (vectorised)
-    n_comp = int(labels.max()) + 1
-    nk_c = np.bincount(labels[np.unique(ek)], minlength=n_comp)
-    nr_c = np.bincount(labels[nk + np.unique(er)], minlength=n_comp)
-    simple = (nk_c[comp] == 1) | (nr_c[comp] == 1)
-    if simple.any():
-        s_idx = rest[simple]
-        s_comp = comp[simple]
-        o = np.lexsort((-weights[s_idx], s_comp))
-        first = np.r_[True, s_comp[o][1:] != s_comp[o][:-1]]
-        best = s_idx[o[first]]
-        contrib[best] = weights[best]
-        rest, comp = rest[~simple], comp[~simple]
-    order = np.argsort(comp, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True]) if len(comp) else np.zeros(1, int)
-    big: list[np.ndarray] = []
-    for s, e in zip(bounds[:-1], bounds[1:]):
-        idx = rest[order[s:e]]
-        ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
-        rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
-        if len(ks) * len(rs) > _DENSE_LIMIT:
-            big.append(idx)
-            continue
-        mat = np.zeros((len(ks), len(rs)))
-        mat[ki, ri] = weights[idx]
-        rows, cols = linear_sum_assignment(mat, maximize=True)
-        lookup = np.full((len(ks), len(rs)), -1, dtype=np.int64)
-        lookup[ki, ri] = idx
-        chosen = lookup[rows, cols]
-        chosen = chosen[chosen >= 0]
-        contrib[chosen] = weights[chosen]
-    for idx in big:
-        if not prune or len(idx) < _AUCTION_MIN_EDGES:
-            _sparse_matching(flat, idx, weights, contrib)
-            continue
-        kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
-        if matched is not None:  # the auction's matching is provably optimal
-            contrib[idx[matched]] = weights[idx[matched]]
-            continue
-        idx = idx[kept]
-        fixed, alive = _reduce_matching(flat.edge_k[idx], flat.edge_r[idx], weights[idx], nk, nr)
-        contrib[idx[fixed]] = weights[idx[fixed]]
-        _solve_components(flat, idx[alive], weights, contrib, prune=False)
+    if len(rest):
+        _Components.of(flat, rest).solve(weights, contrib, prune=prune)
 
 
 #: Inputs with at least this many overlap edges are reduced (:func:`_reduce_matching`) before matching.
@@ -479,9 +511,11 @@ def _raw_counts(flat: _Flat, k_group: np.ndarray, r_group: np.ndarray, n_groups:
     ek, er, en = flat.edge_k, flat.edge_r, flat.edge_n.astype(np.float64)
     e_group = k_group[ek]
 
-    def add(field: str, groups: np.ndarray, values) -> None:
-        out[:, _R[field]] += np.bincount(groups, weights=np.broadcast_to(values, groups.shape).astype(np.float64),
-                                         minlength=n_groups)
+    def add(field: str, groups: np.ndarray, values: np.ndarray | float) -> None:
+        if np.isscalar(values):
+            out[:, _R[field]] += np.bincount(groups, minlength=n_groups) * float(values)
+        else:
+            out[:, _R[field]] += np.bincount(groups, weights=values, minlength=n_groups)
 
     # mention detection
     add("mention_match", e_group, en)
@@ -495,8 +529,9 @@ def _raw_counts(flat: _Flat, k_group: np.ndarray, r_group: np.ndarray, n_groups:
     add("bcub_rnum", e_group, en * en / ks[ek])
     add("bcub_pnum", e_group, en * en / rs[er])
     # CEAF
-    add("ceafm_num", e_group, _ceaf_matching(flat, k_comp, en))
-    add("ceafe_num", e_group, _ceaf_matching(flat, k_comp, 2 * en / (ks[ek] + rs[er])))
+    ceafm, ceafe = _ceaf_matchings(flat, [en, 2 * en / (ks[ek] + rs[er])])
+    add("ceafm_num", e_group, ceafm)
+    add("ceafe_num", e_group, ceafe)
     add("key_clusters", k_group, 1.0)
     add("resp_clusters", r_group, 1.0)
     # LEA: size * (common links / links); singletons have one self-link
