@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import datasets
@@ -91,11 +89,10 @@ def test_documents(root, cache):
     assert len({d for s in ("train", "validation", "test") for d in docs[s]["topic"]}) == 43
 
 
-def test_parse_speed_and_no_defects(root):
-    t = time.perf_counter()
+def test_every_file_parses_without_defects(root):
+    # (the speed target, 982 files in under 30 s, is timed by benchmarks/bench_ecbplus_parse.py)
     docs = [ecb_io.parse_ecb_document(p) for p in ecb_io.ecb_files(root / "ECB+")]  # not the memo
     assert len(docs) == 982
-    assert time.perf_counter() - t < 30  # target: all 982 XML files in under 30 s
     assert ecb_io.validated_sentence_defects(ecb_io.EcbSources.local(root)) == []
 
 
