@@ -181,7 +181,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                  "train_mentions": len(train_rows), "n_training_triplets": int(stats["triplets"]),
                  "margin": args.margin, "max_length": max_length, "context_words": context_words, "seed": args.seed,
                  "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"}, "train_stats": stats,
-                 "train_wall_time_s": round(time.perf_counter() - t_start, 1)}
+                 "train_wall_time_s": round(time.perf_counter() - t_start, 3)}
         folder = None
         if args.save_model:
             folder = args.save_model if args.method == "knn_oracle" else f"{args.save_model}/biencoder"

@@ -189,7 +189,7 @@ def train_from_args(args: argparse.Namespace,
         "context_words": context_words, "head_lr": args.head_lr,
         "filter": _filter_settings(args), "seed": args.seed,
         "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"},
-        "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 1),
+        "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 3),
     }
     if args.save_model:
         save_component(args.save_model, "crossencoder", getattr(model, "module", model).state_dict(), info)

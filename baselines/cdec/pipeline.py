@@ -408,8 +408,8 @@ def _time_provenance(clock, stage: Stage) -> dict[str, Any]:
     trained_here = sum(float(t.get("train_wall_time_s", 0.0)) for t in stage.training.values()
                        if not t.get("loaded_from") and t.get("train_wall_time_s") is not None)
     eval_s = max(0.0, clock.elapsed() - trained_here)
-    return {"training": stage.training, "train_wall_time_s": round(train_s, 1),
-            "eval_wall_time_s": round(eval_s, 1), "total_wall_time_s": round(train_s + eval_s, 1)}
+    return {"training": stage.training, "train_wall_time_s": round(train_s, 3),
+            "eval_wall_time_s": round(eval_s, 3), "total_wall_time_s": round(train_s + eval_s, 3)}
 
 
 def default_args(**overrides: Any) -> argparse.Namespace:

@@ -239,13 +239,13 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         bar.close()
         finished_epoch = state["batch"] >= local_batches
         record: dict[str, Any] = {"epoch": epoch + 1, "loss": float(np.mean(epoch_losses)) if epoch_losses else None,
-                                  "train_seconds": round(time.perf_counter() - te, 1)}
+                                  "train_seconds": round(time.perf_counter() - te, 3)}
         improved = False
         if early is not None:
             tv = time.perf_counter()
             scores = dict(evaluate(accelerator.unwrap_model(model)))
             model.train()
-            record.update({"validation": scores, "eval_seconds": round(time.perf_counter() - tv, 1)})
+            record.update({"validation": scores, "eval_seconds": round(time.perf_counter() - tv, 3)})
             value = float(scores[early.metric])
             if state["best"] is None or value > state["best"] + early.min_delta:
                 state.update(best=value, best_epoch=epoch + 1, bad_epochs=0)

@@ -342,7 +342,7 @@ def training_summary(stats: Mapping[str, Any], cfg, *, n_train: int, unit: str, 
         "weight_decay": cfg.weight_decay, "warmup_ratio": cfg.warmup_ratio, "grad_accum": cfg.grad_accum,
         "mixed_precision": cfg.mixed_precision, "max_steps": cfg.max_steps, "seed": cfg.seed,
         "train_steps": int(stats.get("train_steps", 0)), "epochs_run": stats.get("epochs_run"),
-        "train_seconds": round(float(stats.get("train_seconds_all_sessions", stats.get("train_seconds", 0.0))), 1),
+        "train_seconds": round(float(stats.get("train_seconds_all_sessions", stats.get("train_seconds", 0.0))), 3),
         "train_examples_per_s": round(float(stats.get("train_examples_per_s", 0.0)), 2),
         "group_by_length": stats.get("group_by_length"), "hardware": hardware(),
     }
