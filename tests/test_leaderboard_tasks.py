@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -112,8 +114,16 @@ def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, ssr_mode=False)
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=30) as r:
-            config = json.loads(r.read())
+        deadline = time.monotonic() + 30
+        while True:   # launch() returns once Gradio reached it; a busy machine has refused the next connect once
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=30) as r:
+                    config = json.loads(r.read())
+                break
+            except urllib.error.URLError as e:
+                if not isinstance(e.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
         comps = config["components"]
         labels = {c["props"].get("label") for c in comps if c.get("type") == "tabitem"}
         elem_ids = {c["props"].get("elem_id") for c in comps}
