@@ -43,6 +43,7 @@ bench: setup  ## speed/memory benchmarks, side by side
 	$(BIN)/python benchmarks/bench_knn_faiss.py
 	$(BIN)/python benchmarks/bench_leaderboard.py
 	$(BIN)/python benchmarks/bench_leaderboard_browser.py
+	$(BIN)/python benchmarks/bench_prepare.py
 
 clean:
 	rm -rf $(VENV) .figbench .pytest_cache
