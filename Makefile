@@ -14,8 +14,6 @@ STORE ?= .figbench/store
 PORT ?= 7860
 # pytest-xdist workers: one more than the cores, as the browser and server tests mostly wait on their
 # Chromium and server processes (2 cores: 3 workers, 308 s against 336 s with 2)
-# --dist loadgroup: tests marked xdist_group(...) share one worker, so a module's servers, its Chromium
-# or an `import evaluate` are paid once per run, not once per worker that happens to get one of its tests
 JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 PYTEST_ARGS ?= --durations=25
 
@@ -34,7 +32,7 @@ run: setup  ## fast baselines on every corpus found, submitted to the embedded s
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
 lint: setup  ## ruff (configured in pyproject.toml)
 	$(BIN)/ruff check .

@@ -184,7 +184,6 @@ def test_cli_bootstrap_default_and_off(capsys):
     assert "bootstrap intervals (1000 resamples of 2 documents)" in out and "WARNING (confidence intervals)" in out
 
 
-@pytest.mark.xdist_group("evaluate")
 def test_metric_groups_and_direct_path():
     import evaluate
 

@@ -23,7 +23,6 @@ import pytest
 
 from figbench.scoring.coref import bootstrap_coref, evaluate_coref
 
-pytestmark = pytest.mark.xdist_group("coverage")   # make test: the 20,000-topic truth is computed once
 CLAIMED = ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "muc_recall", "bcub_precision", "ceafe_recall",
            "lea_f1", "blanc_f1")
 NOISE = 0.15

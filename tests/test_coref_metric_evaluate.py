@@ -11,7 +11,6 @@ import figbench
 from figbench.cli import main
 from figbench.scoring.coref import SCORE_KEYS, evaluate_coref
 
-pytestmark = pytest.mark.xdist_group("evaluate")   # make test: one worker imports evaluate (~6 s)
 FIX = Path(__file__).resolve().parent / "fixtures" / "coref"
 KEY, RESPONSE = FIX / "nested.key.conll", FIX / "nested.response.conll"
 

@@ -115,7 +115,6 @@ def test_code_change_rebuilds_instead_of_serving_stale_data(tmp_path, monkeypatc
     assert not Path(second.cache_dir, "dataset_info.json").exists()
 
 
-@pytest.mark.xdist_group("evaluate")
 @pytest.mark.parametrize("variables", [{"HF_MODULES_CACHE": "m"}, {"HF_HOME": "h"}, {"XDG_CACHE_HOME": "x"}, {}])
 def test_metric_modules_go_where_evaluate_looks(tmp_path, monkeypatch, variables):
     """figbench resolves evaluate's modules folder without importing evaluate: the same folder as
@@ -163,7 +162,6 @@ print(json.dumps(out))
     assert got["conll_f1"] == pytest.approx(evaluate_coref([[["a", "b"], ["c"]]], [[["a", "b", "c"]]])["conll_f1"])
 
 
-@pytest.mark.xdist_group("evaluate")
 def test_metric_space_folder_loads_and_has_space_metadata(tmp_path):
     from huggingface_hub import RepoCard
 

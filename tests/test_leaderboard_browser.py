@@ -24,7 +24,7 @@ from figbench_leaderboard.client import submit
 from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
 from figbench_leaderboard.store import Store
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one server and one Chromium per run
+pytestmark = pytest.mark.browser
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"

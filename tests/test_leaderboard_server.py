@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from figbench_leaderboard.screenshots import serving
 
-pytestmark = pytest.mark.xdist_group("space")   # make test: one worker starts the module's two servers
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
 SPACE = {"SPACE_ID": "figbench/leaderboard-test", "SYSTEM": "spaces"}   # what a Space sets

@@ -175,7 +175,6 @@ def test_span_overlap_bad_input():
 
 # ------------------------------------------------------------------------------- evaluate wrapper
 
-@pytest.mark.xdist_group("evaluate")
 def test_span_f1_metric_loads_offline():
     import evaluate
 

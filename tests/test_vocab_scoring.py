@@ -117,7 +117,6 @@ def test_vocab_zero_denominators():
     assert got["n_in_vocab_tokens"] == 0 and got["n_out_vocab_tokens"] == 2
 
 
-@pytest.mark.xdist_group("evaluate")
 def test_vocab_f1_metric_loads_offline():
     import evaluate
 
@@ -163,7 +162,6 @@ def test_vocab_unknown_tags_are_rejected(bad, side):
         vocab_scores(TRAIN_TOKENS, [["O", "B-METAPHOR", "O", "x"], ["O", "O"]], TEST_TOKENS, GOLD, PRED)
 
 
-@pytest.mark.xdist_group("evaluate")
 def test_vocab_f1_metric_rejects_unknown_tags():
     import evaluate
 
