@@ -140,6 +140,20 @@ def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
         demo.close()
 
 
+def test_a_task_reusing_a_board_label_is_refused():
+    """Benchmark labels are the board's columns: a second benchmark with one of them is refused by name."""
+    taken = benchmarks()[0]
+    task = LabelTask(name="label_clash", order=91, family="idioms", family_title="Idioms", title="Clash",
+                     description="-", headline="accuracy", metrics=(Metric("accuracy", "Accuracy"),),
+                     benchmarks=(Benchmark("label_clash", "idioms_mem", "default", "test", taken.label),),
+                     predictions_doc="-")
+    with pytest.raises(ValueError, match=re.escape(f"label {taken.label!r} of benchmark {taken.key}")):
+        register_task(task)
+    assert "label_clash" not in TASKS
+    labels = [b.label for b in benchmarks()]
+    assert len(labels) == len(set(labels))
+
+
 def test_no_leaderboard_module_names_a_task_or_corpus():
     names = set(TASKS) | {b.dataset for b in benchmarks()} | {b.label for b in benchmarks()}
     pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))

@@ -132,21 +132,30 @@ def _download(url: str, target: Path) -> None:
         raise
 
 
-def _extract(archive: Path, root: Path) -> None:
-    """Unpack a zip or tar archive into ``root``, refusing members that would land outside it."""
+def _extract(archive: Path, root: Path, *, corpus: str, url: str) -> None:
+    """Unpack a zip or tar archive into ``root``, refusing members that would land outside it.
+
+    Raises ValueError naming the corpus, the URL and the member at fault (not an archive, a corrupt
+    archive, a member outside ``root``)."""
     import tarfile
     import zipfile
 
     root = root.resolve()
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as z:
-            for name in z.namelist():
-                if not (root / name).resolve().is_relative_to(root):
-                    raise ValueError(f"{archive}: member {name!r} would be written outside {root}")
-            z.extractall(root)
-        return
-    with tarfile.open(archive) as t:
-        t.extractall(root, filter="data")
+    where = f"{corpus}: the archive downloaded from {url}"
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as z:
+                for name in z.namelist():
+                    if not (root / name).resolve().is_relative_to(root):
+                        raise ValueError(f"{where}: member {name!r} would be written outside {root}; nothing unpacked")
+                z.extractall(root)
+            return
+        with tarfile.open(archive) as t:
+            t.extractall(root, filter="data")
+    except (zipfile.BadZipFile, tarfile.ReadError, EOFError) as e:
+        raise ValueError(f"{where} is not a readable zip or tar archive ({type(e).__name__}: {e})") from None
+    except tarfile.FilterError as e:
+        raise ValueError(f"{where}: {e}; unpacking stopped") from None
 
 
 def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool = False,
@@ -161,9 +170,15 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
     root = Path(root)
     wanted = list(files) if force else missing(root, files)
     done: list[Path] = []
+    unpacked: set[str] = set()   # archives already downloaded and unpacked in this call
     for f in wanted:
         name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
         dest = root / f.path
+        if f.extract and f.url in unpacked:
+            if not dest.exists():
+                raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
+            done.append(dest)
+            continue
         part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"
         try:
             _download(f.url, part)
@@ -176,7 +191,8 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
         try:
             verify_sha256(part, f.sha256, corpus=corpus, label=f"{f.path} (from {f.url})")
             if f.extract:
-                _extract(part, root)
+                _extract(part, root, corpus=corpus, url=f.url)
+                unpacked.add(f.url)
                 if not dest.exists():
                     raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
             else:

@@ -26,7 +26,19 @@ def _discover() -> dict[str, Task]:
         if isinstance(task, Task):
             found.append(task)
     found.sort(key=lambda t: (t.order, t.name))
+    _check_labels(found)
     return {t.name: t for t in found}
+
+
+def _check_labels(tasks) -> None:
+    """Each benchmark label is a column of the board: two benchmarks with one label would share it."""
+    owner: dict[str, str] = {}
+    for t in tasks:
+        for b in t.benchmarks:
+            if b.label in owner and owner[b.label] != b.key:
+                raise ValueError(f"task {t.name!r}: benchmark {b.key} has the label {b.label!r} of benchmark "
+                                 f"{owner[b.label]}; each benchmark needs its own label (a column of the board)")
+            owner[b.label] = b.key
 
 
 #: task name -> declaration, in display order
@@ -44,6 +56,7 @@ def register_task(task: Task, *, replace: bool = False) -> Task:
     """Add a task at run time (it then appears wherever tasks are listed); returns it."""
     if task.name in TASKS and not replace:
         raise ValueError(f"task {task.name!r} is already registered")
+    _check_labels([t for t in TASKS.values() if t.name != task.name] + [task])
     TASKS[task.name] = task
     ordered = sorted(TASKS.values(), key=lambda t: (t.order, t.name))
     TASKS.clear()

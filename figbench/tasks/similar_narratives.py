@@ -1,6 +1,6 @@
 """Similar narratives on ePiC: the most similar other narrative illustrates the same proverb (accuracy)."""
 
-from figbench.tasks.base import Metric
+from figbench.tasks.base import Benchmark, Metric
 from figbench.tasks.kinds import NeighbourTask
 
 TASK = NeighbourTask(
@@ -14,6 +14,8 @@ TASK = NeighbourTask(
     headline="accuracy",
     metrics=(Metric("accuracy", "Accuracy"),
              *(Metric(f"accuracy_{d}", f"Accuracy ({d})") for d in ("cosine", "js", "l2", "l1"))),
+    benchmarks=(Benchmark("similar_narratives", "epic", "seen", "test", "ePiC similar (seen)",
+                          "ePiC similar narratives"),),
     predictions_doc="the id of the most similar other narrative per narrative id",
     resample_unit="narratives",
     label_column="proverb_id",
