@@ -45,5 +45,8 @@ bench: setup  ## speed/memory benchmarks, side by side
 	$(BIN)/python benchmarks/bench_leaderboard_browser.py
 	$(BIN)/python benchmarks/bench_prepare.py
 
+screenshots: setup  ## refresh the committed leaderboard screenshots from the quickstart store ($(STORE); `make run` fills it)
+	$(BIN)/figbench leaderboard screenshots --store $(STORE) --out leaderboard/screenshots
+
 clean:
 	rm -rf $(VENV) .figbench .pytest_cache
