@@ -153,3 +153,21 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
     assert again.status == "stored"
     [absent] = load_committed([get_spec("cdec_lh_ecbplus_test")], store, committed)
     assert absent.status == "not run yet" and "figbench baseline run cdec_lh_ecbplus_test" in absent.detail
+
+
+@pytest.mark.slow
+def test_every_committed_board_record_loads_verified(data_root, tmp_path, monkeypatch):
+    """What `make run` loads: every board spec's committed record (results/<spec>.json) goes into a fresh
+    store, re-scored from its predictions, FINISHED, verified and without a mismatch (a committed record of
+    a benchmark the leaderboard did not score made every `make run` exit 1)."""
+    from figbench_baselines.specs import board_specs
+    from figbench_baselines.tables import RESULTS
+
+    from figbench.quickstart import load_committed
+
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    specs = list(board_specs())
+    outcomes = load_committed(specs, tmp_path / "store", RESULTS)
+    bad = [(o.name, o.status, o.detail) for o in outcomes
+           if o.status != "loaded" or "FINISHED" not in o.detail or "MISMATCH" in o.detail]
+    assert bad == [] and len(outcomes) == len(specs) >= 14
