@@ -27,8 +27,8 @@ from figbench import cli
 from figbench.corpora import epic
 from figbench.corpora.files import ChecksumError, MissingDataError, RemoteFile, fetch, resolve
 from tests.conftest import corpus_path
+from tests.test_missing_data import OFFLINE_VARS
 
-OFFLINE_VARS = ("FIGBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 PROXY_VARS = ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
 
 
@@ -80,8 +80,7 @@ def _leftovers(folder: Path) -> list[str]:
 @pytest.fixture()
 def epic_mirror(server, monkeypatch):
     """The eight original ePiC files served locally; ``epic.FILES`` points there with the recorded sha256."""
-    source = corpus_path("epic", epic.DATASET_FILE)
-    source = source.parent
+    source = corpus_path("epic", epic.DATASET_FILE).parent
     for f in epic.FILES:
         target = server.root / "epic" / f.path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -192,7 +191,7 @@ def test_an_archive_member_escaping_the_folder_is_refused(kind, server, tmp_path
     assert not (tmp_path / "deep" / "escaped.txt").exists() and _leftovers(root) == []
 
 
-def test_a_page_instead_of_an_archive_is_a_clear_error(server, tmp_path, capsys):
+def test_a_page_instead_of_an_archive_is_a_clear_error(server, tmp_path):
     """An archive without a recorded sha256 (like ECB+.zip) that turns out to be an HTML page."""
     (server.root / "ECB.zip").write_text("<html><body>rate limited</body></html>")
     root = tmp_path / "c"

@@ -172,35 +172,38 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
     done: list[Path] = []
     unpacked: set[str] = set()   # archives already downloaded and unpacked in this call
     for f in wanted:
-        name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
         dest = root / f.path
-        if f.extract and f.url in unpacked:
-            if not dest.exists():
-                raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
-            done.append(dest)
-            continue
-        part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"
-        try:
-            _download(f.url, part)
-        except (OSError, ValueError) as e:  # urllib.error.URLError is an OSError
-            why = getattr(e, "reason", None) or e
-            reason = f"Downloading {f.url} failed: {type(e).__name__}: {why}."
-            err = MissingDataError(missing_message(corpus, root, [f], data_dir=data_dir, reason=reason))
-            err.reason = reason
-            raise err from None
-        try:
-            verify_sha256(part, f.sha256, corpus=corpus, label=f"{f.path} (from {f.url})")
+        if not (f.extract and f.url in unpacked):
+            _fetch_one(corpus, root, f, data_dir=data_dir)
             if f.extract:
-                _extract(part, root, corpus=corpus, url=f.url)
                 unpacked.add(f.url)
-                if not dest.exists():
-                    raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
-            else:
-                os.replace(part, dest)
-        finally:
-            part.unlink(missing_ok=True)
+        if f.extract and not dest.exists():
+            raise MissingDataError(f"{corpus}: {f.url} unpacked into {root} without creating {f.path}")
         done.append(dest)
     return done
+
+
+def _fetch_one(corpus: str, root: Path, f: RemoteFile, *, data_dir: str | None) -> None:
+    """Download ``f``, check its sha256 under a temporary name, then move it into place (or unpack it)."""
+    name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
+    dest = root / f.path
+    part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"
+    try:
+        _download(f.url, part)
+    except (OSError, ValueError) as e:  # urllib.error.URLError is an OSError
+        why = getattr(e, "reason", None) or e
+        reason = f"Downloading {f.url} failed: {type(e).__name__}: {why}."
+        err = MissingDataError(missing_message(corpus, root, [f], data_dir=data_dir, reason=reason))
+        err.reason = reason
+        raise err from None
+    try:
+        verify_sha256(part, f.sha256, corpus=corpus, label=f"{f.path} (from {f.url})")
+        if f.extract:
+            _extract(part, root, corpus=corpus, url=f.url)
+        else:
+            os.replace(part, dest)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def resolve(corpus: str, root: Path, files: Sequence[RemoteFile], *, data_dir: str | None = None,

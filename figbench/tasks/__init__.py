@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from figbench.tasks.base import Benchmark, Gold, Metric, Plot, PredictionsError, Task
 
@@ -30,7 +30,7 @@ def _discover() -> dict[str, Task]:
     return {t.name: t for t in found}
 
 
-def _check_labels(tasks) -> None:
+def _check_labels(tasks: Iterable[Task]) -> None:
     """Each benchmark label is a column of the board: two benchmarks with one label would share it."""
     owner: dict[str, str] = {}
     for t in tasks:
