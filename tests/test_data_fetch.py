@@ -207,3 +207,23 @@ def test_offline_nothing_is_requested(server, tmp_path, monkeypatch):
     with pytest.raises(MissingDataError, match="offline mode"):
         resolve("toy", tmp_path / "c", [RemoteFile("a.txt", f"{server.url}/a.txt")])
     assert sum(server.requests.values()) == 0
+
+
+def test_downloads_read_the_proxy_variables_each_time(server, tmp_path, monkeypatch):
+    """A download through a proxy that is later unset leaves no trace in the process: urllib's shared opener
+    keeps the proxies of its first use, so using it made every later localhost request in a test worker go
+    to the closed proxy of test_missing_data (the 'unexplained' refused connects of the Gradio tests)."""
+    import urllib.request
+
+    (server.root / "a.txt").write_text("a")
+    wanted = [RemoteFile("a.txt", f"{server.url}/a.txt")]
+    for var in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")   # nothing listens there
+    with pytest.raises(MissingDataError, match="Connection refused"):
+        resolve("toy", tmp_path / "c", wanted)
+    assert sum(server.requests.values()) == 0
+    monkeypatch.delenv("http_proxy")
+    assert resolve("toy", tmp_path / "c", wanted) == {"a.txt": tmp_path / "c" / "a.txt"}
+    with urllib.request.urlopen(f"{server.url}/a.txt", timeout=10) as r:
+        assert r.read() == b"a"

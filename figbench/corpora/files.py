@@ -116,7 +116,10 @@ def missing_message(corpus: str, root: Path, files: Sequence[RemoteFile], *, dat
 
 
 def _download(url: str, target: Path) -> None:
-    """Stream ``url`` to ``target`` (through a temporary file, renamed when complete)."""
+    """Stream ``url`` to ``target`` (through a temporary file, renamed when complete).
+
+    Each download builds its own opener, so it reads the proxy variables as they are now and leaves
+    ``urllib.request.urlopen``'s process-wide opener alone (that one keeps the proxies of its first use)."""
     import shutil
     import tempfile
     import urllib.request
@@ -124,7 +127,7 @@ def _download(url: str, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
+        with os.fdopen(fd, "wb") as out, urllib.request.build_opener().open(url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
             shutil.copyfileobj(resp, out, 1 << 20)
         os.replace(tmp, target)
     except BaseException:
