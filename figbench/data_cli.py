@@ -55,6 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ep.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the folder to this Hub dataset repo")
     ep.add_argument("--private", action="store_true", help="create the Hub repo as private")
     ep.add_argument("--json", action="store_true", help="print the export report as JSON")
+    ep.add_argument("--inputs-only", action="store_true",
+                    help="leave out every gold column of the tasks scored on each split (what a submitter may be "
+                         "given for a hidden benchmark)")
     ep.set_defaults(func=_export)
 
 
@@ -188,7 +191,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.push_to_hub:
         validate_repo_id(args.push_to_hub)  # fail before the (long) export
     report = export_dataset(args.name, args.config, args.to, data_dir=args.data_dir, cache_dir=args.cache_dir,
-                            **_options(args.option))
+                            inputs_only=args.inputs_only, **_options(args.option))
     if args.push_to_hub:
         try:
             report.pushed_to = push_to_hub(report.folder, args.push_to_hub, private=args.private)
@@ -209,6 +212,8 @@ def _print_report(report, as_json: bool) -> None:
         print(f"  {config}: " + ", ".join(f"{s} {n:,}" for s, n in splits.items()))
     for config, why in report.skipped.items():
         print(f"  skipped {config}: {why}")
+    for where, cols in report.dropped.items():
+        print(f"  {where}: gold columns left out: {', '.join(cols)}")
     if report.pushed_to:
         print(f"pushed to {report.pushed_to}")
 

@@ -3,6 +3,10 @@
 The folder loads with plain ``datasets.load_dataset(DIR, CONFIG)``, without figbench: the card's
 YAML ``configs:`` entries point at ``<config>/<split>-00000-of-00001.parquet`` through
 ``data_files``, and its ``dataset_info`` lists exactly the exported configs and splits.
+
+``inputs_only``: every split leaves out the gold columns (:meth:`figbench.tasks.Task.gold_columns`) of
+the tasks scored on it, or, for a split no benchmark scores, of the tasks scored on its config: what a
+submitter of a hidden benchmark may be given.
 """
 
 from __future__ import annotations
@@ -30,10 +34,32 @@ class ExportReport:
     skipped: dict[str, str] = field(default_factory=dict)  # config -> reason
     files: list[Path] = field(default_factory=list)
     pushed_to: str | None = None
+    dropped: dict[str, list[str]] = field(default_factory=dict)  # config/split -> gold columns left out
 
     def to_dict(self) -> dict[str, Any]:
         return {"folder": str(self.folder), "configs": self.configs, "skipped": self.skipped,
-                "files": [str(p) for p in self.files], "pushed_to": self.pushed_to}
+                "files": [str(p) for p in self.files], "pushed_to": self.pushed_to, "dropped": self.dropped}
+
+
+def scoring_tasks(name: str, config: str, split: str) -> list:
+    """The tasks with a benchmark on ``name``/``config``/``split``; for a split no benchmark scores, those
+    with a benchmark on the config (their gold columns are gold there too)."""
+    from figbench.tasks import benchmarks, get_task
+
+    on_config = [b for b in benchmarks() if b.dataset == name and b.config == config]
+    on_split = [b for b in on_config if b.split == split] or on_config
+    return [get_task(t) for t in dict.fromkeys(b.task for b in on_split)]
+
+
+def _inputs_only(ds, name: str, config: str, split: str) -> tuple[Any, list[str]]:
+    """``ds`` without the gold of the tasks scored on it, and the columns left out (or rewritten)."""
+    dropped: list[str] = []
+    for task in scoring_tasks(name, config, split):
+        before = set(ds.column_names)
+        cols = [c for c in task.gold_columns() if c in before]
+        ds = task.inputs_only(ds)
+        dropped += [c for c in cols if c not in dropped]
+    return ds, dropped
 
 
 def validate_repo_id(repo_id: str) -> str:
@@ -87,7 +113,8 @@ def _write_card(name: str, folder: Path, report: ExportReport, infos: dict, defa
 
 
 def export_dataset(name: str, config: str | None = None, to: str | Path = "", *, data_dir: str | None = None,
-                   cache_dir: str | None = None, overwrite: bool = True, **config_kwargs: Any) -> ExportReport:
+                   cache_dir: str | None = None, overwrite: bool = True, inputs_only: bool = False,
+                   **config_kwargs: Any) -> ExportReport:
     """Export one config (or every buildable config when ``config`` is None) of a figbench corpus.
 
     With ``config=None`` a config whose files are missing is skipped and reported; a named config
@@ -124,13 +151,18 @@ def export_dataset(name: str, config: str | None = None, to: str | Path = "", *,
         target.mkdir(parents=True, exist_ok=True)
         splits = datasets.SplitDict()
         report.configs[cfg] = {}
+        first = None
         for split, ds in dd.items():
+            if inputs_only:
+                ds, cols = _inputs_only(ds, name, cfg, str(split))
+                if cols:
+                    report.dropped[f"{cfg}/{split}"] = cols
+            first = first if first is not None else ds
             path = target / PARQUET_NAME.format(split=split)
             ds.to_parquet(str(path))
             report.files.append(path)
             report.configs[cfg][str(split)] = len(ds)
             splits.add(datasets.SplitInfo(name=str(split), num_examples=len(ds), num_bytes=ds.data.nbytes))
-        first = next(iter(dd.values()))
         infos[cfg] = datasets.DatasetInfo(features=first.features, splits=splits,
                                           dataset_size=sum(s.num_bytes for s in splits.values()))
     if not report.configs:
@@ -139,7 +171,17 @@ def export_dataset(name: str, config: str | None = None, to: str | Path = "", *,
     if default not in report.configs:
         default = next(iter(report.configs))
     report.files.append(_write_card(name, folder, report, infos, default))
+    if inputs_only:
+        _note_inputs_only(report)
     return report
+
+
+def _note_inputs_only(report: ExportReport) -> None:
+    card = report.folder / "README.md"
+    lines = ["", "## Inputs only", "", "Exported with `--inputs-only`: the gold columns of the tasks scored on each "
+             "split are left out (answers rewritten out of nested pairs):", ""]
+    lines += [f"- `{where}`: {', '.join(f'`{c}`' for c in cols)}" for where, cols in report.dropped.items()]
+    card.write_text(card.read_text("utf-8").rstrip() + "\n" + "\n".join(lines) + "\n", "utf-8")
 
 
 def push_to_hub(folder: str | Path, repo_id: str, *, private: bool = False, token: str | None = None) -> str:

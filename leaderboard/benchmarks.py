@@ -28,10 +28,11 @@ def default_config(dataset: str) -> str | None:
 
 
 def hidden_split(benchmark: Benchmark | str) -> bool:
-    """Test splits are hidden: their scores are released at reduced precision (see ``policy``)."""
+    """Whether a benchmark (or benchmark key) declares hidden gold (``Benchmark.gold``): its scores are
+    released at reduced precision, under a quota and a probe guard (see ``policy``)."""
     from figbench_leaderboard.release import is_hidden
 
-    return is_hidden(benchmark if isinstance(benchmark, str) else benchmark.split)
+    return is_hidden(benchmark)
 
 
 class BenchmarkRegistry:

@@ -1,4 +1,4 @@
-"""The leaderboard service: accept submissions, queue them, score them against hidden gold.
+"""The leaderboard service: accept submissions, queue them, score them against the server's gold.
 
 ``Leaderboard.submit`` validates a submission completely (size, JSON, schema, metadata, names, the
 benchmark, the predictions against the split's ids, the hidden-split policy) before anything is
@@ -33,7 +33,7 @@ from figbench_leaderboard.formats import (
 )
 from figbench_leaderboard.gold import BuilderGoldProvider, GoldProvider
 from figbench_leaderboard.names import skeleton
-from figbench_leaderboard.policy import HiddenSplitPolicy, probe_check
+from figbench_leaderboard.policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
 from figbench_leaderboard.redact import redact
 from figbench_leaderboard.release import release
 from figbench_leaderboard.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
@@ -239,7 +239,8 @@ class Leaderboard:
         if self.policy is not None and row["verified"]:
             quota = self.policy.quota(bench)
             if quota is not None:
-                checks.append(probe_check(self.policy, row, row["predictions"], n_ids))
+                checks.append(probe_check(self.policy, row, row["predictions"], n_ids,
+                                          task=self.registry.task(bench), gold=self.gold.get(bench)))
 
         def check(db) -> None:
             for c in checks:
@@ -249,6 +250,9 @@ class Leaderboard:
             sid = self.store.add(row, quota=quota, check=check)
         except DuplicateSubmissionError as e:
             e.sha256 = row["sha256"]   # lets a client recognise a resubmission of the very same predictions
+            raise
+        except ProbeError:
+            record_refusal(self.store, row)   # a refusal answers a question too: it counts toward the quota
             raise
         return {"id": sid, "status": row["status"], "verified": row["verified"],
                 "benchmark": f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"}

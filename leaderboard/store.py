@@ -297,10 +297,10 @@ class Store:
         if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL"
                       ).fetchone()[0]:
             with self.transaction() as tx:
-                rows = tx.execute("SELECT id, split, scores, confidence_intervals FROM submissions "
-                                  "WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
+                rows = tx.execute("SELECT id, task, dataset, config, split, scores, confidence_intervals "
+                                  "FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
                 tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
-                               [(*self._public(r["split"], _loads(r["scores"]),
+                               [(*self._public(dict(r), _loads(r["scores"]),
                                                _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
         if db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL").fetchone()[0]:
             from figbench_leaderboard.names import skeleton
@@ -328,10 +328,11 @@ class Store:
             raise
 
     @staticmethod
-    def _public(split: str, scores: Any, cis: Any) -> tuple[str | None, str | None]:
+    def _public(row: Mapping[str, Any], scores: Any, cis: Any) -> tuple[str | None, str | None]:
+        """The released copy of scores and intervals (by the row's benchmark: see ``release``)."""
         from figbench_leaderboard.release import released_scores
 
-        pub_s, pub_c = released_scores(split, scores, cis)
+        pub_s, pub_c = released_scores(row, scores, cis)
         return _dumps(pub_s), _dumps(pub_c)
 
     @contextmanager
@@ -407,7 +408,7 @@ class Store:
         for col in _JSON_COLUMNS:
             row[col] = _dumps(sub.get(col) if col != "metadata" else sub.get(col, {}))
         if sub.get("scores") is not None:
-            row["public_scores"], row["public_cis"] = self._public(sub["split"], sub["scores"],
+            row["public_scores"], row["public_cis"] = self._public(sub, sub["scores"],
                                                                    sub.get("confidence_intervals") or {})
         cols = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
@@ -550,8 +551,9 @@ class Store:
                mismatches: Mapping | None = None, verified: bool = True, owner: str | None = None) -> None:
         clause, extra = self._owned(owner)
         with self.transaction() as db:
-            found = db.execute("SELECT split FROM submissions WHERE id = ?", (sid,)).fetchone()
-            pub_s, pub_c = self._public(found["split"] if found else "", dict(scores), dict(confidence_intervals))
+            found = db.execute("SELECT task, dataset, config, split FROM submissions WHERE id = ?", (sid,)).fetchone()
+            where = dict(found) if found else "?"
+            pub_s, pub_c = self._public(where, dict(scores), dict(confidence_intervals))
             cur = db.execute(
                 "UPDATE submissions SET status = 'FINISHED', reason = NULL, updated_at = ?, scores = ?, "
                 "confidence_intervals = ?, counts = ?, mismatches = ?, verified = ?, lease_owner = NULL, "

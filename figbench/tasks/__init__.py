@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Iterator
 
-from figbench.tasks.base import Benchmark, Gold, Metric, Plot, PredictionsError, Task
+from figbench.tasks.base import HIDDEN, PUBLIC, Benchmark, Gold, Metric, Plot, PredictionsError, Task
 
 _INTERNAL = {"base", "gold", "kinds"}
 
@@ -43,6 +43,8 @@ def _check_labels(tasks: Iterable[Task]) -> None:
 
 #: task name -> declaration, in display order
 TASKS: dict[str, Task] = _discover()
+#: benchmarks added at run time (a server's hidden benchmarks, read from its private store), by key
+EXTRA_BENCHMARKS: dict[str, Benchmark] = {}
 
 
 def get_task(name: str) -> Task:
@@ -69,8 +71,33 @@ def unregister_task(name: str) -> None:
 
 
 def benchmarks() -> tuple[Benchmark, ...]:
-    """Every benchmark of every task, in display order."""
-    return tuple(b for t in TASKS.values() for b in t.benchmarks)
+    """Every benchmark of every task, in display order (then those added with :func:`register_benchmark`)."""
+    declared = tuple(b for t in TASKS.values() for b in t.benchmarks)
+    keys = {b.key for b in declared}
+    return declared + tuple(b for b in EXTRA_BENCHMARKS.values() if b.key not in keys)
+
+
+def register_benchmark(benchmark: Benchmark, *, replace: bool = False) -> Benchmark:
+    """Add a benchmark of a known task at run time (e.g. a hidden benchmark from a server's private store)."""
+    get_task(benchmark.task)
+    declared = {b.key for t in TASKS.values() for b in t.benchmarks}
+    if benchmark.key in declared or (benchmark.key in EXTRA_BENCHMARKS and not replace):
+        raise ValueError(f"benchmark {benchmark.key} is already registered")
+    owner = {b.label: b.key for b in benchmarks() if b.key != benchmark.key}
+    if benchmark.label in owner:
+        raise ValueError(f"benchmark {benchmark.key} has the label {benchmark.label!r} of benchmark "
+                         f"{owner[benchmark.label]}; each benchmark needs its own label (a column of the board)")
+    EXTRA_BENCHMARKS[benchmark.key] = benchmark
+    return benchmark
+
+
+def unregister_benchmark(key: str) -> None:
+    EXTRA_BENCHMARKS.pop(key, None)
+
+
+def find_benchmark(key: str) -> Benchmark | None:
+    """The declared or registered benchmark with this key, if any."""
+    return next((b for b in benchmarks() if b.key == key), None)
 
 
 def families() -> dict[str, str]:
@@ -85,5 +112,6 @@ def family_tasks(family: str) -> Iterator[Task]:
     return (t for t in TASKS.values() if t.family == family)
 
 
-__all__ = ["TASKS", "Benchmark", "Gold", "Metric", "Plot", "PredictionsError", "Task", "benchmarks", "families",
-           "family_tasks", "get_task", "register_task", "unregister_task"]
+__all__ = ["EXTRA_BENCHMARKS", "HIDDEN", "PUBLIC", "TASKS", "Benchmark", "Gold", "Metric", "Plot", "PredictionsError",
+           "Task", "benchmarks", "families", "family_tasks", "find_benchmark", "get_task", "register_benchmark",
+           "register_task", "unregister_benchmark", "unregister_task"]

@@ -17,6 +17,12 @@ from typing import Any, ClassVar
 
 from figbench.scoring import Scored
 
+#: a benchmark's gold is released with its corpus (anyone can score a test split themselves)
+PUBLIC = "public"
+#: a benchmark's gold is held only by the server (never released; scores are guarded against probing)
+HIDDEN = "hidden"
+GOLD_KINDS = (PUBLIC, HIDDEN)
+
 
 class PredictionsError(ValueError):
     """Predictions cannot be scored; the message names the id, field or record at fault."""
@@ -24,7 +30,13 @@ class PredictionsError(ValueError):
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One scored split: ``task`` on ``dataset``/``config``/``split``; a column of the board."""
+    """One scored split: ``task`` on ``dataset``/``config``/``split``; a column of the board.
+
+    ``gold`` declares where the split's gold labels are: :data:`PUBLIC` (released with the corpus, so
+    the board's scores are computed by the server from submitted predictions on a public test set) or
+    :data:`HIDDEN` (held only in the server's private store; scores are released rounded, under a quota
+    and a probe guard). ``note``: what a submitter must know about the benchmark (shown on the board).
+    """
 
     task: str
     dataset: str
@@ -32,10 +44,20 @@ class Benchmark:
     split: str
     label: str
     group: str = ""  #: averages and ranks are computed over the benchmarks of one group
+    gold: str = PUBLIC
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.gold not in GOLD_KINDS:
+            raise ValueError(f"benchmark {self.key}: gold must be {PUBLIC!r} or {HIDDEN!r}, got {self.gold!r}")
 
     @property
     def key(self) -> str:
         return f"{self.task}/{self.dataset}/{self.config}/{self.split}"
+
+    @property
+    def hidden(self) -> bool:
+        return self.gold == HIDDEN
 
 
 @dataclass(frozen=True)
@@ -100,6 +122,7 @@ class Task(ABC):
     predictions_doc: str = ""      #: one line: what a predictions file holds for this task
     resample_unit: str = "examples"
     order: int = 100               #: display order of tasks (and so of families and benchmarks)
+    extra_gold_columns: tuple[str, ...] = ()  #: columns besides the kind's own that carry gold (a coarser label...)
 
     kind: ClassVar[str] = ""
     gold_type: ClassVar[type[Gold]] = Gold
@@ -132,6 +155,21 @@ class Task(ABC):
 
     def table_columns(self) -> tuple[str, ...]:
         return self.columns or self.metric_names
+
+    # --- gold columns and inputs ---------------------------------------------------------------
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        """The columns this kind reads its gold from (overridden per kind)."""
+        return ()
+
+    def gold_columns(self) -> tuple[str, ...]:
+        """Every column of the task's splits that carries gold: what an inputs-only copy leaves out."""
+        return tuple(dict.fromkeys(self.kind_gold_columns() + self.extra_gold_columns))
+
+    def inputs_only(self, dataset):
+        """``dataset`` (a ``datasets.Dataset``) without the task's gold: what a submitter of a hidden
+        benchmark is given."""
+        drop = [c for c in self.gold_columns() if c in dataset.column_names]
+        return dataset.remove_columns(drop) if drop else dataset
 
     # --- behaviour of the kind ----------------------------------------------------------------
     @abstractmethod

@@ -1,6 +1,6 @@
 """Cross-document event coreference on ECB+, ECB+META and WEC-Eng (CoNLL F1)."""
 
-from figbench.tasks.base import Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
 from figbench.tasks.kinds import ClusteringTask
 
 _ECB = "ECB+ and ECB+META"
@@ -23,10 +23,10 @@ TASK = ClusteringTask(
              Metric("candidate_gold_pair_recall", "Gold-pair recall of the candidate filter")),
     columns=("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "ceafm_f1", "lea_f1", "blanc_f1"),
     benchmarks=(
-        Benchmark("cdec", "ecbplus", "events", "test", "ECB+", _ECB),
-        Benchmark("cdec", "ecbmeta", "meta_1", "dev_small", "ECB+META_1 (dev_small)", _ECB),
-        Benchmark("cdec", "ecbmeta", "meta_m", "test", "ECB+META_m", _ECB),
-        Benchmark("cdec", "wec_eng", "events", "test", "WEC-Eng", "WEC-Eng"),
+        Benchmark("cdec", "ecbplus", "events", "test", "ECB+", _ECB, gold=PUBLIC),
+        Benchmark("cdec", "ecbmeta", "meta_1", "dev_small", "ECB+META_1 (dev_small)", _ECB, gold=PUBLIC),
+        Benchmark("cdec", "ecbmeta", "meta_m", "test", "ECB+META_m", _ECB, gold=PUBLIC),
+        Benchmark("cdec", "wec_eng", "events", "test", "WEC-Eng", "WEC-Eng", gold=PUBLIC),
     ),
     plots=(
         Plot("paired", "Robustness to metaphor: CoNLL F1 on ECB+ vs ECB+META", "conll_f1",

@@ -115,6 +115,9 @@ class ClusteringTask(Task):
     kind: ClassVar[str] = "clustering"
     gold_type: ClassVar[type[Gold]] = ClusterGold
 
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.cluster_column,)
+
     def gold_from_dataset(self, dataset, key: str) -> ClusterGold:
         from figbench.schema import clusters_from_assignments
 
@@ -203,6 +206,9 @@ class TaggingTask(Task):
     kind: ClassVar[str] = "tagging"
     gold_type: ClassVar[type[Gold]] = TagGold
 
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.tags_column,)
+
     def gold_from_dataset(self, dataset, key: str) -> TagGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
@@ -255,6 +261,9 @@ class LabelTask(Task):
     kind: ClassVar[str] = "label"
     gold_type: ClassVar[type[Gold]] = LabelGold
 
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.label_column,)
+
     def gold_from_dataset(self, dataset, key: str) -> LabelGold:
         _nonempty(dataset, key)
         ids = [str(i) for i in _column(dataset, self.id_column, key)]
@@ -301,6 +310,9 @@ class RankingTask(Task):
 
     kind: ClassVar[str] = "ranking"
     gold_type: ClassVar[type[Gold]] = RankingGold
+
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.label_column,)
 
     def gold_from_dataset(self, dataset, key: str) -> RankingGold:
         _nonempty(dataset, key)
@@ -354,6 +366,29 @@ class SpanAlignmentTask(Task):
 
     kind: ClassVar[str] = "span_alignment"
     gold_type: ClassVar[type[Gold]] = SpanGold
+
+    #: the fields of a pair that are inputs (the query span); the narrative side is the answer
+    input_pair_fields: ClassVar[tuple[str, ...]] = ("pair_id", "proverb_span", "proverb_start", "proverb_end",
+                                                    "proverb_match", "proverb_occurrences")
+
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.pairs_column,)
+
+    def inputs_only(self, dataset):
+        """Without the answers: each pair keeps its id and query span only (the narrative span is gold)."""
+        import datasets
+
+        out = dataset.remove_columns([c for c in self.extra_gold_columns if c in dataset.column_names])
+        if self.pairs_column not in out.column_names:
+            return out
+        feat = out.features[self.pairs_column]
+        inner = feat[0] if isinstance(feat, list) else getattr(feat, "feature", feat)
+        keep = [k for k in self.input_pair_fields if k in inner]
+        features = out.features.copy()
+        features[self.pairs_column] = [{k: inner[k] for k in keep}] if isinstance(feat, list) else \
+            datasets.List({k: inner[k] for k in keep})
+        col = self.pairs_column
+        return out.map(lambda ex: {col: [{k: p[k] for k in keep} for p in ex[col]]}, features=features)
 
     def gold_from_dataset(self, dataset, key: str) -> SpanGold:
         _nonempty(dataset, key)
@@ -459,6 +494,9 @@ class GenerationTask(Task):
 
     kind: ClassVar[str] = "generation"
     gold_type: ClassVar[type[Gold]] = TextGold
+
+    def kind_gold_columns(self) -> tuple[str, ...]:
+        return (self.reference_column,)
 
     def gold_from_dataset(self, dataset, key: str) -> TextGold:
         _nonempty(dataset, key)

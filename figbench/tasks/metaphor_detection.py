@@ -1,6 +1,6 @@
 """Metaphor detection as token classification on Meta4XNLI (strict IOB2 span F1)."""
 
-from figbench.tasks.base import Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
 from figbench.tasks.kinds import TaggingTask
 
 _GROUP = "Meta4XNLI detection"
@@ -24,8 +24,10 @@ TASK = TaggingTask(
                for m in ("f1", "precision", "recall"))),
     columns=("f1", "precision", "recall", "token_f1", "in_vocab_f1", "out_vocab_f1"),
     benchmarks=(
-        Benchmark("metaphor_detection", "meta4xnli", "detection_en", "test", "Meta4XNLI detection EN", _GROUP),
-        Benchmark("metaphor_detection", "meta4xnli", "detection_es", "test", "Meta4XNLI detection ES", _GROUP),
+        Benchmark("metaphor_detection", "meta4xnli", "detection_en", "test", "Meta4XNLI detection EN", _GROUP,
+                  gold=PUBLIC),
+        Benchmark("metaphor_detection", "meta4xnli", "detection_es", "test", "Meta4XNLI detection ES", _GROUP,
+                  gold=PUBLIC),
     ),
     plots=(Plot("distribution", "Span F1 of every submission", "f1"),),
     predictions_doc="BIO tags per token, per example id",

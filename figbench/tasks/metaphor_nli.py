@@ -1,6 +1,6 @@
 """Metaphor interpretation as natural language inference on Meta4XNLI (accuracy)."""
 
-from figbench.tasks.base import Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
 from figbench.tasks.kinds import LabelTask
 
 _GROUPS = ("met", "no_met", "nonrelevant")
@@ -23,7 +23,7 @@ TASK = LabelTask(
                for lang in ("en", "es") for g in _GROUPS)),
     columns=("accuracy", "accuracy_met", "accuracy_no_met", "accuracy_en", "accuracy_es", "macro_f1"),
     benchmarks=(
-        Benchmark("metaphor_nli", "meta4xnli", "interpretation", "test", "Meta4XNLI NLI", "Meta4XNLI NLI"),
+        Benchmark("metaphor_nli", "meta4xnli", "interpretation", "test", "Meta4XNLI NLI", "Meta4XNLI NLI", gold=PUBLIC),
     ),
     plots=(Plot("distribution", "NLI accuracy of every submission", "accuracy"),),
     predictions_doc="an NLI label (entailment, neutral, contradiction) per example id",

@@ -1,6 +1,6 @@
 """Proverb-narrative span alignment on ePiC (token F1)."""
 
-from figbench.tasks.base import Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
 from figbench.tasks.kinds import SpanAlignmentTask
 
 TASK = SpanAlignmentTask(
@@ -16,7 +16,8 @@ TASK = SpanAlignmentTask(
              Metric("exact_match", "Exact match"), Metric("micro_token_f1", "Micro token F1"),
              Metric("micro_token_precision", "Micro token P"), Metric("micro_token_recall", "Micro token R")),
     columns=("token_f1", "token_precision", "token_recall", "exact_match"),
-    benchmarks=(Benchmark("proverb_alignment", "epic", "alignment", "test", "ePiC alignment", "ePiC alignment"),),
+    benchmarks=(Benchmark("proverb_alignment", "epic", "alignment", "test", "ePiC alignment", "ePiC alignment",
+                          gold=PUBLIC),),
     plots=(Plot("distribution", "Alignment token F1 of every submission", "token_f1"),),
     predictions_doc="predicted narrative spans per pair id: [start, end] character offsets or the span text",
 )
