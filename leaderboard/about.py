@@ -17,15 +17,46 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+GOLD_TEXT = {
+    "public": "**public**: gold released with the corpus; scores are computed by the server from submitted "
+              "predictions on a public test set, released in full",
+    "hidden": "**hidden**: gold held only by the server; scores rounded, under a quota and a probe guard",
+}
+
+
 def benchmarks_table(registry: BenchmarkRegistry) -> str:
-    lines = ["| benchmark | group (averaged and ranked together) | task | dataset / config / split | headline |",
-             "|---|---|---|---|---|"]
+    lines = ["| benchmark | gold | group (averaged and ranked together) | task | dataset / config / split | headline |",
+             "|---|---|---|---|---|---|"]
     for b in registry:
         t = registry.task(b)
-        split = f"{b.split} (hidden)" if hidden_split(b) else f"{b.split} (dev, scores in full)"
-        lines.append(f"| {_md(b.label)} | {_md(registry.group_of(b))} | `{t.name}` | `{b.dataset}` / `{b.config}` / "
-                     f"{split} | {_md(t.metric(t.headline).title)} (`{t.headline}`, "
-                     f"{'higher' if t.higher_is_better else 'lower'} is better) |")
+        lines.append(f"| {_md(b.label)} | {'hidden' if hidden_split(b) else 'public'} | {_md(registry.group_of(b))} | "
+                     f"`{t.name}` | `{b.dataset}` / `{b.config}` / {b.split} | {_md(t.metric(t.headline).title)} "
+                     f"(`{t.headline}`, {'higher' if t.higher_is_better else 'lower'} is better) |")
+    return "\n".join(lines)
+
+
+def header_text(registry: BenchmarkRegistry) -> str:
+    """The board's one-line claim about its scores, true for the benchmarks it has."""
+    kinds = {("hidden" if hidden_split(b) else "public") for b in registry}
+    if kinds == {"hidden"}:
+        return "Figurative language and cross-document event coreference, scored by the server against hidden gold."
+    if kinds == {"public"}:
+        return ("Figurative language and cross-document event coreference: scores computed by the server from "
+                "submitted predictions on public test sets (their gold is released with each corpus).")
+    return ("Figurative language and cross-document event coreference: scores computed by the server from submitted "
+            "predictions, on public test sets (gold released with the corpus) and on hidden benchmarks (gold held "
+            "only by the server); each benchmark is marked.")
+
+
+def gold_legend(registry: BenchmarkRegistry) -> str:
+    """Markdown: each benchmark with its gold marker (public test set or hidden) and its note."""
+    lines = ["**Gold per benchmark** — *public test set*: the gold is released with the corpus, so these scores are "
+             "computed by the server from submitted predictions but anyone can score (or look up) the test split; "
+             "*hidden*: the gold is held only by the server."]
+    for b in registry:
+        mark = "hidden (server only)" if hidden_split(b) else "public test set"
+        note = f" {_md(b.note)}" if b.note else ""
+        lines.append(f"- {_md(b.label)}: *{mark}*.{note}")
     return "\n".join(lines)
 
 
@@ -46,25 +77,32 @@ def readme_sections(registry: BenchmarkRegistry | None = None) -> str:
 
 def policy_text(policy: HiddenSplitPolicy | None) -> str:
     if policy is None:
-        return ("This board runs without the hidden-split policy (a local store): scores are shown as computed.")
-    return (f"**Hidden test splits.** Scores on test splits are released with one decimal (percent) and a 95% "
-            f"interval; exact values never leave the server. Each submitter (Hugging Face account when signed in, "
-            f"else the client address) may send {policy.daily_quota} submissions per hidden benchmark per 24 hours, "
-            f"and a submission that changes fewer than {policy.min_changed} predictions (or "
-            f"{policy.min_changed_fraction:.0%} of the split) relative to one of the submitter's earlier ones is "
-            "refused, so scores cannot be used to probe gold labels. Dev splits are scored in full.")
+        return ("This board runs without the hidden-benchmark policy (a local store): scores are shown as computed.")
+    return (f"**Hidden benchmarks.** Scores on hidden benchmarks are released with one decimal (percent) and a 95% "
+            f"interval, never with exact counts or a self-reported-score mismatch flag; exact values never leave the "
+            f"server. Each submitter (Hugging Face account when signed in, else the client address) may send "
+            f"{policy.daily_quota} submissions per hidden benchmark per 24 hours (refused probes count), and a "
+            f"submission whose scored outcome differs in fewer than {policy.min_changed} items (or "
+            f"{policy.min_changed_fraction:.0%} of the split) from one of the submitter's earlier ones is refused, so "
+            "scores cannot be used to probe gold labels. **Public benchmarks** (gold released with the corpus) have "
+            "no such policy: their scores are released in full, and a high score there shows only that the "
+            "predictions match a test set anyone can read.")
 
 
 def about_markdown(registry: BenchmarkRegistry, policy: HiddenSplitPolicy | None = None) -> str:
     """The About tab: families, tasks, benchmarks, metrics, ranking rules, policy, how to submit."""
     parts = ["## About this leaderboard", "",
-             "Submissions are *predictions*, scored here against gold labels that never leave the server, with "
-             "figbench's own metrics and 95% percentile-bootstrap intervals. Self-reported scores without "
-             "predictions are *unverified*: hidden by default, marked when shown, never ranked.", ""]
+             "Submissions are *predictions*, scored here by the server with figbench's own metrics and 95% "
+             "percentile-bootstrap intervals. Each benchmark's gold is either **public** (released with the corpus: "
+             "the score is computed by the server from the submitted predictions, on a public test set) or "
+             "**hidden** (held only in the server's private store). Self-reported scores without predictions are "
+             "*unverified*: hidden by default, marked when shown, never ranked.", "",
+             gold_legend(registry), ""]
     for fam, title in registry.families().items():
         parts.append(f"### {_md(title)}")
         for t in registry.family_tasks(fam):
-            benches = ", ".join(b.label for b in registry.task_benchmarks(t.name))
+            benches = ", ".join(f"{b.label} ({'hidden' if hidden_split(b) else 'public'})"
+                                for b in registry.task_benchmarks(t.name))
             parts.append(f"- **{_md(t.title)}** (`{t.name}`): {_md(t.description)} Benchmarks: {_md(benches)}. "
                          f"Headline: {_md(t.metric(t.headline).title)}. Predictions: {_md(t.predictions_doc)}.")
         parts.append("")

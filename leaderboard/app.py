@@ -22,7 +22,7 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from figbench_leaderboard import fmt, plots, tables
-from figbench_leaderboard.about import about_markdown
+from figbench_leaderboard.about import about_markdown, gold_legend, header_text
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.detail import detail_html
 from figbench_leaderboard.identity import oauth_enabled, request_identity
@@ -335,7 +335,7 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         if sub is None:
             return json.dumps({"ok": False, "error": "no such submission"})
         keep = ("id", "status", "reason", "task", "dataset", "config", "split", "model_name", "model_revision",
-                "verified", "scores", "confidence_intervals", "mismatches")
+                "verified", "gold", "scores", "confidence_intervals", "mismatches")
         return json.dumps({"ok": True, "submission": {k: sub.get(k) for k in keep}})
 
     def warm() -> None:
@@ -367,8 +367,7 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
     threading.Thread(target=warm, name="figbench-leaderboard-warm", daemon=True).start()
     with gr.Blocks(title="figbench leaderboard", analytics_enabled=False, fill_width=True,
                    delete_cache=(300, 900)) as demo:
-        gr.Markdown("# figbench leaderboard\nFigurative language and cross-document event coreference, scored by "
-                    "the server against hidden gold labels.")
+        gr.Markdown(f"# figbench leaderboard\n{header_text(registry)}")
         with gr.Tabs(selected="overview") as tabs:
             with gr.Tab("Overview", id="overview") as overview_tab:
                 with gr.Row(equal_height=True):
@@ -380,6 +379,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 gr.Markdown("Percent with 95% bootstrap intervals; `=2` marks a tie (overlapping intervals). Only "
                             "models with every benchmark of the group are ranked; self-reported rows never are.",
                             elem_classes=["fb-note"])
+                with gr.Accordion("Public and hidden gold", open=True, elem_id="gold-legend"):
+                    gr.Markdown(gold_legend(registry))
                 with gr.Accordion("Filters, columns and sorting", open=False, elem_id="filters"):
                     with gr.Row():
                         types = gr.CheckboxGroup(list(MODEL_TYPES), value=list(MODEL_TYPES), label="Model type",
@@ -552,12 +553,14 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
 
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
-          block: bool = True):
-    """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-split
-    policy."""
+          block: bool = True, private_dir: str | os.PathLike | None = None):
+    """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
+    policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
+    from figbench_leaderboard.gold import BuilderGoldProvider, ServerGold, private_store
     from figbench_leaderboard.hub_store import open_store
     from figbench_leaderboard.store import RateLimit
 
+    gold = ServerGold(gold if gold is not None else BuilderGoldProvider(), private_store(private_dir))
     board = Leaderboard(open_store(store, rate_limit=RateLimit(max_submissions=rate_limit)), gold,
                         limits=Limits(max_bytes=int(max_upload_mb * 1024 * 1024)),
                         policy=policy if policy is not None else HiddenSplitPolicy())

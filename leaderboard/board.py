@@ -35,7 +35,7 @@ from figbench_leaderboard.gold import BuilderGoldProvider, GoldProvider
 from figbench_leaderboard.names import skeleton
 from figbench_leaderboard.policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
 from figbench_leaderboard.redact import redact
-from figbench_leaderboard.release import release
+from figbench_leaderboard.release import gold_kind, release
 from figbench_leaderboard.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
 
 log = logging.getLogger(__name__)
@@ -263,10 +263,11 @@ class Leaderboard:
         return self.registry.get(key) if self.registry.has(key) else None
 
     def released(self, row: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        """A row as the board shows it (hidden-split scores at reduced precision under a policy)."""
+        """A row as the board shows it, with ``gold`` (public/hidden); under a policy, hidden benchmarks'
+        scores at reduced precision, without counts or mismatch flags."""
         if row is None:
             return None
-        return release(row) if self.policy is not None else dict(row)
+        return release(row) if self.policy is not None else {**row, "gold": gold_kind(row)}
 
     # --- the queue ----------------------------------------------------------------------------
     def process(self, sid: str | None = None) -> dict[str, Any] | None:

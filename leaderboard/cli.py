@@ -43,11 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--data-dir", default=None, help="folder of corpora (default $FIGBENCH_DATA_DIR)")
     sv.add_argument("--max-upload-mb", type=float, default=10.0)
     sv.add_argument("--rate-limit", type=int, default=20, help="submissions per identity per hour")
+    sv.add_argument("--private", default=None, metavar="DIR",
+                    help="the private store of hidden benchmarks (default $FIGBENCH_PRIVATE_DIR)")
     sv.add_argument("--hidden-quota", type=int, default=5,
-                    help="submissions per identity per hidden (test) benchmark per 24 h; 0: no quota")
+                    help="submissions per identity per hidden benchmark per 24 h; 0: no quota")
     sv.add_argument("--min-changed", type=int, default=10,
-                    help="a hidden-split submission must change at least this many predictions (and 1%% of the "
-                         "split) relative to the same identity's earlier ones; 0: off")
+                    help="a hidden-benchmark submission must change the scored outcome of at least this many items "
+                         "(and 1%% of the split) relative to the same identity's earlier ones; 0: off")
     sv.set_defaults(func=_serve)
 
     ex = lsub.add_parser("export", help="write the whole board as a Parquet/JSON dataset")
@@ -75,6 +77,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     sh.add_argument("--chromium", default="/usr/bin/chromium")
     sh.set_defaults(func=_screenshots)
 
+    hd = lsub.add_parser("hidden", help="maintainer: hidden benchmarks in the server's private store",
+                         description="Hidden benchmarks: gold held only in the server's private store "
+                                     "($FIGBENCH_PRIVATE_DIR), inputs only for submitters.")
+    hd.set_defaults(_parser=hd)
+    hsub = hd.add_subparsers(dest="hidden_command", metavar="SUBCOMMAND")
+    ha = hsub.add_parser("add", help="make a hidden benchmark from a never-released split",
+                         description="Read a split with gold columns (a JSON/JSONL/Parquet file, e.g. your own "
+                                     "`figbench generate metaphors` output or a fresh harvest, or a builder's split "
+                                     "under --data-dir), write its gold into the private store and its inputs "
+                                     "(gold columns left out) to --inputs-out for submitters.")
+    ha.add_argument("--private", default=None, metavar="DIR", help="the private store (default $FIGBENCH_PRIVATE_DIR)")
+    ha.add_argument("--task", required=True)
+    ha.add_argument("--dataset", required=True, help="the benchmark's dataset name (as submissions name it)")
+    ha.add_argument("--config", required=True)
+    ha.add_argument("--split", required=True)
+    ha.add_argument("--label", required=True, help="the board column of the benchmark")
+    ha.add_argument("--group", default="", help="benchmark group (averaged and ranked together)")
+    ha.add_argument("--note", default="", help="what submitters must know (shown on the board)")
+    src = ha.add_mutually_exclusive_group(required=True)
+    src.add_argument("--data-files", nargs="+", metavar="FILE", help="JSON/JSONL/Parquet file(s) of the split")
+    src.add_argument("--from-builder", action="store_true",
+                     help="load DATASET/CONFIG/SPLIT with figbench's builder from --data-dir (a never-released split)")
+    ha.add_argument("--data-dir", default=None)
+    ha.add_argument("--fresh-ids", action="store_true",
+                    help="replace example/mention ids by fresh opaque ones (when the source ids are public)")
+    ha.add_argument("--inputs-out", required=True, metavar="DIR",
+                    help="where to write the inputs for submitters (inputs.parquet, inputs.jsonl)")
+    ha.set_defaults(func=_hidden_add)
+    hl = hsub.add_parser("list", help="the hidden benchmarks of the private store")
+    hl.add_argument("--private", default=None, metavar="DIR")
+    hl.set_defaults(func=_hidden_list)
+
     from figbench_leaderboard.space import register as register_space
 
     register_space(lsub)
@@ -87,9 +121,10 @@ def _open_store(spec: str):
 
 
 def _gold(args):
-    from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
+    from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider, ServerGold, private_store
 
-    return JsonGoldProvider(args.gold_json) if args.gold_json else BuilderGoldProvider(args.data_dir)
+    public = JsonGoldProvider(args.gold_json) if args.gold_json else BuilderGoldProvider(args.data_dir)
+    return ServerGold(public, private_store(getattr(args, "private", None)))
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -125,10 +160,12 @@ def _list(args: argparse.Namespace) -> int:
         store.recover_expired()
     except ValueError:   # a read-only store can still be listed
         pass
-    rows = store.list(status=args.status)
+    from figbench_leaderboard.release import release
+
+    rows = [release(r) for r in store.list(status=args.status)]   # hidden benchmarks as released
     if args.json:
         keep = ("id", "status", "reason", "task", "dataset", "config", "split", "model_name", "model_revision",
-                "model_type", "model_parameters", "submitter", "verified", "scores", "confidence_intervals",
+                "model_type", "model_parameters", "submitter", "verified", "gold", "scores", "confidence_intervals",
                 "mismatches", "created_at", "updated_at")
         print(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2, ensure_ascii=False))
         return 0
@@ -138,9 +175,9 @@ def _list(args: argparse.Namespace) -> int:
         task = TASKS.get(r["task"])
         head = task.headline if task is not None else None
         val = (r.get("scores") or {}).get(head) if head else None
-        val_s = f"{head}={100 * val:.2f}" if val is not None else ""
+        val_s = f"{head}={100 * val:.{1 if r['gold'] == 'hidden' else 2}f}" if val is not None else ""
         print(f"{r['id'][:12]}  {r['status']:8s}  {r['task']}/{r['dataset']}/{r['config']}/{r['split']}  "
-              f"{r['model_name']}@{r['model_revision'] or '-'}  {val_s}  {r['reason'] or ''}")
+              f"{r['model_name']}@{r['model_revision'] or '-'}  {r['gold']}  {val_s}  {r['reason'] or ''}")
     return 0
 
 
@@ -151,7 +188,7 @@ def _serve(args: argparse.Namespace) -> int:
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit, policy=policy)
+          rate_limit=args.rate_limit, policy=policy, private_dir=args.private)
     return 0
 
 
@@ -173,6 +210,39 @@ def _work(args: argparse.Namespace) -> int:
         print(f"recovered {recovered} submission(s) whose scorer stopped", file=sys.stderr)
     n = board.run_pending()
     print(f"processed {n} submission(s)", file=sys.stderr)
+    return 0
+
+
+def _hidden_add(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from figbench_leaderboard.gold import PRIVATE_ENV, PrivateGoldStore
+    from figbench_leaderboard.hidden import load_source, make_hidden
+
+    root = args.private or os.environ.get(PRIVATE_ENV)
+    if not root:
+        raise ValueError(f"no private store: pass --private DIR or set {PRIVATE_ENV}")
+    from figbench.tasks import Benchmark
+
+    bench = Benchmark(args.task, args.dataset, args.config, args.split, args.label, args.group, gold="hidden",
+                      note=args.note)
+    ds = load_source(bench, data_files=args.data_files, data_dir=args.data_dir)
+    out = make_hidden(PrivateGoldStore(root), bench, ds, Path(args.inputs_out), fresh_ids=args.fresh_ids)
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+def _hidden_list(args: argparse.Namespace) -> int:
+    import os
+
+    from figbench_leaderboard.gold import PRIVATE_ENV, PrivateGoldStore
+
+    root = args.private or os.environ.get(PRIVATE_ENV)
+    if not root:
+        raise ValueError(f"no private store: pass --private DIR or set {PRIVATE_ENV}")
+    for b in PrivateGoldStore(root).benchmarks():
+        print(f"{b.key}  {b.label}  (hidden)")
     return 0
 
 

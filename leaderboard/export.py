@@ -3,8 +3,9 @@
 Writes ``submissions.{parquet,jsonl}`` (one row per submission: metadata, ``score.*``,
 ``ci_low.*``/``ci_high.*``; no predictions, never gold) and ``overview.{parquet,jsonl}`` (one
 row per model, headline scores in percent), plus a dataset card ``README.md`` whose ``configs:``
-make ``datasets.load_dataset(DIR, "submissions")`` work. Scores on hidden test splits are written as
-the board releases them (reduced precision) unless ``exact`` (for the operator's own use).
+make ``datasets.load_dataset(DIR, "submissions")`` work. ``gold`` says per row whether the benchmark's
+gold is public (released with the corpus) or hidden (server only). Hidden benchmarks are written as the
+board releases them (reduced precision, no mismatch flags) unless ``exact`` (for the operator's own use).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from pathlib import Path
 
 from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.release import release
+from figbench_leaderboard.release import gold_kind, release
 from figbench_leaderboard.store import Store
 from figbench_leaderboard.tables import overview, submissions_frame
 
@@ -40,8 +41,7 @@ def export_board(store: Store, out_dir: str | os.PathLike, *, fmt: str = "both",
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = store.list()
-    if not exact:
-        rows = [release(r) for r in rows]
+    rows = [{**r, "gold": gold_kind(r)} if exact else release(r) for r in rows]
     frames = {"submissions": submissions_frame(rows), "overview": overview(rows, registry)}
     written: list[Path] = []
     configs = []

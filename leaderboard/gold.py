@@ -20,7 +20,8 @@ from figbench_leaderboard.redact import redact
 
 from figbench.tasks import Benchmark, Gold, get_task
 
-__all__ = ["BuilderGoldProvider", "Gold", "GoldProvider", "GoldUnavailableError", "JsonGoldProvider",
+__all__ = ["PRIVATE_ENV", "BuilderGoldProvider", "Gold", "GoldProvider", "GoldUnavailableError", "JsonGoldProvider",
+           "PrivateGoldStore", "ServerGold", "private_store",
            "gold_from_json"]
 
 
@@ -119,3 +120,138 @@ class BuilderGoldProvider(_CachingProvider):
             return get_task(benchmark.task).gold_from_dataset(ds, benchmark.key)
         except ValueError as e:
             raise GoldUnavailableError(self._redact(str(e))) from None
+
+
+# --- hidden benchmarks: the server's private store ------------------------------------------------
+
+PRIVATE_ENV = "FIGBENCH_PRIVATE_DIR"
+_BENCH_FILE, _GOLD_FILE = "benchmark.json", "gold.json"
+
+
+def _slug(key: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", key.replace("/", "__"))
+
+
+class PrivateGoldStore(_CachingProvider):
+    """Hidden benchmarks held by the server: a server-side folder (``$FIGBENCH_PRIVATE_DIR``; a private
+    Hub dataset repo checked out there works the same) with one folder per benchmark holding
+    ``benchmark.json`` (task, dataset, config, split, label, group, note) and ``gold.json`` (the task's
+    gold, ``Gold.to_json``). Nothing here is packaged, copied into a Space folder or exported: the
+    submitters get the benchmark's inputs only (:meth:`add_split` writes them separately).
+    """
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        super().__init__()
+        self.root = Path(root).expanduser()
+
+    def _redact(self, text: str) -> str:
+        return redact(text, (self.root, "<private>"))
+
+    def benchmarks(self) -> list[Benchmark]:
+        """The hidden benchmarks in the store (a malformed one raises, naming its file)."""
+        from figbench.tasks import HIDDEN, Benchmark
+
+        out = []
+        if not self.root.is_dir():
+            return out
+        for folder in sorted(p for p in self.root.iterdir() if (p / _BENCH_FILE).is_file()):
+            name = f"{folder.name}/{_BENCH_FILE}"
+            try:
+                decl = json.loads((folder / _BENCH_FILE).read_text("utf-8"))
+                fields = {k: str(decl[k]) for k in ("task", "dataset", "config", "split", "label")}
+                bench = Benchmark(**fields, group=str(decl.get("group") or ""), gold=HIDDEN,
+                                  note=str(decl.get("note") or ""))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"private store: {name}: not a hidden benchmark declaration: {e!r}") from None
+            get_task(bench.task)
+            out.append(bench)
+        return out
+
+    def register(self) -> list[Benchmark]:
+        """Register the store's hidden benchmarks (``figbench.tasks.register_benchmark``) so that the board,
+        the policy and the release rules know them; returns them."""
+        from figbench.tasks import register_benchmark
+
+        found = self.benchmarks()
+        for b in found:
+            register_benchmark(b, replace=True)
+        return found
+
+    def add(self, benchmark: Benchmark, gold: Gold) -> Path:
+        """Write a hidden benchmark's declaration and gold into the store (files readable by the owner only)."""
+        from dataclasses import replace
+
+        from figbench.tasks import HIDDEN, find_benchmark
+
+        benchmark = replace(benchmark, gold=HIDDEN)
+        existing = find_benchmark(benchmark.key)
+        if existing is not None and not existing.hidden:
+            raise ValueError(f"{benchmark.key} is a public benchmark (its gold is released with the corpus); a "
+                             "hidden benchmark needs a split of its own (e.g. a never-released config or split)")
+        folder = self.root / _slug(benchmark.key)
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o700)
+        decl = {"task": benchmark.task, "dataset": benchmark.dataset, "config": benchmark.config,
+                "split": benchmark.split, "label": benchmark.label, "group": benchmark.group,
+                "note": benchmark.note, "gold": HIDDEN}
+        for name, obj in ((_BENCH_FILE, decl), (_GOLD_FILE, gold.to_json())):
+            tmp = folder / f".{name}.tmp"
+            tmp.write_text(json.dumps(obj, ensure_ascii=False, sort_keys=True), "utf-8")
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, folder / name)
+        with self._lock:
+            self._cache.pop(benchmark.key, None)
+        return folder
+
+    def add_split(self, benchmark: Benchmark, dataset) -> tuple[Path, Any]:
+        """A hidden benchmark from a ``datasets.Dataset`` with gold columns (e.g. a never-released split):
+        its gold goes into the store; returns the folder and the inputs-only dataset to give submitters."""
+        task = get_task(benchmark.task)
+        gold = task.gold_from_dataset(dataset, benchmark.key)
+        return self.add(benchmark, gold), task.inputs_only(dataset)
+
+    def _load(self, benchmark: Benchmark) -> Gold:
+        path = self.root / _slug(benchmark.key) / _GOLD_FILE
+        try:
+            obj = json.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise GoldUnavailableError(f"no gold for the hidden benchmark {benchmark.key} in the private store"
+                                       ) from None
+        except (OSError, json.JSONDecodeError) as e:
+            raise GoldUnavailableError(self._redact(f"{path}: cannot read the hidden gold: {e}")) from None
+        try:
+            return get_task(benchmark.task).gold_from_json(obj, benchmark.key)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise GoldUnavailableError(f"{_slug(benchmark.key)}/{_GOLD_FILE}: gold for {benchmark.key} is "
+                                       f"malformed: {e!r}") from None
+
+
+class ServerGold:
+    """The gold a server scores with: hidden benchmarks from its private store, public ones from ``public``
+    (the corpora through their builders, or a JSON file)."""
+
+    def __init__(self, public: GoldProvider, private: PrivateGoldStore | None = None) -> None:
+        self.public = public
+        self.private = private
+        self.data_dir = getattr(public, "data_dir", None)
+
+    def get(self, benchmark: Benchmark) -> Gold:
+        if benchmark.hidden:
+            if self.private is None:
+                raise GoldUnavailableError(f"{benchmark.key} is a hidden benchmark and this server has no private "
+                                           f"store (set {PRIVATE_ENV})")
+            return self.private.get(benchmark)
+        return self.public.get(benchmark)
+
+
+def private_store(path: str | os.PathLike | None = None) -> PrivateGoldStore | None:
+    """The server's private store (``path``, else ``$FIGBENCH_PRIVATE_DIR``) with its hidden benchmarks
+    registered, or ``None`` when none is configured."""
+    path = path or os.environ.get(PRIVATE_ENV)
+    if not path:
+        return None
+    store = PrivateGoldStore(path)
+    store.register()
+    return store

@@ -5,8 +5,8 @@ Two repositories:
 * the **public** one (``ORG/NAME``, the store spec ``hf://datasets/ORG/NAME``) has the HF leaderboard
   template's layout with **scores and metadata only**: ``requests/<org>/<model>_eval_request_....json``
   (status, model, submitter, description; no predictions, no client address) and
-  ``results/<org>/<model>/results_<time>_<id>.json`` (scores as released: hidden test splits at
-  reduced precision);
+  ``results/<org>/<model>/results_<time>_<id>.json`` (scores as released, with ``gold``: public or
+  hidden; hidden benchmarks at reduced precision, without exact counts or mismatch flags);
 * the **private** one (default ``ORG/NAME-private``; create it private) keeps what must not be
   published: ``predictions/<id>.json`` (the predictions, exact scores, the client identity).
 
@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.release import release
+from figbench_leaderboard.release import gold_kind, release
 from figbench_leaderboard.store import RateLimit, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,7 @@ _PRIVATE_KEYS = ("id", "predictions", "scores", "confidence_intervals", "counts"
 def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     """The public request file of a submission (metadata and status; no predictions, no client)."""
     out = {k: sub.get(k) for k in _REQUEST_KEYS}
+    out["gold"] = gold_kind(sub)
     out["model"] = sub["model_name"]          # the template's field names, for familiar tooling
     out["revision"] = sub["model_revision"] or "main"
     out["params"] = sub["model_parameters"]
@@ -94,15 +95,17 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
-    """The public results file of a FINISHED submission (template shape), scores as released."""
+    """The public results file of a FINISHED submission (template shape), as released: on a hidden
+    benchmark rounded scores, no counts and no mismatch flags (see ``release``)."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
     shown = release(sub)
     return {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
                        "model_type": sub["model_type"], "params": sub["model_parameters"]},
             "results": {key: shown.get("scores") or {}},
             "confidence_intervals": {key: shown.get("confidence_intervals") or {}},
-            "counts": {key: sub.get("counts") or {}},
+            "counts": {key: shown.get("counts") or {}},
             "mismatches": shown.get("mismatches") or {},
+            "gold": shown["gold"],
             "submission_id": sub["id"], "verified": bool(sub["verified"])}
 
 

@@ -42,8 +42,10 @@ short_description: Figurative language and cross-document event coreference
 
 # figbench leaderboard
 
-Submissions are predictions, scored here against gold labels that never leave the server. This
-folder was written by `figbench leaderboard space` (figbench {version}).
+Submissions are predictions, scored here by the server: on public benchmarks (gold released with the
+corpus) against a public test set, on hidden benchmarks against gold held only in the server's private
+store (`FIGBENCH_PRIVATE_DIR`; never in this folder). This folder was written by `figbench leaderboard
+space` (figbench {version}).
 
 ## Settings (Space variables and secrets)
 
@@ -52,6 +54,7 @@ folder was written by `figbench leaderboard space` (figbench {version}).
 | `FIGBENCH_LEADERBOARD_STORE` | where submissions live: a folder (persistent storage, e.g. `/data/store`) or `hf://datasets/ORG/NAME` (a Hub dataset; predictions are kept in its private companion, see `leaderboard/README.md`) | `data/store` |
 | `FIGBENCH_DATA_DIR` | the corpora (one folder per corpus) the gold labels are read from; missing public files are downloaded there on first use | `~/.cache/figbench/data` |
 | `FIGBENCH_GOLD_JSON` | instead of the corpora: a JSON file of gold labels per benchmark (for small or private boards) | unset |
+| `FIGBENCH_PRIVATE_DIR` | the private store of hidden benchmarks (persistent storage outside this repository, e.g. `/data/private`, or a checkout of a private Hub dataset repo) | unset: no hidden benchmarks |
 | `HF_TOKEN` (secret) | write access to the Hub store | unset |
 
 With `hf_oauth: true` the submit form asks submitters to log in, and the rate limit counts

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from figbench_leaderboard import fmt
 from figbench_leaderboard.benchmarks import Benchmark, BenchmarkRegistry
+from figbench_leaderboard.release import gold_kind
 
 MODEL_COLUMNS = ["Model", "Revision", "Type", "Parameters"]
 SIZE_BINS: dict[str, tuple[float, float] | None] = {
@@ -289,6 +290,14 @@ def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFram
 
 # --- per task and per family ---------------------------------------------------------------------
 
+GOLD_MARKERS = {"public": "public test set", "hidden": "hidden (server only)"}
+
+
+def gold_marker(benchmark: Benchmark) -> str:
+    """The board's marker of a benchmark's gold: a public test set (gold released with the corpus) or hidden."""
+    return GOLD_MARKERS[gold_kind(benchmark)]
+
+
 def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,
                show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
     """One row per (model, benchmark) of ``task``: every declared column as ``value [low, high]``
@@ -306,7 +315,7 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
             continue
         cis = r.get("confidence_intervals") or {}
         rec = {"Model": name if verified else f"{name} (unverified)", "Revision": rev or fmt.BLANK,
-               "Benchmark": benches[key].label, "Submission": r["id"][:8]}
+               "Benchmark": benches[key].label, "Gold": gold_marker(benches[key]), "Submission": r["id"][:8]}
         for m in columns:
             rec[titles[m]] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
                 if fraction[m] else fmt.BLANK if r["scores"].get(m) is None else f"{r['scores'][m]:.1f}"
@@ -315,7 +324,7 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
         rec["_bench"] = order[key]
         rec["_v"] = not verified
         records.append(rec)
-    cols = ["Model", "Revision", "Benchmark", "Submission"] + [decl.metric(m).title for m in columns]
+    cols = ["Model", "Revision", "Benchmark", "Gold", "Submission"] + [decl.metric(m).title for m in columns]
     df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench", "_v"])
     df = df.sort_values(["_v", "_bench", "_sort"], ascending=[True, True, False], kind="stable")
     if top is not None:
@@ -338,14 +347,15 @@ def family_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry,
             continue
         b = benches[key]
         rec = {"Model": name, "Revision": rev, "Type": r["model_type"], "Parameters": r["model_parameters"],
-               "Benchmark": b.label, "Verified": "yes" if verified else "no", "Submission": r["id"][:12]}
+               "Benchmark": b.label, "Gold": gold_marker(b), "Verified": "yes" if verified else "no",
+               "Submission": r["id"][:12]}
         cis = r.get("confidence_intervals") or {}
         for m in metrics:
             rec[m] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) if m in r["scores"] else fmt.BLANK
         rec["_sort"] = r["scores"].get(registry.headline(b), -1)
         rec["_bench"] = list(benches).index(key)
         records.append(rec)
-    cols = MODEL_COLUMNS + ["Benchmark", "Verified", "Submission"] + metrics
+    cols = MODEL_COLUMNS + ["Benchmark", "Gold", "Verified", "Submission"] + metrics
     df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench"])
     df = df.sort_values(["_bench", "_sort"], ascending=[True, False], kind="stable").drop(columns=["_sort", "_bench"])
     df["Parameters"] = df["Parameters"].astype("Int64")
@@ -385,6 +395,7 @@ def submissions_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         seed = prov.get("seed")
         rec = {"id": r["id"], "created_at": fmt.when(r["created_at"]), "status": r["status"], "reason": r["reason"],
                "task": r["task"], "dataset": r["dataset"], "config": r["config"], "split": r["split"],
+               "gold": r.get("gold") or gold_kind(r),
                "model_name": r["model_name"], "model_revision": r["model_revision"], "model_type": r["model_type"],
                "model_parameters": r["model_parameters"], "model_link": _text(model.get("link")),
                "model_licence": _text(model.get("licence")), "submitter": r["submitter"],
