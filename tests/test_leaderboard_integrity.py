@@ -19,9 +19,23 @@ from figbench_leaderboard.gold import JsonGoldProvider
 from figbench_leaderboard.policy import HiddenSplitPolicy
 from figbench_leaderboard.store import RateLimit, RateLimitError, Store
 
-HIDDEN = "metonymy/wimcor/sample/test"
+HIDDEN = "metonymy/wimcor/heldout/test"   # a hidden benchmark (gold held by the server only; see hidden_bench)
+SAMPLE = "metonymy/wimcor/sample/test"     # public: WiMCor's released test split
 DEV = "cdec/ecbmeta/meta_1/dev_small"
 LABELS = ["LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT"]
+
+
+@pytest.fixture(autouse=True)
+def hidden_bench():
+    """WiMCor's released test split is public (its gold ships with the corpus); the policy guards hidden
+    benchmarks, so these attacks run against a held-out WiMCor-style benchmark declared hidden."""
+    from figbench.tasks import HIDDEN as HIDDEN_GOLD
+    from figbench.tasks import Benchmark, register_benchmark, unregister_benchmark
+
+    bench = register_benchmark(Benchmark("metonymy", "wimcor", "heldout", "test", "WiMCor held-out",
+                                         "WiMCor held-out", gold=HIDDEN_GOLD), replace=True)
+    yield bench
+    unregister_benchmark(bench.key)
 
 
 def _opaque(i: int) -> str:
@@ -32,7 +46,7 @@ def _gold(n: int = 200, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     labels = {_opaque(i): LABELS[int(rng.choice(5, p=[0.4, 0.2, 0.2, 0.1, 0.1]))] for i in range(n)}
     mentions = [f"m{i}" for i in range(40)]
-    return {HIDDEN: {"labels": labels, "label_set": LABELS},
+    return {HIDDEN: {"labels": labels, "label_set": LABELS}, SAMPLE: {"labels": labels, "label_set": LABELS},
             DEV: {"clusters": [mentions[i:i + 4] for i in range(0, 40, 4)]}}
 
 
@@ -41,8 +55,8 @@ def _board(tmp_path, gold: dict, policy: HiddenSplitPolicy | None, name: str = "
                        limits=Limits(n_resamples=0), policy=policy)
 
 
-def _sub(preds: dict, name: str, **extra) -> dict:
-    return {"format": "figbench-predictions/1", "task": "metonymy", "dataset": "wimcor", "config": "sample",
+def _sub(preds: dict, name: str, config: str = "sample", **extra) -> dict:
+    return {"format": "figbench-predictions/1", "task": "metonymy", "dataset": "wimcor", "config": config,
             "split": "test", "model": {"name": name, "type": "other"}, "predictions": preds, **extra}
 
 
@@ -58,7 +72,7 @@ def _oracle_attack(board: Leaderboard, gold_labels: dict, n_submissions: int = 2
         if k:
             preds[targets[k - 1]] = "TEAM"
         try:
-            out = board.submit(_sub(preds, f"probe-{k}"), client="ip:10.0.0.7", submitter="mallory")
+            out = board.submit(_sub(preds, f"probe-{k}", "heldout"), client="ip:10.0.0.7", submitter="mallory")
         except (SubmissionError, RateLimitError):
             released.append(None)
             refused += 1
@@ -97,10 +111,15 @@ def test_oracle_attack_learns_nothing_under_the_hidden_split_policy(tmp_path):
     assert result["learned"] == 0 and result["recovered"] == 0
     assert result["attack"] == result["chance"]            # exactly what it knew without any submission
     assert result["refused"] == 19                         # every probe after the base is refused
-    err = None
-    try:
-        board.submit(_sub({i: "LOCATION" for i in gold[HIDDEN]["labels"]} | {_opaque(0): "TEAM"}, "probe-x"),
+    # refused probes count toward the quota: that identity has used up its 5 for today
+    with pytest.raises(RateLimitError, match="refused probes"):
+        board.submit(_sub({i: "TEAM" for i in gold[HIDDEN]["labels"]}, "honest-now", "heldout"),
                      client="ip:10.0.0.7")
+    err = None
+    base = {i: "LOCATION" for i in gold[HIDDEN]["labels"]}
+    board.submit(_sub(base, "probe-base", "heldout"), client="ip:10.0.0.9")
+    try:
+        board.submit(_sub(base | {_opaque(0): "TEAM"}, "probe-x", "heldout"), client="ip:10.0.0.9")
     except SubmissionError as e:
         err = str(e)
     assert err and "at least 10 must change" in err and "probe" in err
@@ -115,9 +134,9 @@ def test_hidden_split_quota_and_released_precision(tmp_path):
     for k in range(5):   # each differs from the others on ~160 of 200 predictions: not a probe
         preds = {i: LABELS[int(rng.integers(5))] for i in ids}
         try:
-            accepted.append(board.submit(_sub(preds, f"honest-{k}"), account="hf:alice")["id"])
+            accepted.append(board.submit(_sub(preds, f"honest-{k}", "heldout"), account="hf:alice")["id"])
         except RateLimitError as e:
-            assert "quota" in str(e) and "hidden-split" in str(e)
+            assert "quota" in str(e) and "hidden-benchmark" in str(e)
     assert len(accepted) == 3
     board.run_pending()
     row = board.store.get(accepted[0])
@@ -126,7 +145,7 @@ def test_hidden_split_quota_and_released_precision(tmp_path):
     assert shown["scores"]["micro_f1"] == round(exact, 3)
     assert all(round(v, 3) == v for v in shown["scores"].values())
     # another account is not affected; a dev split has no quota and is released in full
-    board.submit(_sub({i: "TEAM" for i in ids}, "honest-bob"), account="hf:bob")
+    board.submit(_sub({i: "TEAM" for i in ids}, "honest-bob", "heldout"), account="hf:bob")
     clusters = [c for c in gold[DEV]["clusters"]]
     for k in range(5):
         sub = {"format": "figbench-predictions/1", "task": "cdec", "dataset": "ecbmeta", "config": "meta_1",
