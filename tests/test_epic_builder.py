@@ -191,8 +191,9 @@ def test_export_round_trip_through_plain_datasets(tmp_path):
     assert plain["test"].to_list() == built["test"].to_list()
 
 
-def test_ids_are_opaque_stable_and_shared_across_configs(real, tmp_path):
-    """Issue 13: narrative ids carry no proverb (they were Q12N3); same narrative, same id in every config."""
+def test_ids_are_opaque_stable_and_the_same_in_every_config(real, tmp_path):
+    """Issue 13: narrative ids carry no proverb (they were Q12N3); same narrative, same id in every config
+    (which exposes the cross-config overlap: see the next test)."""
     from tests.id_leaks import assert_no_id_leak, id_probe
 
     epic = _epic()
@@ -216,3 +217,40 @@ def test_ids_are_opaque_stable_and_shared_across_configs(real, tmp_path):
     # row order carries no proverb either (the split files list narratives proverb by proverb)
     test = real["seen"]["test"]["proverb_id"]
     assert sum(a == b for a, b in zip(test, test[1:])) < 20
+
+
+def test_cross_config_overlap_is_measured_and_reported(real):
+    """Issue 20: 600 of the 1,000 seen-test narratives are in the unseen train split with the same proverb
+    (and the reverse). Not a feature: the card and the board report it, and the baselines' clean protocol
+    (the config's own train split) never trains on a test narrative."""
+    from figbench_baselines.epic.data import check_clean, cross_config_overlap, load_alignment, load_prediction
+
+    from figbench.tasks import find_benchmark
+
+    root = str(corpus_path("epic", "full_dataset.json").parent)
+    overlap = cross_config_overlap(root)
+    assert overlap == {"seen/test in unseen/train": {"test": 1000, "shared": 600, "same_proverb": 600},
+                       "unseen/test in seen/train": {"test": 1000, "shared": 600, "same_proverb": 600}}
+    # the lookup attack the overlap allows: 60.0% on seen test with no model
+    lookup = {r["id"]: r["proverb_id"] for r in real["unseen"]["train"].select_columns(["id", "proverb_id"])}
+    test = real["seen"]["test"].select_columns(["id", "proverb_id"])
+    assert sum(lookup.get(r["id"]) == r["proverb_id"] for r in test) / len(test) == 0.6
+    # reported: the dataset card and every ePiC benchmark that the overlap affects on the board
+    card = (Path(__file__).resolve().parents[1] / "datasets" / "epic" / "README.md").read_text("utf-8")
+    assert "| `seen` test | 1,000 | 600 (`unseen` train) | 600 |" in card
+    assert "| `unseen` test | 1,000 | 600 (`seen` train) | 600 |" in card
+    for key in ("proverb_prediction/epic/seen/test", "proverb_prediction/epic/unseen/test",
+                "similar_narratives/epic/seen/test"):
+        note = find_benchmark(key).note
+        assert "600 of the 1,000 seen-test narratives" in note and "own train split" in note, key
+    # the clean protocol: no training narrative is a test narrative; the leaky one is refused
+    for config in ("seen", "unseen"):
+        data = load_prediction(config, root)
+        assert not {r["id"] for r in data.train} & {r["id"] for r in data.test}
+    aligned = load_alignment(root)
+    assert not {r["id"] for r in aligned.train} & {r["id"] for r in aligned.test}
+    other_train = [dict(r) for r in real["unseen"]["train"]]
+    with pytest.raises(ValueError, match="600 training narrative"):
+        check_clean(other_train, set(real["seen"]["test"]["id"]), "epic/seen")
+    with pytest.raises(ValueError, match="clean"):
+        load_prediction("seen", root, protocol="pooled")

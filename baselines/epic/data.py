@@ -6,6 +6,12 @@ unseen test part, whose narratives never occur in training). Alignment: narrativ
 proverb/narrative span pairs (character offsets); pairs whose spans are not found in their text
 are counted skips (the builder's ``on_unaligned="flag"``), never silently dropped. Test rows are
 :class:`~figbench_baselines.common.splits.Rows`, which keep the split they come from (gold is read from it).
+
+**Protocol.** ePiC's configs share narratives: 600 of the 1,000 ``seen`` test narratives are in the
+``unseen`` train split with the same proverb, and 600 of the ``unseen`` test narratives are in the
+``seen`` train split (:func:`cross_config_overlap`; ``datasets/epic/README.md``). The baselines follow the
+*clean* protocol, the only one offered: train on the config's own train split, and
+:func:`check_clean` refuses any training row whose narrative is a test narrative of the config.
 """
 
 from __future__ import annotations
@@ -37,8 +43,36 @@ def load_proverbs(data_dir: str | None) -> list[dict[str, Any]]:
     return list(load_split("epic", "proverbs", "train", data_dir))
 
 
-def load_prediction(config: str, data_dir: str | None) -> PredictionData:
-    """Train/test narratives and candidate proverbs of ``config`` (seen | unseen)."""
+CLEAN = "clean"   #: train on the config's own train split only (no test narrative among the training rows)
+
+
+def check_clean(train: list[dict[str, Any]], test_ids: set[str], where: str) -> None:
+    """Refuse training rows whose narrative is a test narrative (the cross-config leak)."""
+    leaked = sorted({str(r["id"]) for r in train} & test_ids)
+    if leaked:
+        raise ValueError(f"{where}: {len(leaked)} training narrative(s) are test narratives (e.g. {leaked[:3]}); "
+                         "the clean protocol trains on the config's own train split only")
+
+
+def cross_config_overlap(data_dir: str | None) -> dict[str, dict[str, int]]:
+    """Measured: for each test split, how many of its narratives are in the other config's train split
+    (``shared``) and how many of those with the same proverb (``same_proverb``)."""
+    rows = {(c, s): {r["id"]: r["proverb_id"] for r in load_split("epic", c, s, data_dir)}
+            for c in ("seen", "unseen") for s in ("train", "test")}
+    out = {}
+    for test_cfg, train_cfg in (("seen", "unseen"), ("unseen", "seen")):
+        test, train = rows[(test_cfg, "test")], rows[(train_cfg, "train")]
+        shared = set(test) & set(train)
+        out[f"{test_cfg}/test in {train_cfg}/train"] = {
+            "test": len(test), "shared": len(shared), "same_proverb": sum(test[i] == train[i] for i in shared)}
+    return out
+
+
+def load_prediction(config: str, data_dir: str | None, protocol: str = CLEAN) -> PredictionData:
+    """Train/test narratives and candidate proverbs of ``config`` (seen | unseen), under the clean protocol
+    (train on the config's own train split; see the module's docstring)."""
+    if protocol != CLEAN:
+        raise ValueError(f"epic protocol must be {CLEAN!r} (train on the config's own train split), not {protocol!r}")
     if config not in ("seen", "unseen"):
         raise ValueError(f"epic proverb prediction config must be 'seen' or 'unseen', not {config!r}")
     test_split = load_split("epic", config, "test", data_dir)
@@ -46,6 +80,7 @@ def load_prediction(config: str, data_dir: str | None) -> PredictionData:
     text = {p["id"]: p["proverb"] for p in provs}
     train = [dict(r) for r in load_split("epic", config, "train", data_dir)]
     test = Rows.of(test_split, (dict(r) for r in test_split))
+    check_clean(train, {str(r["id"]) for r in test}, f"epic/{config}")
     for split, rows in (("train", train), ("test", test)):
         if not rows:
             raise ValueError(f"epic/{config}/{split}: the split is empty")
@@ -72,6 +107,7 @@ def load_alignment(data_dir: str | None) -> AlignmentData:
     text = {p["id"]: p["proverb"] for p in load_proverbs(data_dir)}
     train, skipped = keep_aligned([dict(r) for r in splits["train"]], "train")
     test, skipped_test = keep_aligned([dict(r) for r in splits["test"]], "test")
+    check_clean(train, {str(r["id"]) for r in test}, "epic/alignment")
     return AlignmentData(train, Rows.of(splits["test"], test), text, skipped + skipped_test)
 
 
