@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("--to", required=True, metavar="DIR")
     ex.add_argument("--format", choices=("parquet", "json", "both"), default="both")
     ex.add_argument("--exact", action="store_true",
-                    help="exact scores on hidden test splits too (default: as the board releases them)")
+                    help="exact scores and mismatches on hidden benchmarks too (default: as the board releases them)")
     ex.set_defaults(func=_export)
 
     wk = lsub.add_parser("work", help="score PENDING submissions (the queue worker, in the foreground)")

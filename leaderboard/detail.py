@@ -20,8 +20,8 @@ def _link(url: Any) -> str:
 
 
 def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> str:
-    """HTML of one submission (pass the row as released by the board). Hidden-split scores are shown
-    with one decimal, dev-split scores with two."""
+    """HTML of one submission (pass the row as released by the board). Scores on hidden benchmarks are
+    shown with one decimal, on public ones with two."""
     if sub is None:
         return "<p>No such submission.</p>"
     e = html.escape
@@ -35,7 +35,8 @@ def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> s
     decimals = 1 if hidden else 2
     label = bench.label if bench is not None else key
     rows = [("Submission", sub["id"]), ("Status", sub["status"]), ("Reason", sub.get("reason") or ""),
-            ("Benchmark", f"{label} ({key})" + (" — hidden test split" if hidden else " — dev split")),
+            ("Benchmark", f"{label} ({key})" + (" — hidden gold (held by the server only)" if hidden
+                                                 else " — public test set (gold released with the corpus)")),
             ("Model", sub["model_name"]), ("Revision", sub["model_revision"] or fmt.BLANK),
             ("Type", sub["model_type"]), ("Parameters", fmt.params(sub["model_parameters"])),
             ("Licence", model.get("licence") or ""), ("Submitter", sub.get("submitter") or ""),

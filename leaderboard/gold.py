@@ -5,6 +5,10 @@ A provider's ``get(benchmark)`` returns the task's typed gold (:class:`figbench.
 ``figbench.load_dataset`` (or a given loader) and calls ``task.gold_from_dataset``;
 :class:`JsonGoldProvider` reads ``{benchmark key: gold object}`` (a file or a mapping) and calls
 ``task.gold_from_json``. Both cache per benchmark. Error messages name files relative to their root.
+
+Hidden benchmarks (``Benchmark.gold == "hidden"``) are read from the server's private store
+(:class:`PrivateGoldStore`, ``$FIGBENCH_PRIVATE_DIR``), which also declares them; :class:`ServerGold`
+routes each benchmark to the store that holds its gold.
 """
 
 from __future__ import annotations
@@ -179,6 +183,21 @@ class PrivateGoldStore(_CachingProvider):
             register_benchmark(b, replace=True)
         return found
 
+    def _check_outside_packages(self) -> None:
+        """A private store inside an installed figbench package would ship in the wheel (``*.json`` is
+        package data): refuse it."""
+        import importlib
+
+        root = self.root.resolve()
+        for name in ("figbench", "figbench_datasets", "figbench_metrics", "figbench_baselines", "figbench_leaderboard"):
+            try:
+                pkg = Path(importlib.import_module(name).__file__).resolve().parent
+            except (ImportError, TypeError):
+                continue
+            if root == pkg or pkg in root.parents:
+                raise ValueError(f"the private store must not be inside the {name} package (its JSON files would "
+                                 "ship in the wheel); put it outside the checkout")
+
     def add(self, benchmark: Benchmark, gold: Gold) -> Path:
         """Write a hidden benchmark's declaration and gold into the store (files readable by the owner only)."""
         from dataclasses import replace
@@ -186,6 +205,7 @@ class PrivateGoldStore(_CachingProvider):
         from figbench.tasks import HIDDEN, find_benchmark
 
         benchmark = replace(benchmark, gold=HIDDEN)
+        self._check_outside_packages()
         existing = find_benchmark(benchmark.key)
         if existing is not None and not existing.hidden:
             raise ValueError(f"{benchmark.key} is a public benchmark (its gold is released with the corpus); a "

@@ -350,7 +350,8 @@ def test_form_submission_reaches_finished_and_upload_is_removed(page, server):
     page.locator("#detail-id textarea, #detail-id input").first.fill(sub["id"][:10])
     page.locator("#detail-button").click()
     _wait_text(page, "#detail-html", "browser-model")
-    assert f"{100 * expected:.1f}" in _text(page, "#detail-html")   # a hidden test split: one decimal
+    assert f"{100 * expected:.2f}" in _text(page, "#detail-html")   # a public test set: in full (two decimals)
+    assert "public test set" in _text(page, "#detail-html")
 
 
 def test_malformed_upload_shows_error_and_store_unchanged(page, server):

@@ -163,6 +163,10 @@ def test_hidden_add_keeps_the_gold_private_and_gives_submitters_inputs_only(held
     assert _leaks(_files_text(heldout["release"]), heldout["gold"], heldout["rows"]) == []
     listed = _run("leaderboard", "hidden", "list")
     assert KEY in listed and "(hidden)" in listed
+    # a private store inside a package folder would ship in the wheel: refused
+    with pytest.raises(ValueError, match="must not be inside"):
+        PrivateGoldStore(ROOT / "leaderboard" / "private").add(bench, gold)
+    assert not (ROOT / "leaderboard" / "private").exists()
     # a public benchmark cannot be made hidden: its gold is out already
     with pytest.raises(ValueError, match="public benchmark"):
         PrivateGoldStore(private).add(figbench.tasks.Benchmark("metonymy", "wimcor", "sample", "test", "W"), gold)
