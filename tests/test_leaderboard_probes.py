@@ -237,3 +237,15 @@ def test_self_reported_scores_do_not_reveal_the_exact_count(tmp_path):
     # on a public benchmark the same flag is shown (anyone can count there)
     pub = {**exact[0], "dataset": "wimcor", "config": "sample"}
     assert board.released(pub)["mismatches"] == exact[0]["mismatches"]
+
+
+def test_moves_stops_at_the_bound_when_far_apart():
+    rng = np.random.default_rng(1)
+    ids = [f"m{i}" for i in range(2000)]
+    x = [list(c) for c in np.array_split(rng.permutation(ids), 300)]
+    y = [list(c) for c in np.array_split(rng.permutation(ids), 300)]
+    exact = moves(x, y)
+    assert moves(x, y, at_least=10) >= 10 and exact >= moves(x, y, at_least=10)
+    near = [list(c) for c in x]
+    near[0], near[1] = near[0] + near[1][:1], near[1][1:]
+    assert moves(x, near, at_least=10) == moves(x, near) == 1
