@@ -164,6 +164,9 @@ def _same_image(a: bytes, b: bytes) -> float:
 def test_page_loads_offline_and_escapes_html(page, browser_ctx, server):
     text = _text(page)
     assert "lemma-fixture" in text and "knn-fixture" in text
+    # issue 20: the board says which gold is public (every benchmark here) instead of claiming hidden gold
+    assert "against hidden gold labels" not in text and "public test set" in _text(page, "#gold-legend")
+    assert "WiMCor (sample): public test set" in _text(page, "#gold-legend")
     page.screenshot(path=str(server["shots"] / "overview.png"))
     _, requests = browser_ctx
     outside = [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
@@ -251,7 +254,7 @@ def test_task_tabs_one_table_per_task(page, server):
     _tab(page, "Coreference")
     _wait_text(page, "#task-cdec-table", "CoNLL F1")
     text = _text(page, "#task-cdec-table")
-    assert "ECB+META_m" in text and "[" in text
+    assert "ECB+META_m" in text and "[" in text and "public test set" in text   # the Gold column
     page.screenshot(path=str(server["shots"] / "task_tab.png"))
     _tab(page, "ePiC")
     for name in ("proverb_prediction", "proverb_alignment"):    # split by task, each its own columns
