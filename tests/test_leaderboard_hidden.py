@@ -302,3 +302,28 @@ def test_the_leak_detector_finds_the_gold_where_it_is(heldout):
     assert len(_leaks(_files_text(folder), heldout["gold"], heldout["rows"])) == 60
     full = "\n".join(json.dumps(r) for r in heldout["rows"])
     assert len(_leaks(full, heldout["gold"], heldout["rows"])) == 120
+
+
+def test_fresh_ids_hide_public_source_ids(tmp_path, monkeypatch):
+    """A hidden benchmark made from material whose ids are public (e.g. a generated variant of ECB+ test
+    keeps ECB+'s mention ids) gets fresh opaque ids: inputs and private gold agree, the old ids are gone."""
+    clusters = [["ecb_1", "ecb_2", "ecb_3"], ["ecb_4"], ["ecb_5", "ecb_6"]]
+    rows = [{"mention_id": m, "topic": "t1", "text": f"event {m[-1]}", "cluster_id": f"c{k}"}
+            for k, c in enumerate(clusters) for m in c]
+    src = tmp_path / "generated.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in rows), "utf-8")
+    private = tmp_path / "private"
+    try:
+        _run("leaderboard", "hidden", "add", "--private", str(private), "--task", "cdec", "--dataset", "ecbmeta_gen",
+             "--config", "meta_x", "--split", "test", "--label", "ECB+META generated (hidden)", "--data-files",
+             str(src), "--fresh-ids", "--inputs-out", str(tmp_path / "out"))
+        store = PrivateGoldStore(private)
+        bench = store.register()[0]
+        gold = store.get(bench)
+        inputs = datasets.Dataset.from_parquet(str(tmp_path / "out" / "inputs.parquet"))
+        assert "cluster_id" not in inputs.column_names
+        assert set(inputs["mention_id"]) == set(gold.ids) and not set(gold.ids) & {r["mention_id"] for r in rows}
+        assert sorted(len(c) for c in gold.clusters) == [1, 2, 3]
+        assert not any("ecb_" in p.read_text("utf-8") for p in private.rglob("*.json"))
+    finally:
+        unregister_benchmark("cdec/ecbmeta_gen/meta_x/test")
