@@ -327,3 +327,50 @@ def test_fresh_ids_hide_public_source_ids(tmp_path, monkeypatch):
         assert not any("ecb_" in p.read_text("utf-8") for p in private.rglob("*.json"))
     finally:
         unregister_benchmark("cdec/ecbmeta_gen/meta_x/test")
+
+
+def test_served_board_scores_a_hidden_benchmark_from_its_private_store_over_http(heldout, tmp_path):
+    """``figbench leaderboard serve --private DIR`` over real HTTP: the hidden benchmark is on the board
+    (marked hidden), a submission to it is scored from the private store, and neither the page, its config,
+    the API answer nor the file route hands out the gold."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    from figbench_leaderboard.screenshots import serving
+
+    from tests.test_leaderboard_server import call_api
+
+    gold, rows = heldout["gold"], heldout["rows"]
+    fixture_gold = ROOT / "tests" / "fixtures" / "leaderboard" / "gold.json"
+    with serving(tmp_path / "store", gold_json=fixture_gold, args=["--private", str(heldout["private"])],
+                 cwd=tmp_path) as srv:
+        url = srv["url"]
+        preds = {i: ("TEAM" if k % 2 else v) for k, (i, v) in enumerate(gold.items())}
+        out = json.loads(call_api(url, "submit_json", [json.dumps(_sub(preds, "served-model")), ""]))
+        assert out["ok"], out
+        sid = out["submission"]["id"]
+        deadline = time.time() + 120
+        while True:
+            status = json.loads(call_api(url, "submission_status", [sid]))["submission"]
+            if status["status"] in ("FINISHED", "FAILED") or time.time() > deadline:
+                break
+            time.sleep(1)
+        assert status["status"] == "FINISHED" and status["gold"] == "hidden", status
+        assert status["mismatches"] == {} and all(round(v, 3) == v for v in status["scores"].values())
+        expected = sum(preds[i] == v for i, v in gold.items()) / len(gold)
+        assert status["scores"]["accuracy"] == round(expected, 3)
+        texts = [json.dumps(status)]
+        for path in ("/", "/config"):
+            with urllib.request.urlopen(url + path, timeout=30) as r:
+                texts.append(r.read().decode("utf-8", "replace"))
+        assert "WiMCor fresh (hidden): *hidden (server only)*" in texts[-1]
+        gold_file = heldout["private"] / "metonymy__wimcor_fresh__harvest__test" / "gold.json"
+        for route in (f"/gradio_api/file={gold_file}", f"/file={gold_file}"):
+            try:
+                with urllib.request.urlopen(url + route, timeout=30) as r:
+                    texts.append(r.read().decode("utf-8", "replace"))
+            except urllib.error.HTTPError as e:
+                assert e.code in (403, 404), route
+    for text in texts:
+        assert _leaks(text, gold, rows) == []
