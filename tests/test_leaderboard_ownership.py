@@ -130,12 +130,21 @@ def test_a_submitter_label_is_no_identity(board):
     assert mine["ok"], mine
 
 
-def test_forged_forwarded_for_off_a_space_is_the_connection(board):
+@pytest.fixture(scope="module")
+def local_board(tmp_path_factory):
+    """A board off a Space, for one client only: 127.0.0.1 (which uvicorn trusted to forward by default)."""
+    tmp = tmp_path_factory.mktemp("local")
+    with serving(tmp / "store", gold_json=GOLD, cwd=tmp,
+                 args=["--rate-limit", str(LIMIT), "--hidden-quota", "0", "--min-changed", "0"]) as srv:
+        yield srv
+
+
+def test_forged_forwarded_for_off_a_space_is_the_connection(local_board):
     """No proxy off a Space: a forged X-Forwarded-For (each time a new address) changes nothing."""
-    outs = [submit(board["url"], f"forged-{i}", source="127.0.0.7",
-                   headers=[("X-Forwarded-For", f"9.9.9.{i}")]) for i in range(LIMIT + 5)]
+    outs = [submit(local_board["url"], f"forged-{i}", headers=[("X-Forwarded-For", f"9.9.9.{i}")])
+            for i in range(LIMIT + 5)]
     assert sum(o["ok"] for o in outs) == LIMIT
-    assert all("ip:127.0.0.7" in o["error"] for o in outs if not o["ok"])
+    assert all("ip:127.0.0.1" in o["error"] for o in outs if not o["ok"])
 
 
 def test_only_the_documented_api_is_served(board):
@@ -294,6 +303,22 @@ def test_different_names_do_not_collide(name, other):
     from figbench_leaderboard.names import name_keys
 
     assert not set(name_keys(name)) & set(name_keys(other))
+
+
+@pytest.mark.parametrize(("name", "other"), [("figbench-lemma", "figbench-Iemma"),
+                                             ("figbench-lemma", "figbench-lemm\u0251"),
+                                             ("roberta-large", "r\u0585berta-large")])
+def test_lookalike_names_are_refused_by_the_board(tmp_path, name, other):
+    from figbench_leaderboard.board import Leaderboard
+    from figbench_leaderboard.formats import SubmissionError
+    from figbench_leaderboard.gold import JsonGoldProvider
+    from figbench_leaderboard.store import Store
+
+    board = Leaderboard(Store(tmp_path / "s"), JsonGoldProvider(GOLD))
+    board.submit(_submission(name))
+    with pytest.raises(SubmissionError, match=f"looks like the existing model {name!r}"):
+        board.submit(_submission(other))
+    assert board.store.count() == 1
 
 
 def _row(name: str, **kw) -> dict:
