@@ -435,10 +435,11 @@ class Store:
         marks = ", ".join(f":{c}" for c in row)
         with self.transaction() as db:
             if limits:
-                self._check_owner(db, row)
                 self._check_rate(db, row, now)
             if quota is not None:
                 self._check_quota(db, row, now, quota)
+            if limits:
+                self._check_owner(db, row)
             self._supersede_expired(db, row, now)
             if check is not None:
                 check(db)
