@@ -495,12 +495,12 @@ class Store:
         first = self._first_of(db, row["model_name"])
         if first is None or first[1] == me:
             return
-        same = first[0] == row["model_name"]
-        raise NameOwnedError(
-            f"model.name: {row['model_name']!r} belongs to another submitter"
-            + ("" if same else f" (it looks like {first[0]!r}, which they submitted first)")
-            + ": a model name belongs to whoever submitted it first (signed-in account, submitter token, or "
-            "address); choose a different name")
+        name = row["model_name"]
+        what = (f"{name!r} belongs to another submitter" if first[0] == name else
+                f"{name!r} looks like the existing model {first[0]!r}, which belongs to another submitter")
+        raise NameOwnedError(f"model.name: {what}: a model name (and every look-alike of it) belongs to whoever "
+                             "submitted it first (signed-in account, submitter token, or address); choose a "
+                             "different name")
 
     def _check_rate(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float) -> None:
         if self.rate_limit.max_submissions is None:

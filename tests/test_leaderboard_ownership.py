@@ -361,5 +361,5 @@ def test_old_stores_get_the_new_name_keys(tmp_path):
     db.commit()
     db.close()
     store = Store(tmp_path / "s")
-    with pytest.raises(NameOwnedError, match="looks like 'figbench-lemma'"):
+    with pytest.raises(NameOwnedError, match="looks like the existing model 'figbench-lemma', which belongs to another"):
         store.add(_row("figbench-Iemma", account="key:bbb"))
