@@ -263,12 +263,13 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         return queue_view(status, page)
 
     # --- submissions ----------------------------------------------------------------------------
-    def _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+    def _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                      request, profile=None):
         if use_oauth and profile is None:
             return _error_html("sign in with Hugging Face (button above) to submit")
         try:
-            client, account = request_identity(request, profile, require_account=use_oauth)
+            client, account = request_identity(request, profile, require_account=use_oauth,
+                                               token=None if use_oauth else token)
         except ValueError as e:
             return _error_html(str(e))
         if file is None:
@@ -319,10 +320,10 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         return json.dumps({"ok": True, "submission": out})
 
     if use_oauth:
-        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                         request: gr.Request, profile: gr.OAuthProfile | None):
             return _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
-                                request, profile)
+                                token, request, profile)
 
         def submit_json(text: str, submitter: str, request: gr.Request, profile: gr.OAuthProfile | None,
                         oauth: gr.OAuthToken | None) -> str:
@@ -330,10 +331,10 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
             Hugging Face account: the page's session, or a Hugging Face access token (``oauth_token``)."""
             return _submit_json(text, submitter, request, profile, oauth)
     else:
-        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                         request: gr.Request):
             return _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
-                                request)
+                                token, request)
 
         def submit_json(text: str, submitter: str, request: gr.Request) -> str:
             """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. A submitter token
@@ -478,10 +479,14 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                     f_submitter = gr.Textbox(label="Submitter", elem_id="f-submitter")
                     f_paper = gr.Textbox(label="Paper link", elem_id="f-paper")
                 f_desc = gr.Textbox(label="Description", lines=2, elem_id="f-description")
+                f_token = gr.Textbox(label="Submitter token (optional; the model names you submit first belong to "
+                                     "it: use the same token to submit under them again)", type="password",
+                                     elem_id="f-token", visible=not use_oauth)
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 submit_out = gr.HTML(elem_id="submit-result")
                 submit_btn.click(submit_form, [upload, f_name, f_rev, f_type, f_params, f_link, f_licence,
-                                               f_submitter, f_desc, f_paper], submit_out, api_visibility="private")
+                                               f_submitter, f_desc, f_paper, f_token], submit_out,
+                               api_visibility="private")
 
             with gr.Tab("Queue", id="queue") as queue_tab:
                 with gr.Row():

@@ -145,13 +145,14 @@ def _headers(request: Any) -> Any:
     return headers if headers is not None else getattr(request, "headers", None)
 
 
-def request_identity(request: Any, profile: Any = None, oauth_token: Any = None, *,
-                     require_account: bool = False) -> tuple[str | None, str | None]:
+def request_identity(request: Any, profile: Any = None, oauth_token: Any = None, *, require_account: bool = False,
+                     token: str | None = None) -> tuple[str | None, str | None]:
     """``(client, account)`` of a Gradio request: ``("ip:<address>", "hf:<user>" | "key:<hash>" | None)``.
 
     ``profile``: the signed-in Hugging Face profile (from the session). ``oauth_token``: a Hugging Face
     access token (a ``gr.OAuthToken`` or text), verified with the Hub when there is no profile.
     ``require_account``: refuse (:class:`IdentityError`) without a verified Hugging Face account.
+    ``token``: a submitter token typed into the form (else the ``X-Figbench-Token`` header's).
     """
     account = None
     name = _profile_name(profile)
@@ -166,8 +167,8 @@ def request_identity(request: Any, profile: Any = None, oauth_token: Any = None,
         raise IdentityError("sign in with Hugging Face to submit: on the page, the sign-in button; through the "
                             "API, your Hugging Face access token (figbench submit --hf-token, or gradio_client's "
                             "oauth_token=)")
-    if account is None and not require_account and headers is not None:
-        token = headers.get(TOKEN_HEADER)
+    if account is None and not require_account:
+        token = (token or "").strip() or (headers.get(TOKEN_HEADER) if headers is not None else None)
         if token:
             account = token_identity(token)
     if request is None:

@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -128,6 +129,70 @@ def test_a_submitter_label_is_no_identity(board):
     assert "ip:127.0.0.5" in outs[-1]["error"] and "alice" not in outs[-1]["error"]
     mine = submit(url, "alice-model", source="127.0.0.6", submitter="alice")
     assert mine["ok"], mine
+
+
+def _page_request(url: str, method: str, path: str, body: bytes | str | None = None,
+                  headers: dict | None = None, source: str = "127.0.0.1") -> tuple[int, bytes]:
+    """One request as the page makes it, from ``source``."""
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=120, source_address=(source, 0))
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def form_submit(url: str, text: str, fields: dict, *, source: str = "127.0.0.1") -> str:
+    """The Submit tab as the page drives it: upload, join the queue with the handler's index, read the result."""
+    status, cfg = _page_request(url, "GET", "/config", source=source)
+    cfg = json.loads(cfg)
+    dep = next(d for d in cfg["dependencies"] if d.get("api_name") == "submit_form")
+    elem = {c["id"]: c["props"].get("elem_id") for c in cfg["components"]}
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"sub.json\"\r\n"
+            f"Content-Type: application/json\r\n\r\n").encode() + text.encode() + f"\r\n--{boundary}--\r\n".encode()
+    status, up = _page_request(url, "POST", "/gradio_api/upload", body,
+                               {"Content-Type": f"multipart/form-data; boundary={boundary}"}, source)
+    assert status == 200, up
+    path = json.loads(up)[0]
+    data = []
+    for i in dep["inputs"]:
+        e = elem[i]
+        if e == "submit-file":
+            data.append({"path": path, "orig_name": "sub.json", "meta": {"_type": "gradio.FileData"}})
+        else:
+            data.append(fields.get(e, None if e == "f-type" else ""))
+    session = uuid.uuid4().hex[:11]
+    join = {"data": data, "fn_index": dep["id"], "session_hash": session, "event_data": None,
+            "trigger_id": dep["targets"][0][0]}
+    status, out = _page_request(url, "POST", "/gradio_api/queue/join", json.dumps(join),
+                                {"Content-Type": "application/json"}, source)
+    assert status == 200, out
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=120, source_address=(source, 0))
+    conn.request("GET", f"/gradio_api/queue/data?session_hash={session}")
+    try:
+        r = conn.getresponse()
+        while line := r.readline():
+            msg = json.loads(line[5:]) if line.startswith(b"data:") else {}
+            if msg.get("msg") == "process_completed":
+                return msg["output"]["data"][0] if msg.get("success") else json.dumps(msg)
+    finally:
+        conn.close()
+    raise AssertionError("the event stream ended without a result")
+
+
+def test_the_form_takes_a_submitter_token(board):
+    """The Submit tab (driven as the page drives it): a token typed in is the identity, as in the header."""
+    text = _submission("form-model")
+    ok = form_submit(board["url"], text, {"f-name": "form-model", "f-token": OWNER_TOKEN}, source="127.0.0.9")
+    assert "fb-submit-ok" in ok, ok
+    other = form_submit(board["url"], text, {"f-name": "form-model", "f-revision": "v9"}, source="127.0.0.10")
+    assert "belongs to another submitter" in other and "form-model" in other, other
+    # the token's owner, through the API from another address, keeps the name
+    assert submit(board["url"], "form-model", token=OWNER_TOKEN, source="127.0.0.10", revision="v9")["ok"]
 
 
 @pytest.fixture(scope="module")
@@ -361,5 +426,5 @@ def test_old_stores_get_the_new_name_keys(tmp_path):
     db.commit()
     db.close()
     store = Store(tmp_path / "s")
-    with pytest.raises(NameOwnedError, match="looks like the existing model 'figbench-lemma', which belongs to another"):
+    with pytest.raises(NameOwnedError, match="looks like the existing model 'figbench-lemma', which belongs"):
         store.add(_row("figbench-Iemma", account="key:bbb"))
