@@ -316,17 +316,32 @@ def test_with_sign_in_the_api_needs_a_verified_account(oauth_board):
                 {"extra": {"oauth_token": "hf_not_a_token"}}):        # a token the Hub does not know
         out = submit(url, "anonymous-model", **how)
         assert not out["ok"] and ("sign in with Hugging Face" in out["error"] or "not accepted" in out["error"]), out
-    assert _rows(oauth_board["store"]) == []
+    assert not [r for r in _rows(oauth_board["store"]) if r["model_name"] == "anonymous-model"]
     # a Hugging Face access token (what figbench submit --hf-token sends) is that account
     out = submit(url, "carol-model", extra={"oauth_token": "hf_carol_token"}, submitter="someone-else")
     assert out["ok"], out
-    (row,) = _rows(oauth_board["store"])
+    (row,) = [r for r in _rows(oauth_board["store"]) if r["model_name"] == "carol-model"]
     assert row["submitter"] == "carol"   # the account's name, not the label typed in
     # the page's session is an account too; the name stays carol's
     out = submit(url, "carol-model", revision="v2", headers=[("Cookie", session_cookie("dave", "test-secret"))])
     assert not out["ok"] and "belongs to another submitter" in out["error"], out
     out = submit(url, "carol-model", revision="v2", extra={"oauth_token": "hf_carol_token"})
     assert out["ok"], out
+
+
+def test_figbench_submit_hf_token_to_a_space_with_sign_in(oauth_board, tmp_path):
+    """``figbench submit --hf-token`` (gradio_client's oauth_token) submits as that account; a submitter
+    token alone is not enough there."""
+    from figbench_leaderboard.client import submit as cli_submit
+    from figbench_leaderboard.formats import SubmissionError
+
+    path = tmp_path / "sub.json"
+    path.write_text(_submission("dave-model"))
+    with pytest.raises(SubmissionError, match="sign in with Hugging Face"):
+        cli_submit(path, oauth_board["url"], token=OWNER_TOKEN)
+    out = cli_submit(path, oauth_board["url"], hf_token="hf_dave_token")
+    row = next(r for r in _rows(oauth_board["store"]) if r["id"] == out["id"])
+    assert row["model_name"] == "dave-model" and row["submitter"] == "dave"
 
 
 def test_figbench_submit_sends_its_token(board, tmp_path):
