@@ -219,6 +219,9 @@ def test_only_the_documented_api_is_served(board):
     api = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
     assert set(api["named_endpoints"]) == {"/submit_json", "/submission_status"}
     assert not api["unnamed_endpoints"]
+    status, cfg = _page_request(url, "GET", "/config")
+    public = {d["api_name"] for d in json.loads(cfg)["dependencies"] if d.get("api_visibility") == "public"}
+    assert status == 200 and public == {"submit_json", "submission_status"}
     for name in ("detail", "queue_view", "on_load", "submit_form", "queue_tick", "lambda", "false", "task_tables"):
         for prefix in ("/gradio_api/call/", "/gradio_api/call/v2/", "/gradio_api/run/", "/gradio_api/api/"):
             conn = http.client.HTTPConnection("127.0.0.1", board["port"], timeout=30)
