@@ -470,12 +470,9 @@ class Store:
         """Who a row's model name belongs to: its account, else its client address (``None``: the maintainer)."""
         return row.get("account") or row.get("client") or None
 
-    def name_owner(self, name: str) -> tuple[str, str | None] | None:
-        """``(first stored name, owner)`` of ``name``'s look-alike group, ``None`` when nobody has used it."""
-        return self._first_of(self._conn(), name)
-
     @classmethod
     def _first_of(cls, db: sqlite3.Connection, name: str) -> tuple[str, str | None] | None:
+        """``(first stored name, owner)`` of ``name``'s look-alike group, ``None`` when nobody has used it."""
         from figbench_leaderboard.names import name_keys
 
         blind, aware = name_keys(name)
