@@ -17,8 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.add_argument("--submitter", default=None, help="a name shown with the submission (a label: limits and name "
                                                        "ownership go by your token or Hugging Face account)")
     sp.add_argument("--token", default=None, metavar="TOKEN",
-                    help="submitter token (default: $FIGBENCH_SUBMIT_TOKEN, else the token file, made on first use); "
-                         "the model names you submit first belong to it")
+                    help="submitter token (to a URL by default $FIGBENCH_SUBMIT_TOKEN, else the token file, made on "
+                         "first use; to a local store only when given); the model names you submit first belong to it")
     sp.add_argument("--token-file", default=None, metavar="PATH",
                     help="read the submitter token from PATH (default ~/.config/figbench/submit-token)")
     sp.add_argument("--hf-token", nargs="?", const="", default=None, metavar="HF_TOKEN",

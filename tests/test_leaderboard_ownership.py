@@ -365,6 +365,20 @@ def test_figbench_submit_sends_its_token(board, tmp_path):
     assert cli_submit(path, board["url"], token_path=token_file)["id"]
 
 
+def test_figbench_submit_token_option(board, tmp_path, capsys):
+    """``figbench submit --to URL --token``: the console command, exit 1 and the reason for someone else."""
+    from figbench.cli import main
+
+    path = tmp_path / "sub.json"
+    path.write_text(_submission("cli-flag-model"))
+    assert main(["submit", str(path), "--to", board["url"], "--token", OWNER_TOKEN]) == 0
+    path.write_text(_submission("cli-flag-model", revision="v2"))
+    capsys.readouterr()
+    assert main(["submit", str(path), "--to", board["url"], "--token", MALLORY_TOKEN]) == 1
+    assert "'cli-flag-model' belongs to another submitter" in capsys.readouterr().err
+    assert main(["submit", str(path), "--to", board["url"], "--token", OWNER_TOKEN]) == 0
+
+
 # --- names and the store ------------------------------------------------------------------------
 
 LOOKALIKES = [("figbench-lemma", "figbench-Iemma"), ("figbench-lemma", "figbench-lemm\u0251"),
