@@ -263,10 +263,15 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         return queue_view(status, page)
 
     # --- submissions ----------------------------------------------------------------------------
-    def _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+    def _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                      request, profile=None):
         if use_oauth and profile is None:
             return _error_html("sign in with Hugging Face (button above) to submit")
+        try:
+            client, account = request_identity(request, profile, require_account=use_oauth,
+                                               token=None if use_oauth else token)
+        except ValueError as e:
+            return _error_html(str(e))
         if file is None:
             return _error_html("choose a predictions or results JSON file to upload")
         path = Path(file if isinstance(file, str) else file.name)
@@ -287,8 +292,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 except ValueError:
                     return _error_html(f"model.parameters: {str(params)[:40]!r} is not an integer")
             overrides = {"name": name, "revision": revision, "type": mtype, "parameters": params_v, "link": link,
-                         "licence": licence, "submitter": submitter, "description": description, "paper": paper}
-            client, account = request_identity(request, profile)
+                         "licence": licence, "submitter": _label(submitter, account), "description": description,
+                         "paper": paper}
             out = board.submit(data, overrides=overrides, client=client, account=account)
         except ValueError as e:
             return _error_html(board.redact(str(e)))
@@ -298,12 +303,16 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                 f'for {html.escape(out["benchmark"])}, status {html.escape(out["status"])}. Follow it in the Queue '
                 "tab.</div>")
 
-    def _submit_json(text, submitter, request, profile=None) -> str:
+    def _label(submitter: str | None, account: str | None) -> str | None:
+        """The submitter shown: a signed-in user's Hugging Face name, else the label typed in."""
+        return account[3:] if account and account.startswith("hf:") else (submitter or None)
+
+    def _submit_json(text, submitter, request, profile=None, oauth=None) -> str:
         try:
+            client, account = request_identity(request, profile, oauth, require_account=use_oauth)
             if len((text or "").encode("utf-8")) > max_bytes:
                 raise ValueError(f"upload is larger than {max_bytes:,} bytes")
-            client, account = request_identity(request, profile)
-            out = board.submit(text or "", submitter=submitter or None, client=client, account=account)
+            out = board.submit(text or "", submitter=_label(submitter, account), client=client, account=account)
         except ValueError as e:
             return json.dumps({"ok": False, "error": board.redact(str(e))})
         if worker is not None:
@@ -311,22 +320,25 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         return json.dumps({"ok": True, "submission": out})
 
     if use_oauth:
-        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                         request: gr.Request, profile: gr.OAuthProfile | None):
             return _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
-                                request, profile)
+                                token, request, profile)
 
-        def submit_json(text: str, submitter: str, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
-            """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}."""
-            return _submit_json(text, submitter, request, profile)
+        def submit_json(text: str, submitter: str, request: gr.Request, profile: gr.OAuthProfile | None,
+                        oauth: gr.OAuthToken | None) -> str:
+            """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. Needs a signed-in
+            Hugging Face account: the page's session, or a Hugging Face access token (``oauth_token``)."""
+            return _submit_json(text, submitter, request, profile, oauth)
     else:
-        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
+        def submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
                         request: gr.Request):
             return _submit_form(file, name, revision, mtype, params, link, licence, submitter, description, paper,
-                                request)
+                                token, request)
 
         def submit_json(text: str, submitter: str, request: gr.Request) -> str:
-            """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}."""
+            """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. A submitter token
+            in the ``X-Figbench-Token`` header is the submitter's identity (else the client address)."""
             return _submit_json(text, submitter, request)
 
     def submission_status(sid: str) -> str:
@@ -468,10 +480,14 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                     f_submitter = gr.Textbox(label="Submitter", elem_id="f-submitter")
                     f_paper = gr.Textbox(label="Paper link", elem_id="f-paper")
                 f_desc = gr.Textbox(label="Description", lines=2, elem_id="f-description")
+                f_token = gr.Textbox(label="Submitter token (optional; the model names you submit first belong to "
+                                     "it: use the same token to submit under them again)", type="password",
+                                     elem_id="f-token", visible=not use_oauth)
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 submit_out = gr.HTML(elem_id="submit-result")
                 submit_btn.click(submit_form, [upload, f_name, f_rev, f_type, f_params, f_link, f_licence,
-                                               f_submitter, f_desc, f_paper], submit_out, api_visibility="private")
+                                               f_submitter, f_desc, f_paper, f_token], submit_out,
+                               api_visibility="private")
 
             with gr.Tab("Queue", id="queue") as queue_tab:
                 with gr.Row():
@@ -533,7 +549,9 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
            block: bool = True, start_worker: bool = True):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
     Returns (demo, worker)."""
+    from figbench_leaderboard.api_guard import ApiAllowlist
     from figbench_leaderboard.http_limits import BodyLimit
+    from figbench_leaderboard.identity import untrusted_forwarding
     from figbench_leaderboard.worker import Worker
     from starlette.middleware import Middleware
 
@@ -543,11 +561,13 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     worker = Worker(board).start() if start_worker else None
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
     demo.queue(default_concurrency_limit=4)
+    untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
     demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
                 max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
                 head=CLICK_JS + plotly_preload_js(),
                 footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
-                app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
+                app_kwargs={"middleware": [Middleware(ApiAllowlist),
+                                           Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
     return demo, worker
 
 

@@ -32,7 +32,7 @@ from figbench_leaderboard.formats import (
     parse_predictions,
 )
 from figbench_leaderboard.gold import BuilderGoldProvider, GoldProvider
-from figbench_leaderboard.names import skeleton
+from figbench_leaderboard.names import name_keys
 from figbench_leaderboard.policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
 from figbench_leaderboard.redact import redact
 from figbench_leaderboard.release import gold_kind, release
@@ -208,13 +208,13 @@ class Leaderboard:
     def _name_check(self, name: str, disguised: bool) -> Callable:
         """Refuse a name that collides with a different existing one once normalised; a name that only
         became an existing one by normalisation (invisible characters, full-width forms) is refused too."""
-        key = skeleton(name)
+        blind, aware = name_keys(name)
 
         def check(db) -> None:
             same = "" if disguised else "AND model_name != ?"
             others = [r[0] for r in db.execute(
-                f"SELECT DISTINCT model_name FROM submissions WHERE name_key = ? {same} LIMIT 3",
-                (key,) if disguised else (key, name)).fetchall()]
+                f"SELECT DISTINCT model_name FROM submissions WHERE (name_key = ? OR name_key2 = ?) {same} LIMIT 3",
+                (blind, aware) if disguised else (blind, aware, name)).fetchall()]
             if others:
                 raise SubmissionError(
                     f"model.name: {name!r} looks like the existing model {others[0]!r} (the same name once case, "

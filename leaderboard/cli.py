@@ -14,7 +14,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "the command waits for its final status (--timeout).")
     sp.add_argument("path", metavar="RESULTS_OR_PREDICTIONS", help="a JSON file, or a folder: every *.json in it")
     sp.add_argument("--to", required=True, metavar="STORE_OR_URL", help="store folder, or http(s):// Space URL")
-    sp.add_argument("--submitter", default=None, help="your name (rate limits apply per submitter)")
+    sp.add_argument("--submitter", default=None, help="a name shown with the submission (a label: limits and name "
+                                                       "ownership go by your token or Hugging Face account)")
+    sp.add_argument("--token", default=None, metavar="TOKEN",
+                    help="submitter token (to a URL by default $FIGBENCH_SUBMIT_TOKEN, else the token file, made on "
+                         "first use; to a local store only when given); the model names you submit first belong to it")
+    sp.add_argument("--token-file", default=None, metavar="PATH",
+                    help="read the submitter token from PATH (default ~/.config/figbench/submit-token)")
+    sp.add_argument("--hf-token", nargs="?", const="", default=None, metavar="HF_TOKEN",
+                    help="Space with Hugging Face sign-in: submit as the account of this access token (no value: "
+                         "$HF_TOKEN or the token saved by `hf auth login`)")
     sp.add_argument("--no-score", action="store_true", help="local store: leave it PENDING for the queue worker")
     sp.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                     help="how long to wait for the final status (default 600)")
@@ -132,8 +141,16 @@ def _submit(args: argparse.Namespace) -> int:
 
     from figbench_leaderboard.client import submit, submit_many
 
+    hf_token = args.hf_token
+    if hf_token == "":
+        from huggingface_hub import get_token
+
+        hf_token = get_token()
+        if not hf_token:
+            raise ValueError("--hf-token: no Hugging Face token found ($HF_TOKEN, or `hf auth login`)")
     kwargs = dict(submitter=args.submitter, process=not args.no_score, gold_json=args.gold_json,
-                  data_dir=args.data_dir, timeout_s=args.timeout, wait=True if args.wait else None)
+                  data_dir=args.data_dir, timeout_s=args.timeout, wait=True if args.wait else None,
+                  token=args.token, token_path=args.token_file, hf_token=hf_token)
     if Path(args.path).is_dir():
         files = sorted(Path(args.path).glob("*.json"))
         if not files:

@@ -1,20 +1,42 @@
-"""Who is submitting, for rate limits and quotas: an identity a submitter cannot choose.
+"""Who is submitting: an identity a submitter cannot choose, for rate limits, quotas and name ownership.
 
-* Signed in with Hugging Face (a Space with ``hf_oauth: true`` shows a login button): ``hf:<username>``.
-* Otherwise the client address. Behind the Spaces proxy the connection comes from the proxy, which
+A submission carries two identities (``Leaderboard.submit(client=..., account=...)``):
+
+* ``client``: ``ip:<address>``. Behind the Spaces proxy the connection comes from the proxy, which
   *appends* the address it saw to ``X-Forwarded-For``; everything to the left of that entry was written
   by the client and is ignored. ``FIGBENCH_TRUSTED_PROXIES`` (default 1 on a Space, 0 elsewhere) is the
-  number of proxies in front of the app: the client is the entry that many places from the right.
-  Off a Space the header is not trusted at all: the address is the connection's.
+  number of proxies in front of the app: the client is the entry that many places from the right of
+  *all* ``X-Forwarded-For`` lines joined in order (a client's own second header line cannot win).
+  Off a Space the header is not trusted at all: the address is the connection's (and
+  :func:`untrusted_forwarding` stops uvicorn from rewriting it from the header first).
+* ``account``: ``hf:<username>`` when signed in with Hugging Face (the page's login button; for the API a
+  Hugging Face access token, checked with the Hub's ``whoami``), or ``key:<hash>`` for a submitter token
+  sent in the ``X-Figbench-Token`` header (``figbench submit --token``), on a board without Hugging Face
+  sign-in. With sign-in configured every submission needs a signed-in account.
+
+The self-declared ``submitter`` field is a label only: it counts toward no limit and owns nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import os
+import threading
+import time
 from typing import Any
 
 PROXIES_ENV = "FIGBENCH_TRUSTED_PROXIES"
+TOKEN_HEADER = "x-figbench-token"
+MIN_TOKEN_CHARS = 16
+MAX_TOKEN_CHARS = 256
+_WHOAMI_TTL_S = 300.0
+_whoami_cache: dict[str, tuple[float, str]] = {}
+_whoami_lock = threading.Lock()
+
+
+class IdentityError(ValueError):
+    """A submitter token or Hugging Face token was refused (the message says why)."""
 
 
 def on_space() -> bool:
@@ -34,6 +56,13 @@ def trusted_proxies() -> int:
         return int(default)
 
 
+def untrusted_forwarding() -> None:
+    """Make uvicorn (started by Gradio) leave the connection's address alone: by default it replaces it with
+    ``X-Forwarded-For`` whenever the connection comes from 127.0.0.1, so any local client could choose its
+    address. :func:`client_address` reads the header itself, as far as the configured proxies vouch for it."""
+    os.environ["FORWARDED_ALLOW_IPS"] = ""
+
+
 def _valid_ip(text: str) -> str | None:
     text = text.strip().strip('"').strip("[]")
     try:
@@ -42,31 +71,108 @@ def _valid_ip(text: str) -> str | None:
         return None
 
 
+def forwarded_for(headers: Any) -> list[str]:
+    """Every ``X-Forwarded-For`` entry, all header lines joined in the order they came."""
+    if headers is None:
+        return []
+    if hasattr(headers, "getlist"):
+        lines = headers.getlist("x-forwarded-for")
+    else:
+        raw = headers.get("x-forwarded-for") if hasattr(headers, "get") else None
+        lines = [raw] if raw else []
+    return [e for e in (x.strip() for line in lines for x in str(line).split(",")) if e]
+
+
 def client_address(headers: Any, peer: str | None, *, proxies: int | None = None) -> str | None:
     """The client address: the connection's peer, or with ``proxies`` trusted proxies the entry of
     ``X-Forwarded-For`` that the outermost trusted proxy appended."""
     proxies = trusted_proxies() if proxies is None else proxies
     if proxies > 0:
-        raw = headers.get("x-forwarded-for") if headers is not None else None
-        if raw:
-            entries = [e for e in (x.strip() for x in raw.split(",")) if e]
-            if len(entries) >= proxies:
-                ip = _valid_ip(entries[-proxies])
-                if ip:
-                    return ip
+        entries = forwarded_for(headers)
+        if len(entries) >= proxies:
+            ip = _valid_ip(entries[-proxies])
+            if ip:
+                return ip
     return peer
 
 
-def request_identity(request: Any, profile: Any = None) -> tuple[str | None, str | None]:
-    """``(client, account)`` of a Gradio request: ``("ip:<address>", "hf:<username>" or None)``."""
+def token_identity(token: str) -> str:
+    """``key:<hash>`` of a submitter token (only the hash is stored)."""
+    token = token.strip()
+    if not (MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS) or not token.isascii() or not token.isprintable():
+        raise IdentityError(f"submitter token: expected {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} printable ASCII "
+                            "characters (figbench submit makes one for you)")
+    return "key:" + hashlib.sha256(token.encode("ascii")).hexdigest()[:32]
+
+
+def hf_username(token: str) -> str:
+    """The Hugging Face user a token belongs to (the Hub's ``whoami``, at ``HF_ENDPOINT``; cached 5 minutes)."""
+    digest = hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+    now = time.monotonic()
+    with _whoami_lock:
+        hit = _whoami_cache.get(digest)
+        if hit is not None and now - hit[0] < _WHOAMI_TTL_S:
+            return hit[1]
+    from huggingface_hub import HfApi, constants
+
+    try:
+        info = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).whoami(token=token)
+    except Exception as e:
+        raise IdentityError(f"the Hugging Face token was not accepted by the Hub ({type(e).__name__}); sign in "
+                            "again or pass a valid token") from None
+    name = info.get("name") if isinstance(info, dict) else None
+    if not isinstance(name, str) or not name or info.get("type", "user") != "user":
+        raise IdentityError("the Hugging Face token does not belong to a user account")
+    with _whoami_lock:
+        if len(_whoami_cache) > 10_000:
+            _whoami_cache.clear()
+        _whoami_cache[digest] = (now, name)
+    return name
+
+
+def _profile_name(profile: Any) -> str | None:
+    if profile is None:
+        return None
+    name = getattr(profile, "username", None)
+    if not name and isinstance(profile, dict):
+        name = profile.get("preferred_username")
+    return name or None
+
+
+def _headers(request: Any) -> Any:
+    raw = getattr(request, "request", None)   # gr.Request wraps the Starlette request (all header lines)
+    headers = getattr(raw, "headers", None) if raw is not None else None
+    return headers if headers is not None else getattr(request, "headers", None)
+
+
+def request_identity(request: Any, profile: Any = None, oauth_token: Any = None, *, require_account: bool = False,
+                     token: str | None = None) -> tuple[str | None, str | None]:
+    """``(client, account)`` of a Gradio request: ``("ip:<address>", "hf:<user>" | "key:<hash>" | None)``.
+
+    ``profile``: the signed-in Hugging Face profile (from the session). ``oauth_token``: a Hugging Face
+    access token (a ``gr.OAuthToken`` or text), verified with the Hub when there is no profile.
+    ``require_account``: refuse (:class:`IdentityError`) without a verified Hugging Face account.
+    ``token``: a submitter token typed into the form (else the ``X-Figbench-Token`` header's).
+    """
     account = None
-    if profile is not None:
-        name = getattr(profile, "username", None) or (profile.get("preferred_username")
-                                                      if isinstance(profile, dict) else None)
-        if name:
-            account = f"hf:{name}"
+    name = _profile_name(profile)
+    if name:
+        account = f"hf:{name}"
+    elif oauth_token is not None:
+        token = getattr(oauth_token, "token", oauth_token)
+        if isinstance(token, str) and token.strip():
+            account = f"hf:{hf_username(token.strip())}"
+    headers = _headers(request) if request is not None else None
+    if require_account and account is None:
+        raise IdentityError("sign in with Hugging Face to submit: on the page, the sign-in button; through the "
+                            "API, your Hugging Face access token (figbench submit --hf-token, or gradio_client's "
+                            "oauth_token=)")
+    if account is None and not require_account:
+        token = (token or "").strip() or (headers.get(TOKEN_HEADER) if headers is not None else None)
+        if token:
+            account = token_identity(token)
     if request is None:
         return None, account
     peer = getattr(getattr(request, "client", None), "host", None)
-    host = client_address(getattr(request, "headers", None), peer)
+    host = client_address(headers, peer)
     return (f"ip:{host}" if host else None), account

@@ -8,8 +8,8 @@ each score difference, whether that example was right. A served board therefore,
 1. **releases scores at reduced precision**: one decimal in percent (fractions rounded to 0.001),
    intervals likewise, never exact counts or self-reported-score mismatch flags (``release``); the
    exact values stay in the store (``leaderboard export --exact`` is the operator's);
-2. **limits submissions** per identity (Hugging Face account when signed in, else the client address as
-   the Space's proxy reports it, and the submitter name) to ``daily_quota`` per benchmark per 24 hours
+2. **limits submissions** per verified identity (the Hugging Face account or submitter token, and the
+   client address as the deployment's proxy reports it; never the self-declared submitter name) to ``daily_quota`` per benchmark per 24 hours
    (FAILED ones are not counted; refused probes are);
 3. **refuses probes**: a submission is compared with each of the same identity's earlier ones on the
    benchmark, by what it changes in what the score could reveal (:func:`scored_difference`: the items
@@ -184,7 +184,9 @@ def scored_difference(task: Task, gold: Gold, a: Any, b: Any, at_least: int | No
 # --- the check run inside the store's write transaction ---------------------------------------
 
 def _identities(row: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    return [(c, row[c]) for c in ("account", "client", "submitter") if row.get(c)]
+    """Verified identities only: the signed-in account or token, and the client address. The submitter
+    name is a self-declared label: counting it would let anyone spend another's quota."""
+    return [(c, row[c]) for c in ("account", "client") if row.get(c)]
 
 
 def _bench_args(row: Mapping[str, Any]) -> tuple:

@@ -10,7 +10,13 @@ process killed mid-write leaves the last committed state (SQLite's journal rolls
   lease while it works. Any later claim, submission or :meth:`Store.recover_expired` call puts a
   row whose lease ran out (or whose owner process on this machine is gone) back to PENDING, or to
   FAILED after ``max_attempts`` interrupted tries, so nothing stays RUNNING after its lease.
-* **Limits.** Per-identity rate limits and quotas are counted inside the insert's transaction.
+* **Limits.** Per-identity rate limits and quotas are counted inside the insert's transaction, per
+  verified identity only: the client address and the ``account`` (``hf:<user>`` signed in, or
+  ``key:<hash>`` of a submitter token); the self-declared ``submitter`` label counts toward nothing.
+* **Names.** A model name (and every look-alike of it, :mod:`figbench_leaderboard.names`) belongs to
+  the identity (``account``, else ``client``) of its first submission; a submission that carries an
+  identity is refused under a name someone else owns (:class:`NameOwnedError`). Rows without an
+  identity (the maintainer's local CLI, imports) claim their names for the maintainer.
 * **Errors** (disk full, read-only store, unreadable file) are :class:`StoreError` in plain words.
 * **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
 """
@@ -69,7 +75,8 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('rev', 0);
 
 #: columns added after the first release (existing stores get them on open)
 _ADDED_COLUMNS = {"lease_owner": "TEXT", "lease_until": "REAL", "attempts": "INTEGER NOT NULL DEFAULT 0",
-                  "account": "TEXT", "name_key": "TEXT", "public_scores": "TEXT", "public_cis": "TEXT"}
+                  "account": "TEXT", "name_key": "TEXT", "public_scores": "TEXT", "public_cis": "TEXT",
+                  "name_key2": "TEXT"}
 
 _INDEXES = """
 CREATE UNIQUE INDEX IF NOT EXISTS submissions_one_live
@@ -79,6 +86,7 @@ CREATE INDEX IF NOT EXISTS submissions_submitter ON submissions (submitter, crea
 CREATE INDEX IF NOT EXISTS submissions_client ON submissions (client, created_at);
 CREATE INDEX IF NOT EXISTS submissions_account ON submissions (account, created_at);
 CREATE INDEX IF NOT EXISTS submissions_name_key ON submissions (name_key);
+CREATE INDEX IF NOT EXISTS submissions_name_key2 ON submissions (name_key2);
 CREATE INDEX IF NOT EXISTS submissions_created ON submissions (created_at);
 CREATE INDEX IF NOT EXISTS submissions_board ON submissions (status, created_at, id, updated_at, reason, task, dataset,
     config, split, model_name, model_revision, model_type, model_parameters, submitter, verified, public_scores,
@@ -127,6 +135,10 @@ class DuplicateSubmissionError(StoreError):
     def __init__(self, message: str, existing: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.existing = dict(existing or {})
+
+
+class NameOwnedError(StoreError):
+    """The model name (or a look-alike of it) belongs to another submitter."""
 
 
 class RateLimitError(StoreError):
@@ -302,13 +314,23 @@ class Store:
                 tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
                                [(*self._public(dict(r), _loads(r["scores"]),
                                                _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
-        if db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL").fetchone()[0]:
-            from figbench_leaderboard.names import skeleton
+        self._update_name_keys(db)
 
-            with self.transaction() as tx:
-                rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
-                tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
-                               [(skeleton(r[0]), r[0]) for r in rows])
+    def _update_name_keys(self, db: sqlite3.Connection) -> None:
+        """Fill in the look-alike keys of rows without them, and recompute all of them when the keys changed."""
+        from figbench_leaderboard.names import KEY_VERSION, name_keys
+
+        version = db.execute("SELECT value FROM meta WHERE key = 'name_keys'").fetchone()
+        stale = version is None or version[0] != KEY_VERSION
+        if not stale and not db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL OR name_key2 IS NULL"
+                                         ).fetchone()[0]:
+            return
+        with self.transaction() as tx:
+            where = "" if stale else " WHERE name_key IS NULL OR name_key2 IS NULL"
+            names = [r[0] for r in tx.execute(f"SELECT DISTINCT model_name FROM submissions{where}").fetchall()]
+            tx.executemany("UPDATE submissions SET name_key = ?, name_key2 = ? WHERE model_name = ?",
+                           [(*name_keys(n), n) for n in names])
+            tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('name_keys', ?)", (KEY_VERSION,))
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:
@@ -387,7 +409,7 @@ class Store:
         runs inside the insert's transaction (and may raise to refuse). ``limits=False`` (imports of
         rows already accepted elsewhere) skips the rate limit.
         """
-        from figbench_leaderboard.names import skeleton
+        from figbench_leaderboard.names import name_keys
 
         now = time.time() if now is None else now
         sid = sub.get("id") or uuid.uuid4().hex
@@ -402,7 +424,7 @@ class Store:
             "model_type": sub["model_type"], "model_parameters": sub.get("model_parameters"),
             "submitter": sub.get("submitter"), "client": sub.get("client"), "account": sub.get("account"),
             "verified": int(bool(sub.get("verified"))), "sha256": sub["sha256"],
-            "name_key": skeleton(sub["model_name"]),
+            **dict(zip(("name_key", "name_key2"), name_keys(sub["model_name"]), strict=True)),
             "predictions": encode_predictions(sub["predictions"]) if sub.get("predictions") is not None else None,
         }
         for col in _JSON_COLUMNS:
@@ -417,6 +439,8 @@ class Store:
                 self._check_rate(db, row, now)
             if quota is not None:
                 self._check_quota(db, row, now, quota)
+            if limits:
+                self._check_owner(db, row)
             self._supersede_expired(db, row, now)
             if check is not None:
                 check(db)
@@ -439,7 +463,42 @@ class Store:
         return sid
 
     def _identities(self, row: Mapping[str, Any]) -> list[tuple[str, str]]:
-        return [(col, row[col]) for col in ("submitter", "client", "account") if row.get(col)]
+        """The verified identities of a row (never the self-declared ``submitter``)."""
+        return [(col, row[col]) for col in ("client", "account") if row.get(col)]
+
+    @staticmethod
+    def owner_of(row: Mapping[str, Any]) -> str | None:
+        """Who a row's model name belongs to: its account, else its client address (``None``: the maintainer)."""
+        return row.get("account") or row.get("client") or None
+
+    @classmethod
+    def _first_of(cls, db: sqlite3.Connection, name: str) -> tuple[str, str | None] | None:
+        """``(first stored name, owner)`` of ``name``'s look-alike group, ``None`` when nobody has used it."""
+        from figbench_leaderboard.names import name_keys
+
+        blind, aware = name_keys(name)
+        found = [r for r in (db.execute(f"SELECT created_at, rowid, model_name, account, client FROM submissions "
+                                        f"WHERE {col} = ? ORDER BY created_at, rowid LIMIT 1", (key,)).fetchone()
+                             for col, key in (("name_key", blind), ("name_key2", aware))) if r is not None]
+        if not found:
+            return None
+        first = min(found, key=lambda r: (r[0], r[1]))
+        return first[2], cls.owner_of({"account": first[3], "client": first[4]})
+
+    def _check_owner(self, db: sqlite3.Connection, row: Mapping[str, Any]) -> None:
+        """Refuse a submission with an identity under a name (or look-alike) first used by another identity."""
+        me = self.owner_of(row)
+        if me is None:   # the maintainer's own local submission
+            return
+        first = self._first_of(db, row["model_name"])
+        if first is None or first[1] == me:
+            return
+        name = row["model_name"]
+        what = (f"{name!r} belongs to another submitter" if first[0] == name else
+                f"{name!r} looks like the existing model {first[0]!r}, which belongs to another submitter")
+        raise NameOwnedError(f"model.name: {what}: a model name (and every look-alike of it) belongs to whoever "
+                             "submitted it first (signed-in account, submitter token, or address); choose a "
+                             "different name")
 
     def _check_rate(self, db: sqlite3.Connection, row: Mapping[str, Any], now: float) -> None:
         if self.rate_limit.max_submissions is None:

@@ -70,7 +70,7 @@ def fill_store(store: Store, n: int, *, registry: BenchmarkRegistry | None = Non
 
     ``maximal``: every free-form field at its limit (the worst case for reading the store).
     """
-    from figbench_leaderboard.names import skeleton
+    from figbench_leaderboard.names import name_keys
 
     registry = registry or BenchmarkRegistry()
     benches = list(registry)
@@ -89,7 +89,8 @@ def fill_store(store: Store, n: int, *, registry: BenchmarkRegistry | None = Non
         name = f"org{model % 17}/model-{model}"
         rows.append({"id": hashlib.sha1(f"{seed}-{i}".encode()).hexdigest()[:32], "created_at": now - n + i,
                      "updated_at": now - n + i, "status": "FINISHED", "task": b.task, "dataset": b.dataset,
-                     "config": b.config, "split": b.split, "model_name": name, "name_key": skeleton(name),
+                     "config": b.config, "split": b.split, "model_name": name,
+                     **dict(zip(("name_key", "name_key2"), name_keys(name), strict=True)),
                      "model_revision": rev, "model_type": MODEL_TYPES[model % len(MODEL_TYPES)],
                      "model_parameters": int(10 ** rng.uniform(6, 11)), "submitter": f"user{model % 50}",
                      "verified": 1, "sha256": hashlib.sha256(str(i).encode()).hexdigest(),
@@ -97,8 +98,8 @@ def fill_store(store: Store, n: int, *, registry: BenchmarkRegistry | None = Non
                                                                        "provenance": {}},
                      "scores": scores, "confidence_intervals": cis, "counts": {}, "mismatches": {}})
     cols = ["id", "created_at", "updated_at", "status", "task", "dataset", "config", "split", "model_name",
-            "name_key", "model_revision", "model_type", "model_parameters", "submitter", "verified", "sha256",
-            "metadata", "scores", "confidence_intervals", "counts", "mismatches"]
+            "name_key", "name_key2", "model_revision", "model_type", "model_parameters", "submitter", "verified",
+            "sha256", "metadata", "scores", "confidence_intervals", "counts", "mismatches"]
     with store.transaction() as db:
         db.executemany(
             f"INSERT INTO submissions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",

@@ -25,6 +25,8 @@ for _var, _prefix in (("FIGBENCH_CACHE", "figbench-test-cache-"),
 
         os.environ[_var] = tempfile.mkdtemp(prefix=_prefix)
         _OWN_CACHES.append(os.environ[_var])
+# figbench submit makes its token file here, not under ~/.config
+os.environ.setdefault("FIGBENCH_TOKEN_FILE", os.path.join(os.environ["FIGBENCH_CACHE"], "submit-token"))
 os.environ["HF_DATASETS_CACHE"] = os.environ["FIGBENCH_TEST_DATASETS_CACHE"]
 os.environ["HF_MODULES_CACHE"] = os.environ["FIGBENCH_TEST_MODULES_CACHE"]   # evaluate.load copies modules there
 

@@ -221,19 +221,23 @@ def test_duplicates_refused(board):
     assert board.store.count() == 2
 
 
-def test_rate_limit_per_submitter(tmp_path):
+def test_rate_limit_per_identity(tmp_path):
+    """Counted per verified identity (address, account/token); the submitter label is no identity."""
     board = Leaderboard(Store(tmp_path, rate_limit=RateLimit(max_submissions=3, window_s=60)),
                         JsonGoldProvider(FIX / "gold.json"))
     for i in range(3):
         sub = _meto()
         sub["model"]["revision"] = f"r{i}"
-        board.submit(sub, submitter="alice")
+        board.submit(sub, submitter="alice", client="ip:10.0.0.1", account="key:alice")
     sub = _meto()
     sub["model"]["revision"] = "r9"
-    with pytest.raises(RateLimitError, match="alice"):
-        board.submit(sub, submitter="alice")
+    with pytest.raises(RateLimitError, match="ip:10.0.0.1"):
+        board.submit(sub, submitter="bob", client="ip:10.0.0.1")   # another label, the same address
+    with pytest.raises(RateLimitError, match="key:alice"):
+        board.submit(sub, submitter="alice", client="ip:10.0.0.2", account="key:alice")   # the same token
     assert board.store.count() == 3
-    board.submit(sub, submitter="bob")  # other submitters are not affected
+    sub["model"]["name"] = "bob-model"   # (the name majority-baseline is alice's)
+    board.submit(sub, submitter="alice", client="ip:10.0.0.3", account="key:bob")   # someone else, alice's label
     assert board.store.count() == 4
 
 

@@ -111,14 +111,14 @@ def test_rate_limit_per_signed_in_account(oauth_space):
                 assert f"hf:{user}" in out["error"], out
         counts[user] = ok
     assert counts == {"alice": LIMIT, "bob": LIMIT}
-    # a forged or expired session is no account: it falls back to the (proxy-reported) address
+    # a forged or expired session is no account: with sign-in configured, no account is no submission
     bad = session_cookie("mallory", "wrong-secret")
     out = _submit(url, "mallory-0", {"Cookie": bad, "X-Forwarded-For": "198.51.100.77"})
-    assert out["ok"]
+    assert not out["ok"] and "sign in with Hugging Face" in out["error"], out
     from figbench_leaderboard.store import Store
 
     rows = {r["model_name"]: r for r in Store(Path(oauth_space["log"]).parent / "store").list()}
-    assert rows["mallory-0"]["submitter"] is None
+    assert "mallory-0" not in rows and rows["alice-0"]["submitter"] == "alice"
 
 
 def _rss_kb(pid: int) -> int:
