@@ -71,19 +71,49 @@ def measured_cell(spec: BaselineSpec, record: Mapping[str, Any] | None) -> str:
 
 
 def published_cell(spec: BaselineSpec) -> str:
+    """The paper's value with paper, table, quoted cell, the paper's protocol and the verdict."""
     p = spec.published
     note = f" Note: {spec.comparability}." if spec.comparability else ""
     if p is None:
         return f"none for this split and protocol: {spec.comparability}"
-    table = p.table or ("table unknown" if p.verified is not None else "table to be checked")
+    table = p.table or "table to be checked"
     model = f", {p.model}" if p.model else ""
-    check = ""
-    if p.verified is not None:
-        check = f"; checked: {p.verified}" if p.verified else "; **not verified** against the paper text"
-        check += f" (value quoted from {p.quoted_from})" if p.quoted_from else ""
+    cell = f" ({p.cell})" if p.cell else ""
+    check = f"; checked: {p.verified}" if p.verified else ""
+    check += f" (value quoted from {p.quoted_from})" if p.quoted_from else ""
     if p.evidence:
         check += f"; consistency check: {p.evidence}"
-    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}; {p.split}; {p.protocol}{check}).{note}"
+    verdict = f" **{p.verdict}**." if p.verdict else ""
+    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}{cell}; {p.split}; {p.protocol}{check}).{verdict}{note}"
+
+
+def _paper_ref(p) -> str:
+    """``value (paper short, table)`` for the headline table."""
+    short = p.source.split(",")[0]
+    return f"{p.value} ({short}, {p.table or 'table to be checked'})"
+
+
+def headline_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
+    """One line per spec with a published value: system x benchmark, figbench's value [95% CI] in the
+    paper's metric, the paper's value (table) and the verdict; the detail is in the tables below."""
+    rows = []
+    for s in specs:
+        p = s.published
+        if p is None:
+            continue
+        record = read_record(s, results)
+        if record is not None:
+            m = s.shown_metrics[-1] if s.task == "cdec" and "conll_f1" in s.shown_metrics else s.shown_metrics[0]
+            ci = record["confidence_intervals"].get(m)
+            value = f"{_title(s.task, m)} {_pct(record['scores'][m])}" + (
+                f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else "")
+        elif s.historical is not None:
+            value = f"{s.historical.value} *(historical, {s.historical.commit})*"
+        else:
+            value = f"not run: {s.not_run}" if s.not_run else "not measured"
+        rows.append((f"`{s.name}`", s.benchmark.replace("/", " / "), value, _paper_ref(p), p.metrics,
+                     p.verdict or "no verdict"))
+    return _rows(("run", "benchmark", "figbench [95% CI]", "paper (table)", "paper's metric", "verdict"), rows)
 
 
 def protocol_cell(spec: BaselineSpec) -> str:
@@ -193,18 +223,66 @@ def render(name: str, specs: Iterable[BaselineSpec] | None = None, results: Path
     return spec_table(name, specs, results)
 
 
-def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
-    """``text`` with every marked table regenerated; a spec table without markers is an error."""
+#: the line of baselines/README.md after which a family's first table is created when the README lacks it
+#: (a later table of the family goes after the one before it); a family not listed appends at the end
+FAMILY_ANCHORS = {"cdec": "### Heuristics under the topic protocols (the default-protocol rows are asserted by "
+                          "`tests/test_cdec_real.py`)",
+                  "meta4xnli": "### Meta4XNLI (Sanchez-Bayona & Agerri)",
+                  "wimcor": "### WiMCor (Mathews & Strube)", "epic": "### ePiC (Ghosh & Srivastava)"}
+README_FILE = "baselines/README.md"
+
+
+def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
+    """The generated blocks of ``baselines/README.md`` (:mod:`figbench.docs`): the headline table, one
+    table per spec table name (in spec order, each created after its family's previous table), the
+    family tables of ``TABLES`` and the throughput table; and the headline paragraph of ``README.md``."""
+    from figbench.docs import Block, markers
+
     specs = tuple(all_specs() if specs is None else specs)
-    names = [m.group("name") for m in _MARKER.finditer(text)]
-    missing = sorted({s.table for s in specs} - set(names))
-    if missing:
-        raise ValueError(f"README has no <!-- figbench:table NAME --> markers for tables {missing}")
-    return _MARKER.sub(lambda m: m.group(1) + render(m.group("name"), specs, results) + m.group(4), text)
+    out = [Block(README_FILE, "headline", lambda results: headline_table(specs, results),
+                 anchor="# figbench baselines: reproduction tables")]
+    last: dict[str, str] = {}
+    family_of = {s.table: s.family for s in specs}
+    names = list(dict.fromkeys(s.table for s in specs))
+    for name, family in _family_tables().items():
+        if name not in names:
+            names.append(name)
+            family_of[name] = family
+    for name in names:
+        family = family_of[name]
+        anchor = markers(last[family])[1] if family in last else FAMILY_ANCHORS.get(family, "")
+        out.append(Block(README_FILE, name, lambda results, n=name: render(n, specs, results), anchor=anchor))
+        last[family] = name
+    out.append(Block(README_FILE, "throughput", lambda results: throughput_table(specs, results),
+                     anchor="### Measured throughput (shared CPU)"))
+    from figbench_baselines.cdec.tables import readme_headline
+
+    out.append(Block("README.md", "headline", lambda results: readme_headline(results), anchor="## Baselines"))
+    return out
+
+
+def _family_tables() -> dict[str, str]:
+    """Table name -> family of every family's ``TABLES``."""
+    import importlib
+
+    from figbench_baselines.specs import _families
+
+    out = {}
+    for family in _families():
+        for name in getattr(importlib.import_module(f"figbench_baselines.{family}.specs"), "TABLES", {}):
+            out[name] = family
+    return out
+
+
+def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
+    """``text`` (baselines/README.md) with every generated block regenerated (missing ones created)."""
+    from figbench.docs import regenerate as regen
+
+    return regen(text, [b for b in blocks(specs) if b.file == README_FILE], results, file=README_FILE)
 
 
 def check_or_write(readme: Path = README, results: Path = RESULTS, *, write: bool) -> bool:
-    """Regenerate ``readme``'s tables; write them (``write``) or report whether they are up to date."""
+    """Regenerate ``readme``'s blocks; write them (``write``) or report whether they are up to date."""
     text = readme.read_text("utf-8")
     new = regenerate(text, results=results)
     if write and new != text:
