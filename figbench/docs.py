@@ -35,7 +35,8 @@ CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "d
                  "metrics/*/README.md")
 
 #: a marker is a whole line (a marker quoted inside a line of prose is not one)
-_BLOCK = re.compile(r"^<!-- generated:(?P<name>[\w.-]+) -->\n(?P<body>.*?)^<!-- /generated:(?P=name) -->$\n?", re.S | re.M)
+_BLOCK = re.compile(r"^<!-- generated:(?P<name>[\w.-]+) -->\n(?P<body>.*?)^<!-- /generated:(?P=name) -->$\n?",
+                    re.S | re.M)
 _OPEN = re.compile(r"^<!-- (/?)generated:([\w.-]+) -->$", re.M)
 
 

@@ -9,10 +9,10 @@ topics (the split's documents clustered as Barhom et al. 2019 do); the ECB+META 
 
 Where the published numbers come from: every value was read in the papers' text (``../shared/papers``)
 and names its table and cell, with a verdict ("same setting" / "differs: ..."); where the authors'
-released outputs exist, the number was also re-derived from them on figbench's gold (``evidence``). The ECB+META code (``ahmeshaf/llms_coref``) releases its LH and KNN
-candidate pairs (``project/outputs/mention_pairs/<corpus>/<lh|knn>/<split>.pairs``): every released ECB+
-test pair lies within one gold topic (1,200 of the 5,677 LH pairs cross subtopics), and clustering them
-with connected components on figbench's ECB+ test gives CoNLL 74.1 and oracle B-cubed recall 81.5 (LH)
+released outputs exist, the number was also re-derived from them on figbench's gold (``evidence``).
+The ECB+META code (``ahmeshaf/llms_coref``) releases its LH and KNN candidate pairs
+(``project/outputs/mention_pairs/<corpus>/<lh|knn>/<split>.pairs``): every released ECB+ test pair lies
+within one gold topic (1,200 of the 5,677 LH pairs cross subtopics), and clustering them with connected components on figbench's ECB+ test gives CoNLL 74.1 and oracle B-cubed recall 81.5 (LH)
 and 94.9 (KNN), the values quoted for the paper; so the paper paired within gold topics.
 """
 
@@ -501,7 +501,8 @@ def _trained_ce_specs() -> list[BaselineSpec]:
                 published=Published(_CE_PAPER[(method, dataset)], "CoNLL F1", META_PAPER, "Table 2", "test",
                                     _CE_PAPER_PROTOCOL[method], model="RoBERTa-base cross-encoder trained on ECB+ "
                                     "train", verified=READ,
-                                    cell=f"row {_CE_TITLES[method]}, column {'ECB+' if dataset == 'ecbplus' else 'ECB+META_m'}",
+                                    cell=f"row {_CE_TITLES[method]}, column "
+                                         + ("ECB+" if dataset == "ecbplus" else "ECB+META_m"),
                                     verdict="differs: " + META_MODEL + "; training pairs from figbench's default "
                                             "protocol"),
                 comparability="the model was trained on pairs of figbench's default protocol (LH within gold "
