@@ -1,17 +1,20 @@
 """The reproduction tables of ``baselines/README.md``, generated from the baseline specs.
 
-Each table sits between ``<!-- figbench:table NAME -->`` and ``<!-- /figbench:table -->``; everything
-else in the README is prose and is kept. A row's measured value comes from the committed result record
-``results/<spec name>.json`` when there is one, else from the value an earlier version printed for the
-same command (marked *historical*, with the commit), else it says why the run was not made.
-``figbench baseline tables --write`` regenerates the README; ``tests/test_baseline_specs.py`` fails
-when it is stale.
+Each table is a generated block (``<!-- generated:NAME -->`` ... ``<!-- /generated:NAME -->``,
+:mod:`figbench.docs`); everything else in the README is prose and is kept. :func:`blocks` declares
+them (with the README's headline table and the headline paragraph of the project README); a table
+the README lacks is created after its family's heading or previous table. A row's measured value
+comes from the committed result record ``results/<spec name>.json`` when there is one, else from the
+value an earlier version printed for the same command (marked *historical*, with the commit), else it
+says why the run was not made; the published value carries its paper, table, cell and verdict.
+``figbench docs --write`` (or ``figbench baseline tables --write``) regenerates every block;
+``tests/test_docs.py`` fails when one is stale.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +24,25 @@ PACKAGE = Path(__file__).resolve().parent
 README = PACKAGE / "README.md"
 #: committed result records, one per spec: results/<spec name>.json at the project root
 RESULTS = PACKAGE.parent / "results"
-_MARKER = re.compile(r"(<!-- figbench:table (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figbench:table -->)", re.S)
 
 
 # ------------------------------------------------------------------ records
+
+@lru_cache(maxsize=1024)
+def _read(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+    """A validated record, read once per version of the file (the tables only read it)."""
+    from figbench.results import read_result
+
+    return read_result(path)
+
 
 def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] | None:
     """The committed record of ``spec`` (validated; it must be the spec's run), or None."""
     path = results / f"{spec.name}.json"
     if not path.is_file():
         return None
-    from figbench.results import read_result
-
-    record = read_result(path)
+    stat = path.stat()
+    record = _read(path, stat.st_mtime_ns, stat.st_size)
     got = (record["task"], record["dataset"], record["config"], record["split"], record.get("method"))
     want = (spec.task, spec.dataset, spec.config, spec.split, spec.method)
     if got != want:
@@ -140,9 +149,11 @@ def _rows(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
 
 def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
     """The rows of the specs of table ``name``."""
+    specs = tuple(specs)
     chosen = [s for s in specs if s.table == name]
     if not chosen:
         raise ValueError(f"no baseline spec belongs to table {name!r}")
+    chosen += reference_rows(chosen, specs)
     header = ("run", "data (version)", "split", "protocol", "method / model", "measured", "published (same split "
               "and protocol)", "command")
     rows = []
@@ -152,6 +163,21 @@ def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS
                      protocol_cell(s), f"{s.method}: {s.model}{quick}", measured_cell(s, read_record(s, results)),
                      published_cell(s), command_cell(s)))
     return _rows(header, rows)
+
+
+#: the table of the trivial reference specs; every other table of the same task shows the references of its
+#: splits after its own rows
+REFERENCE_TABLES = {"cdec": "cdec_reference"}
+
+
+def reference_rows(chosen: list[BaselineSpec], specs: Iterable[BaselineSpec]) -> list[BaselineSpec]:
+    """The reference specs (:data:`REFERENCE_TABLES`) of the splits of ``chosen``, unless ``chosen`` is
+    that table."""
+    tables = {REFERENCE_TABLES.get(s.task) for s in chosen} - {None}
+    if not tables or {s.table for s in chosen} & tables:
+        return []
+    benchmarks = {s.benchmark for s in chosen}
+    return [s for s in specs if s.table in tables and s.benchmark in benchmarks]
 
 
 #: runs without training or inference rates that took less than this are left out of the throughput table
@@ -235,7 +261,8 @@ README_FILE = "baselines/README.md"
 def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
     """The generated blocks of ``baselines/README.md`` (:mod:`figbench.docs`): the headline table, one
     table per spec table name (in spec order, each created after its family's previous table), the
-    family tables of ``TABLES`` and the throughput table; and the headline paragraph of ``README.md``."""
+    family tables of ``TABLES`` and the throughput table; the headline paragraph of ``README.md``; the
+    record-derived tables of the ECB+META and conll_coref cards."""
     from figbench.docs import Block, markers
 
     specs = tuple(all_specs() if specs is None else specs)
@@ -258,6 +285,12 @@ def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
     from figbench_baselines.cdec.tables import readme_headline
 
     out.append(Block("README.md", "headline", lambda results: readme_headline(results), anchor="## Baselines"))
+    from figbench_baselines.cdec.tables import card_bootstrap_table, card_lh_table
+
+    out.append(Block("datasets/ecbmeta/README.md", "lh_vs_paper", card_lh_table,
+                     anchor="### The Lemma Heuristic on META_m against the paper"))
+    out.append(Block("metrics/conll_coref/README.md", "real_data", card_bootstrap_table,
+                     anchor="### Degenerate cases and real data"))
     return out
 
 

@@ -142,18 +142,18 @@ def check_or_write(root: Path = ROOT, results: Path = RESULTS, *, write: bool,
 
 # ------------------------------------------------------------------ result numbers in prose
 
-#: a decimal number (not part of a version like 1.0.0, an id or a path)
-_NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w.]*\d)(?!\.\d)")
+#: a decimal number (not part of a version like 1.0.0, an id, a path or a number like 4.4e-16)
+_NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w.]*\d)(?!\.\d)(?![eE][-+]?\d)")
 #: what follows a number that is a measurement of the software or a share of a count, not a result:
 #: time, size, speed units, "x" (a ratio) and "%" (figbench prints results as bare percentages)
 _UNIT_AFTER = re.compile(r"^(?:\s?(?:s|ms|min|h|GB|MB|KB|GiB|MiB|KiB|B)\b|\s?x\b|×|%|/s\b|-\d+(?:\.\d+)?\s?(?:s|x|%))")
-#: what precedes a number that is a setting, version or licence, not a result
+#: what precedes a number that is a setting, version, licence or section number, not a result
 _NOT_RESULT_BEFORE = re.compile(
     r"(?:version|Python\s*>=?|python_version:?\s*\"?|License|CC BY(?:-[A-Z]{2})*|ECB\+|threshold|>|<|=|lr|"
-    r"decay|margin|level|Geometric\()\s*$", re.I)
-#: headings of sections that report measurements of the software and corpus statistics (speed, memory,
-#: counts and lexical statistics of the corpora), not results of a system
-NOT_RESULT_SECTIONS = re.compile(r"^#+ .*\b(Measured|Speed|Statistics|statistics|Scale|scale|Size|size)\b")
+    r"decay|margin|level|Geometric\(|§)\s*$", re.I)
+#: headings of sections that report measurements of figbench itself, not results of a system: speed and
+#: memory, corpus statistics, the bootstrap's coverage in simulation, the id-leak probes of the cards
+NOT_RESULT_SECTIONS = re.compile(r"^#+ .*\b(measured|speed|statistics|scale|size|memory|coverage|ids)\b", re.I)
 
 
 def _prose(text: str) -> list[tuple[int, str]]:
