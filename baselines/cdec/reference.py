@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 
-
 def all_singletons(rows: Sequence[Mapping], within: str | None = None) -> np.ndarray:
     """Every mention in a cluster of its own (``within`` is ignored)."""
     return np.arange(len(rows), dtype=np.int64)
