@@ -51,11 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(a pattern skips the specs that are not run here: quick trained or not_run ones)")
     r.add_argument("--results-dir", default=None, help="folder of the result records (default: the project's results/)")
     r.set_defaults(func=_run_specs)
-    t = bsub.add_parser("tables", help="regenerate the reproduction tables of baselines/README.md",
-                        description="Regenerate the tables between <!-- figbench:table NAME --> markers from the "
-                                    "baseline specs and the committed result records.")
-    t.add_argument("--write", action="store_true", help="rewrite the README (default: check only)")
-    t.add_argument("--readme", default=None, help="README to update (default: baselines/README.md)")
+    t = bsub.add_parser("tables", help="regenerate the generated blocks (reproduction tables, headlines)",
+                        description="Regenerate every <!-- generated:NAME --> block from the baseline specs and the "
+                                    "committed result records (as `figbench docs`); --readme: only that copy of "
+                                    "baselines/README.md.")
+    t.add_argument("--write", action="store_true", help="rewrite the files (default: check only)")
+    t.add_argument("--readme", default=None, help="a copy of baselines/README.md to update instead of every file")
     t.add_argument("--results-dir", default=None, help="folder of the result records (default: results/)")
     t.set_defaults(func=_tables)
 
@@ -171,10 +172,16 @@ def _tables(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from figbench_baselines.tables import README, RESULTS, check_or_write
+    from figbench_baselines.tables import RESULTS, check_or_write
 
-    readme = Path(args.readme) if args.readme else README
+    from figbench.docs import ROOT, report
+    from figbench.docs import check_or_write as check_all
+
     results = Path(args.results_dir) if args.results_dir else RESULTS
+    if not args.readme:
+        return report(check_all(ROOT, results, write=args.write), write=args.write,
+                      command="figbench baseline tables --write")
+    readme = Path(args.readme)
     fresh = check_or_write(readme, results, write=args.write)
     if args.write:
         print(f"{readme}: {'up to date' if fresh else 'tables regenerated'}")

@@ -35,6 +35,15 @@ class Published:
     verified: str | None = None
     evidence: str = ""  #: an independent consistency check of the number (e.g. re-derived from released outputs)
     quoted_from: str = ""  #: where the number comes from when it was not read in the paper
+    cell: str = ""      #: the quoted cell of the table: its row and column as the paper prints them
+    #: "same setting", or "differs: ..." naming what differs from the row's run (split, topics, singletons,
+    #: clustering, threshold, model and size, epochs, seeds averaged)
+    verdict: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict and not (self.verdict == "same setting" or self.verdict.startswith("differs: ")):
+            raise ValueError(f"published value {self.value} ({self.source}): verdict must be 'same setting' or "
+                             f"'differs: ...', not {self.verdict!r}")
 
 
 @dataclass(frozen=True)

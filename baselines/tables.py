@@ -1,17 +1,20 @@
 """The reproduction tables of ``baselines/README.md``, generated from the baseline specs.
 
-Each table sits between ``<!-- figbench:table NAME -->`` and ``<!-- /figbench:table -->``; everything
-else in the README is prose and is kept. A row's measured value comes from the committed result record
-``results/<spec name>.json`` when there is one, else from the value an earlier version printed for the
-same command (marked *historical*, with the commit), else it says why the run was not made.
-``figbench baseline tables --write`` regenerates the README; ``tests/test_baseline_specs.py`` fails
-when it is stale.
+Each table is a generated block (``<!-- generated:NAME -->`` ... ``<!-- /generated:NAME -->``,
+:mod:`figbench.docs`); everything else in the README is prose and is kept. :func:`blocks` declares
+them (with the README's headline table and the headline paragraph of the project README); a table
+the README lacks is created after its family's heading or previous table. A row's measured value
+comes from the committed result record ``results/<spec name>.json`` when there is one, else from the
+value an earlier version printed for the same command (marked *historical*, with the commit), else it
+says why the run was not made; the published value carries its paper, table, cell and verdict.
+``figbench docs --write`` (or ``figbench baseline tables --write``) regenerates every block;
+``tests/test_docs.py`` fails when one is stale.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +24,25 @@ PACKAGE = Path(__file__).resolve().parent
 README = PACKAGE / "README.md"
 #: committed result records, one per spec: results/<spec name>.json at the project root
 RESULTS = PACKAGE.parent / "results"
-_MARKER = re.compile(r"(<!-- figbench:table (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figbench:table -->)", re.S)
 
 
 # ------------------------------------------------------------------ records
+
+@lru_cache(maxsize=1024)
+def _read(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+    """A validated record, read once per version of the file (the tables only read it)."""
+    from figbench.results import read_result
+
+    return read_result(path)
+
 
 def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] | None:
     """The committed record of ``spec`` (validated; it must be the spec's run), or None."""
     path = results / f"{spec.name}.json"
     if not path.is_file():
         return None
-    from figbench.results import read_result
-
-    record = read_result(path)
+    stat = path.stat()
+    record = _read(path, stat.st_mtime_ns, stat.st_size)
     got = (record["task"], record["dataset"], record["config"], record["split"], record.get("method"))
     want = (spec.task, spec.dataset, spec.config, spec.split, spec.method)
     if got != want:
@@ -71,19 +80,49 @@ def measured_cell(spec: BaselineSpec, record: Mapping[str, Any] | None) -> str:
 
 
 def published_cell(spec: BaselineSpec) -> str:
+    """The paper's value with paper, table, quoted cell, the paper's protocol and the verdict."""
     p = spec.published
     note = f" Note: {spec.comparability}." if spec.comparability else ""
     if p is None:
         return f"none for this split and protocol: {spec.comparability}"
-    table = p.table or ("table unknown" if p.verified is not None else "table to be checked")
+    table = p.table or "table to be checked"
     model = f", {p.model}" if p.model else ""
-    check = ""
-    if p.verified is not None:
-        check = f"; checked: {p.verified}" if p.verified else "; **not verified** against the paper text"
-        check += f" (value quoted from {p.quoted_from})" if p.quoted_from else ""
+    cell = f" ({p.cell})" if p.cell else ""
+    check = f"; checked: {p.verified}" if p.verified else ""
+    check += f" (value quoted from {p.quoted_from})" if p.quoted_from else ""
     if p.evidence:
         check += f"; consistency check: {p.evidence}"
-    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}; {p.split}; {p.protocol}{check}).{note}"
+    verdict = f" **{p.verdict}**." if p.verdict else ""
+    return f"{p.value} ({p.metrics}{model}; {p.source}, {table}{cell}; {p.split}; {p.protocol}{check}).{verdict}{note}"
+
+
+def _paper_ref(p) -> str:
+    """``value (paper short, table)`` for the headline table."""
+    short = p.source.split(",")[0]
+    return f"{p.value} ({short}, {p.table or 'table to be checked'})"
+
+
+def headline_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
+    """One line per spec with a published value: system x benchmark, figbench's value [95% CI] in the
+    paper's metric, the paper's value (table) and the verdict; the detail is in the tables below."""
+    rows = []
+    for s in specs:
+        p = s.published
+        if p is None:
+            continue
+        record = read_record(s, results)
+        if record is not None:
+            m = s.shown_metrics[-1] if s.task == "cdec" and "conll_f1" in s.shown_metrics else s.shown_metrics[0]
+            ci = record["confidence_intervals"].get(m)
+            value = f"{_title(s.task, m)} {_pct(record['scores'][m])}" + (
+                f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else "")
+        elif s.historical is not None:
+            value = f"{s.historical.value} *(historical, {s.historical.commit})*"
+        else:
+            value = f"not run: {s.not_run}" if s.not_run else "not measured"
+        rows.append((f"`{s.name}`", s.benchmark.replace("/", " / "), value, _paper_ref(p), p.metrics,
+                     p.verdict or "no verdict"))
+    return _rows(("run", "benchmark", "figbench [95% CI]", "paper (table)", "paper's metric", "verdict"), rows)
 
 
 def protocol_cell(spec: BaselineSpec) -> str:
@@ -110,9 +149,11 @@ def _rows(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
 
 def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
     """The rows of the specs of table ``name``."""
+    specs = tuple(specs)
     chosen = [s for s in specs if s.table == name]
     if not chosen:
         raise ValueError(f"no baseline spec belongs to table {name!r}")
+    chosen += reference_rows(chosen, specs)
     header = ("run", "data (version)", "split", "protocol", "method / model", "measured", "published (same split "
               "and protocol)", "command")
     rows = []
@@ -122,6 +163,21 @@ def spec_table(name: str, specs: Iterable[BaselineSpec], results: Path = RESULTS
                      protocol_cell(s), f"{s.method}: {s.model}{quick}", measured_cell(s, read_record(s, results)),
                      published_cell(s), command_cell(s)))
     return _rows(header, rows)
+
+
+#: the table of the trivial reference specs; every other table of the same task shows the references of its
+#: splits after its own rows
+REFERENCE_TABLES = {"cdec": "cdec_reference"}
+
+
+def reference_rows(chosen: list[BaselineSpec], specs: Iterable[BaselineSpec]) -> list[BaselineSpec]:
+    """The reference specs (:data:`REFERENCE_TABLES`) of the splits of ``chosen``, unless ``chosen`` is
+    that table."""
+    tables = {REFERENCE_TABLES.get(s.task) for s in chosen} - {None}
+    if not tables or {s.table for s in chosen} & tables:
+        return []
+    benchmarks = {s.benchmark for s in chosen}
+    return [s for s in specs if s.table in tables and s.benchmark in benchmarks]
 
 
 #: runs without training or inference rates that took less than this are left out of the throughput table
@@ -193,18 +249,73 @@ def render(name: str, specs: Iterable[BaselineSpec] | None = None, results: Path
     return spec_table(name, specs, results)
 
 
-def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
-    """``text`` with every marked table regenerated; a spec table without markers is an error."""
+#: the line of baselines/README.md after which a family's first table is created when the README lacks it
+#: (a later table of the family goes after the one before it); a family not listed appends at the end
+FAMILY_ANCHORS = {"cdec": "### Heuristics under the topic protocols (the default-protocol rows are asserted by "
+                          "`tests/test_cdec_real.py`)",
+                  "meta4xnli": "### Meta4XNLI (Sanchez-Bayona & Agerri)",
+                  "wimcor": "### WiMCor (Mathews & Strube)", "epic": "### ePiC (Ghosh & Srivastava)"}
+README_FILE = "baselines/README.md"
+
+
+def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
+    """The generated blocks of ``baselines/README.md`` (:mod:`figbench.docs`): the headline table, one
+    table per spec table name (in spec order, each created after its family's previous table), the
+    family tables of ``TABLES`` and the throughput table; the headline paragraph of ``README.md``; the
+    record-derived tables of the ECB+META and conll_coref cards."""
+    from figbench.docs import Block, markers
+
     specs = tuple(all_specs() if specs is None else specs)
-    names = [m.group("name") for m in _MARKER.finditer(text)]
-    missing = sorted({s.table for s in specs} - set(names))
-    if missing:
-        raise ValueError(f"README has no <!-- figbench:table NAME --> markers for tables {missing}")
-    return _MARKER.sub(lambda m: m.group(1) + render(m.group("name"), specs, results) + m.group(4), text)
+    out = [Block(README_FILE, "headline", lambda results: headline_table(specs, results),
+                 anchor="# figbench baselines: reproduction tables")]
+    last: dict[str, str] = {}
+    family_of = {s.table: s.family for s in specs}
+    names = list(dict.fromkeys(s.table for s in specs))
+    for name, family in _family_tables().items():
+        if name not in names:
+            names.append(name)
+            family_of[name] = family
+    for name in names:
+        family = family_of[name]
+        anchor = markers(last[family])[1] if family in last else FAMILY_ANCHORS.get(family, "")
+        out.append(Block(README_FILE, name, lambda results, n=name: render(n, specs, results), anchor=anchor))
+        last[family] = name
+    out.append(Block(README_FILE, "throughput", lambda results: throughput_table(specs, results),
+                     anchor="### Measured throughput (shared CPU)"))
+    from figbench_baselines.cdec.tables import readme_headline
+
+    out.append(Block("README.md", "headline", lambda results: readme_headline(results), anchor="## Baselines"))
+    from figbench_baselines.cdec.tables import card_bootstrap_table, card_lh_table
+
+    out.append(Block("datasets/ecbmeta/README.md", "lh_vs_paper", card_lh_table,
+                     anchor="### The Lemma Heuristic on META_m against the paper"))
+    out.append(Block("metrics/conll_coref/README.md", "real_data", card_bootstrap_table,
+                     anchor="### Degenerate cases and real data"))
+    return out
+
+
+def _family_tables() -> dict[str, str]:
+    """Table name -> family of every family's ``TABLES``."""
+    import importlib
+
+    from figbench_baselines.specs import _families
+
+    out = {}
+    for family in _families():
+        for name in getattr(importlib.import_module(f"figbench_baselines.{family}.specs"), "TABLES", {}):
+            out[name] = family
+    return out
+
+
+def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
+    """``text`` (baselines/README.md) with every generated block regenerated (missing ones created)."""
+    from figbench.docs import regenerate as regen
+
+    return regen(text, [b for b in blocks(specs) if b.file == README_FILE], results, file=README_FILE)
 
 
 def check_or_write(readme: Path = README, results: Path = RESULTS, *, write: bool) -> bool:
-    """Regenerate ``readme``'s tables; write them (``write``) or report whether they are up to date."""
+    """Regenerate ``readme``'s blocks; write them (``write``) or report whether they are up to date."""
     text = readme.read_text("utf-8")
     new = regenerate(text, results=results)
     if write and new != text:

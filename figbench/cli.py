@@ -20,6 +20,7 @@ SUBCOMMAND_MODULES = (
     "figbench.score_cli",          # score
     "figbench.data_cli",           # data
     "figbench.quickstart",         # quickstart (the main job)
+    "figbench.docs",               # docs (the generated blocks of the markdown files)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
 )

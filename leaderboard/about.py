@@ -1,7 +1,9 @@
 """Text generated from the task declarations: the About tab and the README's per-task sections.
 
-``python -m figbench_leaderboard.about`` prints the README sections (between the
-``<!-- generated: ... -->`` markers); a test checks that ``leaderboard/README.md`` holds them.
+``python -m figbench_leaderboard.about`` prints the README sections (the generated block ``benchmarks``
+of ``leaderboard/README.md``, :mod:`figbench.docs`); ``--write`` rewrites that block (creating it after
+the "## Running it" heading when the README lacks it), ``--check`` exits 1 when it
+is stale; ``figbench docs`` does the same for every generated block.
 """
 
 from __future__ import annotations
@@ -9,8 +11,11 @@ from __future__ import annotations
 from figbench_leaderboard.benchmarks import BenchmarkRegistry, hidden_split
 from figbench_leaderboard.policy import HiddenSplitPolicy
 
-BEGIN = "<!-- generated: benchmarks and predictions (python -m figbench_leaderboard.about) -->"
-END = "<!-- end generated -->"
+#: the README and the name of its generated block
+README_FILE = "leaderboard/README.md"
+BLOCK = "benchmarks"
+#: the README line after which the block is created when it is missing
+ANCHOR = "## Running it"
 
 
 def _md(text: str) -> str:
@@ -68,11 +73,25 @@ def predictions_table(registry: BenchmarkRegistry) -> str:
     return "\n".join(lines)
 
 
+def readme_body(registry: BenchmarkRegistry | None = None) -> str:
+    """The body of the README's generated block."""
+    registry = registry or BenchmarkRegistry()
+    return "\n".join(["", "### Benchmarks", "", benchmarks_table(registry), "",
+                      "### Predictions by task", "", predictions_table(registry), ""]) + "\n"
+
+
 def readme_sections(registry: BenchmarkRegistry | None = None) -> str:
     """The README's generated block (markers included)."""
-    registry = registry or BenchmarkRegistry()
-    return "\n".join([BEGIN, "", "### Benchmarks", "", benchmarks_table(registry), "",
-                      "### Predictions by task", "", predictions_table(registry), "", END])
+    from figbench.docs import wrap
+
+    return wrap(BLOCK, readme_body(registry))
+
+
+def blocks() -> list:
+    """The generated blocks of ``leaderboard/README.md`` (:data:`figbench.docs.PROVIDERS`)."""
+    from figbench.docs import Block
+
+    return [Block(README_FILE, BLOCK, lambda results: readme_body(), anchor=ANCHOR)]
 
 
 def policy_text(policy: HiddenSplitPolicy | None) -> str:
@@ -121,5 +140,23 @@ def about_markdown(registry: BenchmarkRegistry, policy: HiddenSplitPolicy | None
     return "\n".join(parts)
 
 
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from figbench.docs import check_or_write, report
+
+    parser = argparse.ArgumentParser(prog="python -m figbench_leaderboard.about",
+                                     description="Print, check or write the generated block of leaderboard/README.md.")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite the README's block (created if missing)")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the README's block is stale")
+    args = parser.parse_args(argv)
+    if not (args.write or args.check):
+        print(readme_sections(), end="")
+        return 0
+    stale = check_or_write(write=args.write, files=[README_FILE])
+    return report(stale, write=args.write, command="python -m figbench_leaderboard.about --write")
+
+
 if __name__ == "__main__":
-    print(readme_sections())
+    raise SystemExit(main())

@@ -58,13 +58,6 @@ def test_task_choices_come_from_the_task_declarations(capsys):
     assert parser.parse_args(["baseline", "epic", "--task", "similar", "--out", "x"]).task == "similar_narratives"
 
 
-def test_readme_tables_are_up_to_date():
-    from figbench_baselines.tables import README, RESULTS, regenerate
-
-    text = README.read_text("utf-8")
-    assert regenerate(text, results=RESULTS) == text, "run `figbench baseline tables --write`"
-
-
 def test_tables_read_committed_records(tmp_path):
     from figbench_baselines.tables import render
 
@@ -145,3 +138,19 @@ def test_run_accepts_spec_patterns():
     assert [s.name for s in expand_specs(["cdec_lh_meta_m_test", "cdec_lh_meta_m_t*"])] == ["cdec_lh_meta_m_test"]
     with pytest.raises(ValueError, match="matches"):
         expand_specs(["nothing_*"])
+
+
+def test_every_published_value_names_table_cell_and_verdict():
+    """Every quote was read in ../shared/papers: it names the table (or section) and the cell, and says
+    whether the row's setting is the paper's ("same setting") or what differs ("differs: ...")."""
+    from figbench_baselines.specs import Published
+
+    for s in all_specs():
+        p = s.published
+        if p is None:
+            continue
+        assert p.table and p.cell and p.verified, s.name
+        assert p.verdict == "same setting" or p.verdict.startswith("differs: "), (s.name, p.verdict)
+        assert "not verified" not in (p.protocol + p.verdict + s.comparability), s.name
+    with pytest.raises(ValueError, match="verdict"):
+        Published("1.0", "F1", "a paper", "Table 1", "test", "p", verdict="roughly the same")

@@ -76,6 +76,53 @@ def test_triplets_follow_gold(train_rows):
         make_triplets([dict(r, cluster_id=str(i)) for i, r in enumerate(train_rows)])
 
 
+def test_hard_negatives_share_the_anchors_lemma_when_they_can(train_rows):
+    """Issue 22: random negatives rarely share the anchor's trigger while positives often do."""
+    from figbench_baselines.cdec.biencoder import make_triplets
+
+    rows = [dict(r) for r in train_rows]
+    cid = [r["cluster_id"] for r in rows]
+    lemma = [str(r["head_lemma"]).lower() for r in rows]
+    topic = [str(r.get("topic", "")) for r in rows]
+    hard = make_triplets(rows, seed=0, negatives="hard")
+    assert hard and all(cid[a] == cid[p] and cid[a] != cid[n] and topic[a] == topic[n] for a, p, n in hard)
+    for a, _, n in hard:
+        confusable = [j for j in range(len(rows)) if topic[j] == topic[a] and lemma[j] == lemma[a] and cid[j] != cid[a]]
+        if confusable:
+            assert lemma[n] == lemma[a], (a, n)
+    # a topic where another cluster shares every anchor's lemma: every negative is such a confusion
+    twin = [dict(r, head_lemma="strike", topic="t") for r in rows]
+    tcid = [r["cluster_id"] for r in twin]
+    assert all(tcid[a] != tcid[n] for a, _, n in make_triplets(twin, seed=1, negatives="hard"))
+    with pytest.raises(ValueError, match="negatives"):
+        make_triplets(rows, negatives="nearest")
+
+
+def test_normalized_biencoder_with_selection_keeps_the_best_epoch(rows, train_rows, tiny_bert, tmp_path):
+    """Unit vectors (margin on their scale) and model selection on held-out mentions: the statistics say
+    which epoch was kept, and the saved model re-encodes to the same unit vectors."""
+    import numpy as np
+    from figbench_baselines.cdec.biencoder import get_embeddings
+
+    save = tmp_path / "be"
+    args = _args(train_rows, method="knn_oracle", model=tiny_bert, k=2, batch_size=2, biencoder_epochs=2,
+                 biencoder_negatives="hard", biencoder_normalize=True, margin=0.3, save_model=str(save))
+    args.select_rows = rows
+    rec = run(args, rows=rows)
+    validate_result(rec)
+    training = rec["provenance"]["training"]["biencoder"]
+    assert training["negatives"] == "hard" and training["normalize"] is True
+    sel = training["train_stats"]["selection"]
+    assert [h["epoch"] for h in sel["history"]] == [0.0, 1.0, 2.0]
+    best = max(sel["history"], key=lambda h: h["oracle_bcub_recall"])
+    assert sel["best_score"] == best["oracle_bcub_recall"]
+    # the kept weights are the best epoch's: re-scoring them on the same rows gives the best score
+    assert rec["scores"]["bcub_recall"] == pytest.approx(sel["best_score"])
+    emb, info = get_embeddings(rows, _args(train_rows, method="knn_oracle", model=tiny_bert, biencoder=str(save),
+                                           no_cache=True))
+    assert info["biencoder_normalize"] is True and np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+
+
 @pytest.mark.parametrize("method", ["ce_lh", "ce_knn"])
 def test_crossencoder_quick(rows, train_rows, tiny_bert, tmp_path, method):
     save = tmp_path / "ce"

@@ -5,6 +5,15 @@ Training draws (anchor, positive from the same gold cluster, negative from anoth
 same topic when there is one) and minimises ``TripletMarginLoss(margin=10, p=2)`` with the shared
 Accelerate loop (``figbench_baselines.common.training.train``), on length-grouped, dynamically
 padded batches. Embeddings of a frozen or saved encoder are cached on disk (``artifacts``).
+
+Three options address why that recipe trains badly (issue 22): random same-topic negatives rarely
+share the anchor's trigger while positives often do, so the model learns "same word -> close"
+(``negatives="hard"``: a negative of the same topic and another cluster that shares the anchor's
+head lemma when one exists); margin 10 on un-normalised vectors (norm about 6) keeps nearly every
+triplet active (``normalize``: unit vectors, so the margin is on the scale of the vectors, and the
+KNN search on them ranks by cosine); and one epoch without model selection (``select_rows``: after
+every epoch the KNN oracle B-cubed recall on held-out mentions is measured and the best epoch's
+weights are kept).
 """
 
 from __future__ import annotations
@@ -32,13 +41,15 @@ from figbench_baselines.cdec.encoding import (
 class BiEncoder(torch.nn.Module):
     """A transformer encoder whose output is the mean vector of the mention's sub-tokens."""
 
-    def __init__(self, encoder: torch.nn.Module):
+    def __init__(self, encoder: torch.nn.Module, normalize: bool = False):
         super().__init__()
         self.encoder = encoder
+        self.normalize = normalize  #: unit-length vectors (trained with ``normalize``; KNN then ranks by cosine)
 
     def forward(self, input_ids, attention_mask, span_mask):
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        return span_mean(hidden, span_mask)
+        vec = span_mean(hidden, span_mask)
+        return torch.nn.functional.normalize(vec, dim=-1) if self.normalize else vec
 
 
 def load_biencoder(model_name: str | None) -> tuple[Any, BiEncoder]:
@@ -50,22 +61,41 @@ def load_biencoder(model_name: str | None) -> tuple[Any, BiEncoder]:
     return tokenizer, BiEncoder(encoder)
 
 
-def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0) -> list[tuple[int, int, int]]:
-    """(anchor, positive, negative) row indices; anchors are mentions of clusters with 2+ mentions."""
+NEGATIVES = ("random", "hard")
+
+
+def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0,
+                  negatives: str = "random") -> list[tuple[int, int, int]]:
+    """(anchor, positive, negative) row indices; anchors are mentions of clusters with 2+ mentions.
+
+    ``negatives="random"``: a mention of another cluster of the same topic (else of the split);
+    ``"hard"``: one of the same topic and another cluster sharing the anchor's head lemma when there is
+    one (the lexical confusions KNN must learn to separate), else as ``random``."""
+    if negatives not in NEGATIVES:
+        raise ValueError(f"negatives must be one of {NEGATIVES}, not {negatives!r}")
     rng = random.Random(seed)
     by_cluster: dict[str, list[int]] = defaultdict(list)
     by_topic: dict[str, list[int]] = defaultdict(list)
+    by_topic_lemma: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, r in enumerate(rows):
         by_cluster[str(r["cluster_id"])].append(i)
         by_topic[str(r.get("topic", ""))].append(i)
+        by_topic_lemma[(str(r.get("topic", "")), str(r.get("head_lemma", "")).lower())].append(i)
     out = []
     for i, r in enumerate(rows):
         cluster = by_cluster[str(r["cluster_id"])]
         if len(cluster) < 2:
             continue
         same_topic = by_topic[str(r.get("topic", ""))]
+        hard = []
+        if negatives == "hard":
+            key = (str(r.get("topic", "")), str(r.get("head_lemma", "")).lower())
+            hard = [j for j in by_topic_lemma[key] if str(rows[j]["cluster_id"]) != str(r["cluster_id"])]
         for _ in range(n_per_anchor):
             pos = rng.choice([j for j in cluster if j != i])
+            if hard:
+                out.append((i, pos, rng.choice(hard)))
+                continue
             neg = None
             for pool in (same_topic, range(len(rows))):
                 for _try in range(20):
@@ -82,13 +112,30 @@ def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0)
     return out
 
 
+def select_score(model: BiEncoder, tokens: MentionTokens, rows: Sequence[Mapping], *, k: int = 5,
+                 max_length: int = 128, within: str | None = "subtopic") -> float:
+    """KNN oracle B-cubed recall (k neighbours within ``within``) of ``model`` on ``rows``: the model
+    selection score of :func:`train_biencoder`."""
+    from figbench_baselines.cdec.filters import knn_pairs
+    from figbench_baselines.cdec.oracle import oracle_bcubed_recall
+
+    was_training = model.training
+    emb, _ = encode(model, tokens, max_length=max_length, desc="select: encode held-out mentions")
+    model.train(was_training)
+    return float(oracle_bcubed_recall(rows, knn_pairs(emb, k=k, rows=rows, within=within)))
+
+
 def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], cfg, *, margin: float = 10.0,
                     max_length: int = 128, context_words: int = 30, max_triplets: int | None = None,
-                    tokens: MentionTokens | None = None) -> dict:
-    """Fine-tune ``model`` in place with the triplet loss (p=2); returns training statistics."""
+                    tokens: MentionTokens | None = None, negatives: str = "random",
+                    select_rows: Sequence[Mapping] | None = None, select_k: int = 5,
+                    select_within: str | None = "subtopic") -> dict:
+    """Fine-tune ``model`` in place with the triplet loss (p=2; on unit vectors when ``model.normalize``);
+    returns training statistics. With ``select_rows`` the KNN oracle recall on them is measured before
+    training and after every epoch, and the best weights are kept (``selection`` in the statistics)."""
     from figbench_baselines.common.training import grouped_loader, make_accelerator, train
 
-    triplets = make_triplets(train_rows, seed=cfg.seed)
+    triplets = make_triplets(train_rows, seed=cfg.seed, negatives=negatives)
     if max_triplets:
         triplets = random.Random(cfg.seed).sample(triplets, min(max_triplets, len(triplets)))
     tokens = tokens or MentionTokens(tokenizer, train_rows, context_words=context_words)
@@ -103,14 +150,41 @@ def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], 
     loader = grouped_loader(len(triplets), lengths, cfg.batch_size, collate, seed=cfg.seed)
 
     def loss_fn(m, batch):
-        v = m(batch["input_ids"], batch["attention_mask"], batch["span_mask"])
+        v = m(batch["input_ids"], batch["attention_mask"], batch["span_mask"])  # unit vectors if m.normalize
         a, p, n = v.chunk(3)
         return loss(a, p, n)
 
+    select_tokens = (MentionTokens(tokenizer, select_rows, context_words=context_words,
+                                   desc="tokenise held-out mentions") if select_rows else None)
+    history: list[dict[str, float]] = []
+    best: dict[str, Any] = {}
+
+    def on_epoch_end(epoch: int) -> None:
+        if select_tokens is None:
+            return
+        inner = getattr(model, "module", model)
+        score = select_score(inner, select_tokens, select_rows, k=select_k, max_length=max_length,
+                             within=select_within)
+        history.append({"epoch": float(epoch + 1), "oracle_bcub_recall": score})
+        if not best or score > best["score"]:
+            best.update(score=score, epoch=epoch + 1,
+                        state={k: v.detach().cpu().clone() for k, v in inner.state_dict().items()})
+
+    if select_tokens is not None:  # epoch 0: the untrained encoder is a candidate too
+        score = select_score(model, select_tokens, select_rows, k=select_k, max_length=max_length,
+                             within=select_within)
+        history.append({"epoch": 0.0, "oracle_bcub_recall": score})
+        best.update(score=score, epoch=0, state={k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
     accelerator = make_accelerator(cfg)
     stats = train(model, loader, loss_fn, cfg, accelerator, batch_size_of=lambda b: b["input_ids"].shape[0] // 3,
-                  desc="bi-encoder training (triplet)")
+                  on_epoch_end=on_epoch_end, desc="bi-encoder training (triplet)")
     stats["triplets"] = float(len(triplets))
+    if select_tokens is not None:
+        inner = getattr(model, "module", model)
+        inner.load_state_dict(best["state"])
+        stats["selection"] = {"metric": f"KNN oracle B-cubed recall, k={select_k}, within {select_within or 'split'}",
+                              "history": history, "best_epoch": float(best["epoch"]),
+                              "best_score": float(best["score"])}
     return stats
 
 
@@ -158,6 +232,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                              f"{model_display_name(model_arg)!r} (drop --model or pass the same one)")
         tokenizer, model = load_biencoder(model_arg)
         model.load_state_dict(state)
+        model.normalize = bool(tinfo.get("normalize", False))
         memo = {"tokenizer": tokenizer, "model": model, "info": {**tinfo, "loaded_from": str(folder)},
                 "folder": str(folder), "trained": True}
     elif args.no_train_biencoder:
@@ -169,17 +244,31 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
         max_length, context_words = setting(args, "max_length"), setting(args, "context_words")
         tokenizer, model = load_biencoder(args.model)
         train_rows, where = training_rows(args)
-        cfg = train_config_from_args(args, epochs=1.0, batch_size=8, lr=1e-5)
+        cfg = train_config_from_args(args, epochs=float(getattr(args, "biencoder_epochs", 1) or 1), batch_size=8,
+                                     lr=1e-5)
+        model.normalize = bool(getattr(args, "biencoder_normalize", False))
+        select_rows = getattr(args, "select_rows", None)  # given programmatically (tests)
+        if select_rows is None and getattr(args, "biencoder_select", None):
+            from figbench_baselines.cdec.data import load_mentions
+
+            data_dir = args.train_data_dir or (args.data_dir if args.dataset == "ecbplus" else None)
+            select_rows = load_mentions("ecbplus", "events", args.biencoder_select, data_dir)
         if args.biencoder_steps is not None:
             cfg.max_steps = args.biencoder_steps
         if args.quick and cfg.max_steps is None:
             cfg.max_steps = 20
         tokens = MentionTokens(tokenizer, train_rows, context_words=context_words, desc="tokenise training mentions")
+        negatives = getattr(args, "biencoder_negatives", "random")
         stats = train_biencoder(model, tokenizer, train_rows, cfg, margin=args.margin, max_length=max_length,
-                                context_words=context_words, tokens=tokens)
+                                context_words=context_words, tokens=tokens, negatives=negatives,
+                                select_rows=select_rows, select_k=args.k, select_within=args.knn_within)
         tinfo = {"model": model_display_name(args.model), "model_arg": args.model, "train_split": where,
                  "train_mentions": len(train_rows), "n_training_triplets": int(stats["triplets"]),
                  "margin": args.margin, "max_length": max_length, "context_words": context_words, "seed": args.seed,
+                 "negatives": negatives, "normalize": model.normalize,
+                 "selection_split": (f"ecbplus/events/{args.biencoder_select}"
+                                     if getattr(args, "biencoder_select", None)
+                                     else "given rows" if select_rows else None),
                  "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"}, "train_stats": stats,
                  "train_wall_time_s": round(time.perf_counter() - t_start, 3)}
         folder = None
@@ -209,6 +298,9 @@ def get_embeddings(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[n
     cacheable = (not be["trained"]) or be["folder"] is not None
     key = {"encoder": encoder_fingerprint(tinfo.get("model_arg"), be["folder"]) if cacheable else None,
            "rows": rows_fingerprint(rows, context_words), "max_length": max_length}
+    if getattr(be["model"], "normalize", False):  # same weights, other vectors
+        key["normalize"] = True
+        info["biencoder_normalize"] = True
     timing: dict[str, float] = {}
 
     def compute() -> dict[str, np.ndarray]:

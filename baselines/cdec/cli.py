@@ -8,6 +8,8 @@ DATASETS = ("ecbplus", "ecbmeta", "wec_eng")
 #: ECB+/META pairs stay within a subtopic: the stand-in for the predicted topics (document clustering)
 #: that Barhom et al. 2019 and Ahmed et al. 2023 use on ECB+ test (see baselines/README.md).
 DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
+#: the trivial references (baselines/cdec/reference.py METHODS): scored without the pipeline
+REFERENCE_METHODS = ("all_singletons", "one_cluster_per_topic")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,7 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "split")
 
     m = p.add_argument_group("method")
-    m.add_argument("--method", default="lh", choices=METHODS)
+    m.add_argument("--method", default="lh", choices=(*METHODS, *REFERENCE_METHODS),
+                   help="a pipeline method, or a trivial reference (all_singletons, one_cluster_per_topic: "
+                        "baselines/cdec/reference.py)")
     m.add_argument("--within", default="auto", choices=("auto", "topic", "subtopic", "predicted_topic", "none"),
                    help="restrict pairs to one gold topic, gold subtopic or predicted topic (the split's documents "
                         "clustered by K-Means over tf-idf, as Barhom et al. 2019) (auto: subtopic for ECB+/META, "
@@ -81,7 +85,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--biencoder", default=None, metavar="DIR",
                    help="KNN with the bi-encoder saved in DIR (by knn_oracle --save-model) instead of training one")
     k.add_argument("--biencoder-steps", type=int, default=None, help="triplet-loss optimiser steps (default: 1 epoch)")
-    k.add_argument("--margin", type=float, default=10.0, help="triplet margin (Held et al.: 10)")
+    k.add_argument("--margin", type=float, default=10.0,
+                   help="triplet margin (Held et al.: 10; on unit vectors with --biencoder-normalize, e.g. 0.3)")
+    k.add_argument("--biencoder-negatives", default="random", choices=("random", "hard"),
+                   help="triplet negatives: a random mention of another cluster of the topic, or (hard) one that "
+                        "shares the anchor's head lemma when there is one")
+    k.add_argument("--biencoder-normalize", action="store_true",
+                   help="train and search on unit-length mention vectors (the margin is then on their scale)")
+    k.add_argument("--biencoder-epochs", type=float, default=1.0, help="bi-encoder training epochs (default 1)")
+    k.add_argument("--biencoder-select", default=None, metavar="SPLIT",
+                   help="an ECB+ split (e.g. validation) whose KNN oracle B-cubed recall selects the best epoch "
+                        "(the untrained encoder included)")
     k.add_argument("--max-length", type=int, default=None,
                    help="encoder max tokens per input (default: a loaded model's, else 128)")
     k.add_argument("--context-words", type=int, default=None,
@@ -184,7 +198,12 @@ def main(args: argparse.Namespace) -> int:
     if not args.out:
         raise ValueError("--out FILE is required (unless --train-only)")
     try:
-        record = run(normalise(args))
+        if args.method in REFERENCE_METHODS:  # no filter, model or clustering: scored directly
+            from figbench_baselines.cdec.reference import run as run_reference
+
+            record = run_reference(normalise(args))
+        else:
+            record = run(normalise(args))
     except ModelLoadError as e:  # reported as a clean CLI error, no results file
         raise ValueError(str(e)) from e
     from accelerate import PartialState

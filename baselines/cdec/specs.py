@@ -7,14 +7,14 @@ protocols are run for the heuristics: gold subtopics (figbench's default), gold 
 topics (the split's documents clustered as Barhom et al. 2019 do); the ECB+META paper's own LH
 (gold topics, content-word lemma overlap > 0.1) is a fourth row.
 
-Where the published numbers come from: none of the three papers' texts could be re-read offline (the
-only copies reachable here show their first page), so every value says **not verified** and where it
-was quoted from; where the authors' released outputs exist, the number was re-derived from them on
-figbench's gold (``evidence``). The ECB+META code (``ahmeshaf/llms_coref``) releases its LH and KNN
-candidate pairs (``project/outputs/mention_pairs/<corpus>/<lh|knn>/<split>.pairs``): every released ECB+
-test pair lies within one gold topic (1,200 of the 5,677 LH pairs cross subtopics), and clustering them
-with connected components on figbench's ECB+ test gives CoNLL 74.1 and oracle B-cubed recall 81.5 (LH)
-and 94.9 (KNN), the values quoted for the paper; so the paper paired within gold topics.
+Where the published numbers come from: every value was read in the papers' text (``../shared/papers``)
+and names its table and cell, with a verdict ("same setting" / "differs: ..."); where the authors'
+released outputs exist, the number was also re-derived from them on figbench's gold (``evidence``).
+The ECB+META code (``ahmeshaf/llms_coref``) releases its LH and KNN candidate pairs
+(``project/outputs/mention_pairs/<corpus>/<lh|knn>/<split>.pairs``): every released ECB+ test pair lies
+within one gold topic (1,200 of the 5,677 LH pairs cross subtopics), and clustering them with connected
+components on figbench's ECB+ test gives CoNLL 74.1 and oracle B-cubed recall 81.5 (LH) and 94.9 (KNN),
+the values of the paper's Tables 1 and 2; so the paper paired within gold topics.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ SENTENCES = {"all": "all lower-cased tokens", "content_lemmas": "content-word le
 #: the ECB+META code's LH: pairs within gold topics, content-word lemma overlap > 0.1
 PAPER_LH = ("--within", "topic", "--lh-sentence-tokens", "content_lemmas", "--lh-threshold", "0.1")
 PAPER_LH_PROTOCOL = ("gold topics; singletons kept; connected components; LH: lemma match and Jaccard of the two "
-                     "sentences' content-word lemma sets > 0.1 (the code's README; the text states another value, "
-                     "not verified), same-sentence pairs dropped")
+                     "sentences' content-word lemma sets > 0.1 (the code's README; App. C states 0.005), "
+                     "same-sentence pairs dropped")
 
 
 def _flag(argv: tuple[str, ...], name: str, default: str | None = None) -> str | None:
@@ -148,54 +148,99 @@ def _lh_notes(paper_row: str, has_paper_value: bool, what: str) -> dict[str, str
                          "topics)"}
 
 
-# ------------------------------------------------------------------ published values (not verified: see above)
+# ------------------------------------------------------------------ published values (read in ../shared/papers)
+
+#: how the values below were checked: read in the papers' text (the plain-text copies of ../shared/papers)
+READ = "read in the paper's text"
+#: what every figbench cdec run differs in from the ECB+META paper's trained systems (App. C)
+META_MODEL = ("model and size: MiniLM-L6 (22M) on CPU vs RoBERTa-base; epochs: 1 epoch on a 4,000-pair sample vs "
+              "20 epochs on every candidate pair (App. C); one seed")
+#: the ECB+META paper's LH (App. C says threshold 0.005 and spaCy 3.7.4; its code's README runs 0.1)
+LH_DIFF = ("threshold: figbench runs the code's README threshold 0.1, App. C states 0.005; lemmas: spaCy lookup "
+           "lemmas vs spaCy 3.7.4 (App. C); heads: figbench's rules (META_m: the content-word rule) vs the code's "
+           "en_core_web_lg parser roots")
+
 
 def _meta(value: str, metrics: str, table: str, split: str, protocol: str, evidence: str = "",
-          quoted_from: str = ISSUE, model: str = "") -> Published:
-    return Published(value, metrics, META_PAPER, table, split, protocol, model=model, verified="",
-                     evidence=evidence, quoted_from=quoted_from)
+          model: str = "", cell: str = "", verdict: str = "") -> Published:
+    return Published(value, metrics, META_PAPER, table, split, protocol, model=model, verified=READ,
+                     evidence=evidence, cell=cell, verdict=verdict)
 
 
 LEMMA_ECB = Published(
-    "77.8 / 78.1 / 73.6 / 76.5", "MUC / B3 / CEAF-e / CoNLL F1", BARHOM, "", "test",
+    "78.1 / 77.8 / 73.6 / 76.5", "MUC / B3 / CEAF-e / CoNLL F1", BARHOM, "Table 4", "test",
     "predicted topics: Barhom et al.'s released document clustering (their lemma_baseline_config.json loads "
-    "predicted_topics); singletons kept; one cluster per (topic, head lemma)", verified="", quoted_from=EARLIER,
+    "predicted_topics); singletons kept; one cluster per (topic, head lemma)", verified=READ,
+    cell="row Lemma Baseline; columns MUC F1, B3 F1, CEAF-e F1, CoNLL F1 (MUC R 76.5, B3 R 71.7)",
+    verdict="differs: topics: figbench's K-Means clustering (ARI 0.83) where the paper used Barhom et al.'s released "
+            "one (see the evidence for that file)",
     evidence="figbench's lemma baseline with Barhom et al.'s released predicted_topics file (--predicted-topics) gives "
-             "77.9 / 78.0 / 74.0 / 76.6 (MUC / B3 / CEAF-e / CoNLL F1; MUC R 75.9, B3 R 71.5)")
-LH_ECB = _meta("74.1", "CoNLL F1", "", "test", PAPER_LH_PROTOCOL, quoted_from=EARLIER,
+             "77.9 / 78.0 / 74.0 / 76.6 (MUC / B3 / CEAF-e / CoNLL F1; MUC R 75.9, B3 R 71.5); that file has adjusted "
+             "Rand 0.965 against the gold subtopics and a lower K-Means inertia on the same tf-idf vectors (108.2 vs "
+             "109.9), while seeds 0-8 of figbench's clustering give 0.80 to 0.92")
+LH_ECB = _meta("74.1", "CoNLL F1", "Table 2", "test", PAPER_LH_PROTOCOL, cell="row LH, column ECB+",
+               verdict="differs: " + LH_DIFF,
                evidence=RELEASED.format("ecb/lh/test.pairs") + ", clustered with connected components on figbench's "
                         "ECB+ test: CoNLL 74.1; all 5,677 pairs lie within gold topics")
-LH_META_M = _meta("54.0", "CoNLL F1", "", "test", PAPER_LH_PROTOCOL, quoted_from=EARLIER,
+LH_META_M = _meta("54.0", "CoNLL F1", "Table 2", "test", PAPER_LH_PROTOCOL, cell="row LH, column ECB+META_m",
+                  verdict="differs: " + LH_DIFF + "; the builder's META_m test has 1,777 mentions",
                   evidence=RELEASED.format("ecb_meta_multi/lh/test.pairs") + ": CoNLL 53.6 (22 of the 1,570 pairs "
                            "name mentions the builder does not have)")
 LH_META_M_DEV_SMALL = _meta(
     "68.4 / 78.3 / 73.1 / 62.0", "B3 R / B3 P / B3 F1 / CoNLL F1", "Table 4", "dev_small", PAPER_LH_PROTOCOL,
+    cell="split Dev_small, row LH; columns B3 R, B3 P, B3 F1, CoNLL", verdict="differs: " + LH_DIFF,
     evidence=RELEASED.format("ecb_meta_multi/lh/debug_split.pairs") + " give 59.5 / 87.7 / 70.9 / 48.0 on figbench's "
-             "META_m Dev_small, while its META_1 Dev_small pairs give 67.3 / 79.4 / 72.8 / 59.7: the quoted value may "
-             "be META_1's")
-ORACLE_LH_ECB = _meta("81.5", "oracle B3 recall", "Table 1", "test", PAPER_LH_PROTOCOL, quoted_from=EARLIER,
+             "META_m Dev_small, while its META_1 Dev_small pairs give 67.3 / 79.4 / 72.8 / 59.7: the printed value "
+             "may be META_1's")
+ORACLE_LH_ECB = _meta("81.5", "oracle B3 recall", "Table 1", "test", PAPER_LH_PROTOCOL, cell="row ECB+ LH, column Test",
+                      verdict="differs: " + LH_DIFF,
                       evidence=RELEASED.format("ecb/lh/test.pairs") + " with gold labels: 81.5")
 ORACLE_LH_META_M = _meta("51.3", "oracle B3 recall", "Table 1", "test", PAPER_LH_PROTOCOL,
+                         cell="row ECB+META_m LH, column Test", verdict="differs: " + LH_DIFF,
                          evidence=RELEASED.format("ecb_meta_multi/lh/test.pairs") + " with gold labels: 51.1")
 ORACLE_LH_META_M_DEV_SMALL = _meta(
-    "59.4", "oracle B3 recall", "Table 1", "dev_small", PAPER_LH_PROTOCOL,
+    "59.4", "oracle B3 recall", "Table 1", "dev_small", PAPER_LH_PROTOCOL, cell="row ECB+META_m LH, column Dev_small",
+    verdict="differs: " + LH_DIFF,
     evidence=RELEASED.format("ecb_meta_multi/lh/debug_split.pairs") + " with gold labels: 59.5")
+ORACLE_LH_META_1_DEV_SMALL = _meta(
+    "64.6", "oracle B3 recall", "Table 1", "dev_small", PAPER_LH_PROTOCOL, cell="row ECB+META_1 LH, column Dev_small",
+    verdict="differs: " + LH_DIFF,
+    evidence=RELEASED.format("ecb_meta_single/lh/debug_split.pairs") + " with gold labels: 64.6")
 KNN_PROTOCOL = "gold topics; gold labels on the KNN candidates (k=5); connected components"
-ORACLE_KNN_ECB = _meta("94.9", "oracle B3 recall", "Table 1", "test", KNN_PROTOCOL, quoted_from=EARLIER,
-                       model="RoBERTa bi-encoder trained with a triplet loss",
+KNN_DIFF = ("differs: model and size: frozen MiniLM-L6 (22M) vs a RoBERTa-base bi-encoder trained with a triplet "
+            "loss (margin 10, p=2, lr 1e-5, 20 iterations, batch 4; App. C)")
+ORACLE_KNN_ECB = _meta("94.9", "oracle B3 recall", "Table 1", "test", KNN_PROTOCOL, cell="row ECB+ KNN, column Test",
+                       model="RoBERTa-base bi-encoder trained with a triplet loss", verdict=KNN_DIFF,
                        evidence=RELEASED.format("ecb/knn/test.pairs") + " with gold labels: 94.9 (all 6,598 pairs "
                                 "within gold topics)")
-ORACLE_KNN_META_M = _meta("85.6", "oracle B3 recall", "Table 1", "test", KNN_PROTOCOL, quoted_from=EARLIER,
-                          model="RoBERTa bi-encoder trained with a triplet loss",
+ORACLE_KNN_META_M = _meta("85.6", "oracle B3 recall", "Table 1", "test", KNN_PROTOCOL,
+                          cell="row ECB+META_m KNN, column Test",
+                          model="RoBERTa-base bi-encoder trained with a triplet loss", verdict=KNN_DIFF,
                           evidence=RELEASED.format("ecb_meta_multi/knn/test.pairs") + " with gold labels: 85.5")
 LH_META_M_DEV = _meta(
     "51.8 / 64.5 / 57.4 / 56.3", "B3 R / B3 P / B3 F1 / CoNLL F1", "Table 4", "dev_rest", PAPER_LH_PROTOCOL,
-    evidence="the paper's Dev is the code's dev split, the 157 validation documents outside Dev_small (none of its "
-             "released dev pairs touches a Dev_small document); " + RELEASED.format("ecb_meta_multi/lh/dev.pairs")
-             + " give 54.6 / 62.4 / 58.3 / 48.6 on figbench's META_m dev_rest")
+    cell="split Dev, row LH; columns B3 R, B3 P, B3 F1, CoNLL", verdict="differs: " + LH_DIFF,
+    evidence="the paper's Dev is the code's dev split, the validation documents outside Dev_small (Table 3: 156 "
+             "documents, 968 mentions; none of the code's released dev pairs touches a Dev_small document); "
+             + RELEASED.format("ecb_meta_multi/lh/dev.pairs") + " give 54.6 / 62.4 / 58.3 / 48.6 on figbench's "
+             "META_m dev_rest")
 ORACLE_LH_META_M_DEV = _meta("38.4", "oracle B3 recall", "Table 1", "dev_rest", PAPER_LH_PROTOCOL,
+                             cell="row ECB+META_m LH, column Dev", verdict="differs: " + LH_DIFF,
                              evidence=RELEASED.format("ecb_meta_multi/lh/dev.pairs")
                              + " with gold labels on figbench's META_m dev_rest: 38.6")
+#: Table 1's KNN oracle B-cubed recall on Dev and Dev_small (k=5, RoBERTa-base bi-encoder, gold topics)
+TABLE1_KNN = {("events", "validation"): "95.7", ("events", "dev_small"): "95.3", ("meta_m", "validation"): "84.4",
+              ("meta_m", "dev_small"): "86.5", ("meta_1", "dev_small"): "93.7"}
+_TABLE1_ROWS = {"events": "ECB+", "meta_m": "ECB+META_m", "meta_1": "ECB+META_1"}
+#: Table 2's values on ECB+META_1 test (not public: no figbench row can run them)
+META_1_TABLE2 = ("the ECB+META paper's Table 2 prints, on ECB+META_1 test (not public, so no row here): LH 49.8, "
+                 "CE_LH 60.9, CE_KNN 71.4 CoNLL F1 (column ECB+META_1)")
+#: Table 4's cross-encoder rows (ECB+META_m Dev and Dev_small; B3 R / B3 P / B3 F1 / CoNLL)
+TABLE4_CE = {("ce_lh", "dev_small"): "64.8 / 84.7 / 73.4 / 59.0", ("ce_knn", "dev_small"): "62.4 / 91.6 / 74.2 / 55.5",
+             ("ce_lh", "dev_rest"): "47.2 / 77.3 / 58.6 / 55.3", ("ce_knn", "dev_rest"): "42.4 / 86.2 / 56.8 / 49.2"}
+#: how the ECB+META rows' heads differ from the paper's
+HEADS = ("the builder's heads (META_m: its content-word rule) and spaCy lookup lemmas, not the paper's "
+         "en_core_web_lg parser roots")
 NO_DEV_SMALL = "no published value for this split and protocol is known here"
 BARHOM_PREDICTED = "Barhom et al.'s value used predicted topics"
 
@@ -222,7 +267,7 @@ SPECS: tuple[BaselineSpec, ...] = (
                  published={"paper": LH_META_M},
                  historical={"": Historical("56.5 / 58.4 / 49.7 / **54.9** [50.2, 60.5]", _C)},
                  notes={**_lh_notes("cdec_lh_paper_meta_m_test", True, "paper's 54.0"),
-                        "paper": "the builder's META_m test has 1,777 mentions (uCDCR processing) and uCDCR heads"}),
+                        "paper": "the builder's META_m test has 1,777 mentions (uCDCR processing); " + HEADS}),
     # ---------------------------------------------------------------- heuristics, Dev_small
     *_topic_rows("lh", "cdec_heuristics", "ecbplus", "events", "dev_small", "lh", "LH",
                  paper=True, historical={"": Historical("76.3 / 83.6 / 75.9 / **78.6**", _C)},
@@ -231,26 +276,29 @@ SPECS: tuple[BaselineSpec, ...] = (
                  published={"paper": LH_META_M_DEV_SMALL},
                  historical={"": Historical("38.6 / 71.8 / 63.6 / **58.0** [50.6, 65.7]", _C)},
                  notes={**_lh_notes("cdec_lh_paper_meta_m_dev_small", True, "Table 4 value quoted for META_m"),
-                        "paper": "the builder's META_m heads come from uCDCR"}),
+                        "paper": HEADS}),
     _spec("cdec_lh_paper_meta_m_dev_rest", "cdec_heuristics", "ecbmeta", "meta_m", "dev_rest", "lh", *PAPER_LH,
           title="LH, the ECB+META code's LH (gold topics, content-lemma overlap > 0.1), on the paper's Dev",
-          published=LH_META_M_DEV, comparability="the builder's META_m heads come from uCDCR"),
+          published=LH_META_M_DEV,
+          comparability=HEADS + "; the same Table 4 prints, on Dev, CE_LH "
+                        f"{TABLE4_CE[('ce_lh', 'dev_rest')]} and CE_KNN {TABLE4_CE[('ce_knn', 'dev_rest')]} "
+                        "(B3 R / B3 P / B3 F1 / CoNLL, RoBERTa-base): no cross-encoder row runs dev_rest here"),
     *_topic_rows("lh", "cdec_heuristics", "ecbmeta", "meta_1", "dev_small", "lh", "LH", paper=True, fast=("",),
                  historical={"": Historical("43.1 / 76.9 / 70.4 / **63.5** [58.4, 69.0]", _C)},
                  notes={**_lh_notes("", False, ""),
                         "predtopic": "META_1's text exists only in its 277 mention sentences: the documents are "
                                      "clustered by those sentences; no paper ran this",
-                        "paper": NO_DEV_SMALL + " (the META_1 value quoted from Table 1 is on the non-public test; "
-                                 "see cdec_lh_oracle_meta_1_dev_small)"}),
+                        "paper": NO_DEV_SMALL + f" ({META_1_TABLE2})"}),
     # ---------------------------------------------------------------- heuristics, WEC-Eng
     _spec("cdec_lemma_wec_eng_test", "cdec_heuristics", "wec_eng", "events", "test", "lemma", fast=True,
           title="same-head-lemma",
           historical=Historical("82.6 / 45.5 / 31.2 / **53.1** [48.9, 83.1]", _C),
-          published=Published("53.1", "CoNLL F1", WEC_PAPER, "", "test",
-                              "whole test split; singletons kept; one cluster per head lemma", verified="",
-                              quoted_from=EARLIER),
-          comparability="the MUC and B-cubed recall and precision of the WEC paper's Table 4 could not be read "
-                        "offline (not verified), so they are not filled in"),
+          published=Published("85.5 / 79.9 / 82.6 / 74.5 / 32.8 / 45.5 / 31.2 / 53.1",
+                              "MUC R / P / F1, B3 R / P / F1, CEAF-e F1, CoNLL F1", WEC_PAPER, "Table 5", "test",
+                              "whole test split; singletons kept; one cluster per head lemma", verified=READ,
+                              cell="row Lemma Baseline; MUC R P F1, B3 R P F1, CEAF F1, CoNLL F1",
+                              verdict="same setting"),
+          comparability="same split and protocol as the WEC paper's lemma baseline; the head lemmas are figbench's"),
     # ---------------------------------------------------------------- oracle recall of the filters (Table 1)
     _spec("cdec_lh_oracle_ecbplus_test", "cdec_oracle", "ecbplus", "events", "test", "lh_oracle",
           title="LH filter, oracle", model="oracle (gold pair labels)",
@@ -268,12 +316,15 @@ SPECS: tuple[BaselineSpec, ...] = (
                                                                   "overlap")),
     _spec("cdec_lh_oracle_paper_meta_m_test", "cdec_oracle", "ecbmeta", "meta_m", "test", "lh_oracle", *PAPER_LH,
           title="LH filter, oracle, the ECB+META code's LH", model="oracle (gold pair labels)",
-          published=ORACLE_LH_META_M, comparability="the builder's META_m test has 1,777 mentions and uCDCR heads"),
+          published=ORACLE_LH_META_M, comparability="the builder's META_m test has 1,777 mentions; " + HEADS),
     _spec("cdec_lh_oracle_meta_1_dev_small", "cdec_oracle", "ecbmeta", "meta_1", "dev_small", "lh_oracle",
           title="LH filter, oracle", model="oracle (gold pair labels)",
           historical=Historical("B3 recall **64.7**", _C),
-          comparability="the 58.2 quoted from Table 1 for META_1 is on META_1 test, which is not public: the ECB+META "
-                        "code's released META_1 Dev_small LH pairs give 64.6 with gold labels, not 58.2"),
+          comparability=_see("cdec_lh_oracle_paper_meta_1_dev_small", "Table 1's Dev_small value (64.6) used gold "
+                             "topics and content-word overlap") + " (Table 1's 58.2 is META_1 test, not public)"),
+    _spec("cdec_lh_oracle_paper_meta_1_dev_small", "cdec_oracle", "ecbmeta", "meta_1", "dev_small", "lh_oracle",
+          *PAPER_LH, title="LH filter, oracle, the ECB+META code's LH", model="oracle (gold pair labels)",
+          published=ORACLE_LH_META_1_DEV_SMALL, comparability=HEADS),
     _spec("cdec_lh_oracle_meta_m_dev_small", "cdec_oracle", "ecbmeta", "meta_m", "dev_small", "lh_oracle",
           title="LH filter, oracle", model="oracle (gold pair labels)",
           historical=Historical("B3 recall **65.1**", _C),
@@ -281,14 +332,17 @@ SPECS: tuple[BaselineSpec, ...] = (
                                                                        "gold topics and content-word overlap")),
     _spec("cdec_lh_oracle_paper_meta_m_dev_small", "cdec_oracle", "ecbmeta", "meta_m", "dev_small", "lh_oracle",
           *PAPER_LH, title="LH filter, oracle, the ECB+META code's LH", model="oracle (gold pair labels)",
-          published=ORACLE_LH_META_M_DEV_SMALL, comparability="the builder's META_m heads come from uCDCR"),
+          published=ORACLE_LH_META_M_DEV_SMALL, comparability=HEADS),
     _spec("cdec_lh_oracle_paper_meta_m_dev_rest", "cdec_oracle", "ecbmeta", "meta_m", "dev_rest", "lh_oracle",
           *PAPER_LH, title="LH filter, oracle, the ECB+META code's LH, on the paper's Dev",
           model="oracle (gold pair labels)", published=ORACLE_LH_META_M_DEV,
-          comparability="the builder's META_m heads come from uCDCR"),
+          comparability=HEADS),
     _spec("cdec_lh_oracle_ecbplus_dev_small", "cdec_oracle", "ecbplus", "events", "dev_small", "lh_oracle",
           title="LH filter, oracle", model="oracle (gold pair labels)",
-          historical=Historical("B3 recall **88.5**", _C), comparability=NO_DEV_SMALL),
+          historical=Historical("B3 recall **88.5**", _C),
+          comparability="the ECB+META paper's Table 1 prints 87.9 (row ECB+ LH, column Dev_small; 76.3 on Dev): "
+                        "differs: topics (gold topics), LH over content-word lemmas > 0.1; no _paper row runs ECB+ "
+                        "Dev_small here"),
     _spec("cdec_knn_oracle_ecbplus_test", "cdec_oracle", "ecbplus", "events", "test", "knn_oracle",
           "--no-train-biencoder", title="KNN filter (k=5, frozen MiniLM), oracle",
           model=f"frozen {DEFAULT_MODEL_ID} (trigger in a 30-word marked context)",
@@ -355,7 +409,7 @@ SPECS: tuple[BaselineSpec, ...] = (
           "--quick", quick=True, title="CE_KNN", model=f"{DEFAULT_MODEL_ID} bi- and cross-encoder, quick",
           encoder=DEFAULT_MODEL_ID, historical=Historical("54.4 / 52.3 / 36.8 / **47.9** [40.4, 56.2]", _C),
           comparability="quick run, no quality claim; by issue 11 the ECB+META paper clusters its KNN methods with "
-                        "Held et al.'s greedy agglomeration (--clustering greedy; not verified), this row with "
+                        "Held et al.'s greedy agglomeration (--clustering greedy; its §4.2), this row with "
                         "connected components; "
                         + NO_DEV_SMALL,
           gpu_command="accelerate launch -m figbench.cli baseline cdec --dataset ecbplus --split test --method ce_knn "
@@ -370,8 +424,10 @@ SPECS: tuple[BaselineSpec, ...] = (
     _spec("cdec_wec_pairwise_wec_eng_test", "cdec_trained", "wec_eng", "events", "test", "wec_pairwise",
           title="WEC pairwise", model="RoBERTa-large span vectors + MLP", encoder="roberta-large",
           not_run="WEC-Eng train (40,529 mentions) is not available offline",
-          published=Published("62.3", "CoNLL F1", WEC_PAPER, "", "test",
-                              "whole test split, average link tuned on validation", verified="", quoted_from=EARLIER),
+          published=Published("62.3", "CoNLL F1", WEC_PAPER, "Table 5", "test",
+                              "whole test split, average link tuned on validation", verified=READ,
+                              cell="row Our model, column CoNLL F1", model="RoBERTa-large span vectors + MLP",
+                              verdict="same setting"),
           gpu_command="accelerate launch -m figbench.cli baseline cdec --dataset wec_eng --split test "
                       "--method wec_pairwise --model roberta-large --epochs 10 --batch-size 128 --lr 1e-3 "
                       "--out wec_pairwise_wec.json"),
@@ -427,7 +483,7 @@ _CE_PAPER = {("ce_lh", "ecbplus"): "78.1", ("ce_lh", "ecbmeta"): "50.6",
 _CE_PAPER_PROTOCOL = {
     "ce_lh": "gold topics; singletons kept; connected components; LH candidates (lemma match and content-word "
              "lemma overlap > 0.1, the code's README), cross-encoder pair threshold 0.5",
-    "ce_knn": "gold topics; singletons kept; greedy agglomeration (Held et al. 2021; by issue 11, not verified) of "
+    "ce_knn": "gold topics; singletons kept; greedy agglomeration (Held et al. 2021; the paper's §4.2) of "
               "the cross-encoder scores of KNN candidates (k=5, trained bi-encoder)",
 }
 _CE_PAPER_ARGV = {"ce_lh": PAPER_LH, "ce_knn": ("--within", "topic", "--clustering", "greedy")}
@@ -443,8 +499,13 @@ def _trained_ce_specs() -> list[BaselineSpec]:
             value = _CE_PAPER[(method, dataset)]
             note = (_see(paper_row, f"the ECB+META paper's Table 2 value ({value}, RoBERTa-base) used gold topics"
                                     + (" and greedy agglomeration" if method == "ce_knn" else " and content-word LH"))
-                    if split == "test" else NO_DEV_SMALL if config != "meta_1" else
-                    NO_DEV_SMALL + " (the META_1 value of Table 2 is on META_1 test, which is not public)")
+                    if split == "test" else
+                    NO_DEV_SMALL + f" ({META_1_TABLE2})" if config == "meta_1" else
+                    (f"the ECB+META paper's Table 4 prints {TABLE4_CE[(method, split)]} (B3 R / B3 P / B3 F1 / "
+                     f"CoNLL; split Dev_small, row {_CE_TITLES[method]}) for RoBERTa-base on META_m Dev_small: "
+                     "differs: topics (gold topics there), " + ("clustering (greedy there), " if method == "ce_knn"
+                                                                else "candidates (content-word LH there), ")
+                     + META_MODEL) if config == "meta_m" else NO_DEV_SMALL)
             out.append(_spec(f"cdec_{method}_{short}_{split}", "cdec_trained", dataset, config, split, method,
                              *_ce_argv(method, folder), title=f"{_CE_TITLES[method]} ({CE_SAMPLE:,} training pairs)",
                              model=_ce_model(method, CE_SAMPLE, folder), encoder=DEFAULT_MODEL_ID,
@@ -460,7 +521,11 @@ def _trained_ce_specs() -> list[BaselineSpec]:
                 model=_ce_model(method, CE_SAMPLE, folder), encoder=DEFAULT_MODEL_ID,
                 published=Published(_CE_PAPER[(method, dataset)], "CoNLL F1", META_PAPER, "Table 2", "test",
                                     _CE_PAPER_PROTOCOL[method], model="RoBERTa-base cross-encoder trained on ECB+ "
-                                    "train", verified="", quoted_from=TRAIN_QUOTED),
+                                    "train", verified=READ,
+                                    cell=f"row {_CE_TITLES[method]}, column "
+                                         + ("ECB+" if dataset == "ecbplus" else "ECB+META_m"),
+                                    verdict="differs: " + META_MODEL + "; training pairs from figbench's default "
+                                            "protocol"),
                 comparability="the model was trained on pairs of figbench's default protocol (LH within gold "
                               "subtopics, all tokens, > 0.05; KNN within subtopics) and is evaluated here with the "
                               "paper's candidates and clustering; MiniLM on CPU with 4,000 training pairs"))
@@ -493,6 +558,12 @@ ORACLE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), (
                  ("ecbmeta", "meta_m", "dev_small"), ("ecbmeta", "meta_1", "dev_small"))
 
 
+#: the encoders of the KNN oracle grid: the frozen one at the trained encoder's 15 context words too, so that
+#: trained and frozen compare at equal context
+_GRID_ENCODERS = {"trained": "triplet-trained MiniLM", "frozen": "frozen MiniLM",
+                  "frozen15": "frozen MiniLM, 15 context words"}
+
+
 def oracle_grid_name(encoder: str, k: int, dataset: str, config: str, split: str) -> str:
     """The spec of one cell of the KNN oracle grid (the frozen k=5 test cells are the rows of cdec_oracle)."""
     short = _short(dataset, config)
@@ -504,22 +575,30 @@ def oracle_grid_name(encoder: str, k: int, dataset: str, config: str, split: str
 def _oracle_grid_specs() -> list[BaselineSpec]:
     out = []
     frozen = f"frozen {DEFAULT_MODEL_ID} (trigger in a 30-word marked context)"
-    for encoder in ("trained", "frozen"):
+    frozen15 = f"frozen {DEFAULT_MODEL_ID} (trigger in a 15-word marked context, the trained encoder's)"
+    for encoder in ("trained", "frozen", "frozen15"):
         for dataset, config, split in ORACLE_SPLITS:
             for k in ORACLE_KS:
                 if encoder == "frozen" and k == 5 and split == "test":
                     continue  # already a row of cdec_oracle
                 name = oracle_grid_name(encoder, k, dataset, config, split)
                 argv = ("--k", str(k), *(("--biencoder", BIENCODER) if encoder == "trained"
-                                         else ("--no-train-biencoder",)))
+                                         else ("--no-train-biencoder",)),
+                        *(("--context-words", "15") if encoder == "frozen15" else ()))
                 topic_row = f"cdec_knn_oracle_topic_{_short(dataset, config)}_test"
                 note = (_see(topic_row, "Table 1's value (k=5, RoBERTa bi-encoder) paired within gold topics")
-                        if split == "test" and k == 5 else "no published value for this split, k and protocol")
+                        if split == "test" and k == 5 else
+                        f"the ECB+META paper's Table 1 prints {TABLE1_KNN[(config, split)]} (row "
+                        f"{_TABLE1_ROWS[config]} KNN, column {'Dev_small' if split == 'dev_small' else 'Dev'}): "
+                        "differs: " + ("split (its Dev is the validation documents outside Dev_small), "
+                                       if split == "validation" else "") + "topics (gold topics), model and size "
+                        "(a RoBERTa-base bi-encoder trained 20 iterations)"
+                        if k == 5 and (config, split) in TABLE1_KNN else
+                        "no published value for this split, k and protocol")
                 out.append(_spec(
                     name, "cdec_oracle_grid", dataset, config, split, "knn_oracle", *argv,
-                    title=f"KNN filter (k={k}, {'triplet-trained' if encoder == 'trained' else 'frozen'} MiniLM), "
-                          "oracle",
-                    model=_BIENCODER_MODEL if encoder == "trained" else frozen,
+                    title=f"KNN filter (k={k}, {_GRID_ENCODERS[encoder]}), oracle",
+                    model={"trained": _BIENCODER_MODEL, "frozen": frozen, "frozen15": frozen15}[encoder],
                     encoder=DEFAULT_MODEL_ID if encoder == "trained" else None, comparability=note))
     for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
         short = _short(dataset, config)
@@ -534,8 +613,12 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
 
 WEC_MODEL = (f"{DEFAULT_MODEL_ID} span vectors (frozen) + pairwise MLP trained on CPU for 2 epochs on every pair "
              f"inside each subtopic of ECB+ train (185,493 pairs, 14,944 coreferent); {MODELS}/wec_pairwise")
-WEC_TABLE9 = ("the WEC paper's Table 9 (cross-domain: trained on ECB+, tested on WEC-Eng) could not be read offline, "
-              "so no value is placed here (not verified)")
+WEC_TABLE9 = Published(
+    "74.4 / 54.2 / 33.5 / 54", "MUC F1 / B3 F1 / CEAF-e F1 / CoNLL F1", WEC_PAPER, "Table 9", "test",
+    "whole test split, average link with the stop criterion tuned on the target's (WEC-Eng) development set (App. B.1)",
+    model="RoBERTa-large span vectors + MLP trained on ECB+", verified=READ,
+    cell="row ECB+ to WEC-Eng; columns MUC F1, B3 F1, CEAF F1, CoNLL F1",
+    verdict="differs: model and size: frozen MiniLM-L6 (22M) span vectors vs RoBERTa-large; epochs: 2 on CPU; one seed")
 
 
 def _wec_specs() -> list[BaselineSpec]:
@@ -546,21 +629,53 @@ def _wec_specs() -> list[BaselineSpec]:
         _spec("cdec_wec_pairwise_ecbtrain_ecbplus_test", "cdec_trained", "ecbplus", "events", "test", "wec_pairwise",
               *load, *tune_ecb, title="WEC pairwise trained on ECB+ (in domain)", model=WEC_MODEL,
               encoder=DEFAULT_MODEL_ID, board=True,
-              comparability="the WEC paper's ECB+-trained RoBERTa-large model is quoted at 80.8 on ECB+ test by "
-                            f"{TRAIN_QUOTED} (not verified; its topic protocol on ECB+ is not known here)"),
+              comparability="the WEC paper's Table 4 (row Our model, CoNLL F1) prints 80.8 for its ECB+-trained "
+                            "RoBERTa-large model on ECB+ test, with Barhom et al.'s predicted topics (§4.2): differs: "
+                            "topics (gold subtopics here), model and size"),
         _spec("cdec_wec_pairwise_ecbtrain_wec_eng_test", "cdec_trained", "wec_eng", "events", "test", "wec_pairwise",
               *load, *tune_ecb, title="WEC pairwise trained on ECB+, tested on WEC-Eng (cross-domain, as Table 9 of "
               "the WEC paper)", model=WEC_MODEL, encoder=DEFAULT_MODEL_ID, board=True, needs=("ecbplus",),
-              comparability=WEC_TABLE9 + "; no WEC-Eng data is used for training or tuning"),
+              comparability=_see("cdec_wec_pairwise_ecbtrain_tunewec_wec_eng_test", "Table 9's 54 tuned the "
+                                 "threshold on the WEC-Eng development set") + "; this row uses no WEC-Eng data"),
         _spec("cdec_wec_pairwise_ecbtrain_tunewec_wec_eng_test", "cdec_trained", "wec_eng", "events", "test",
               "wec_pairwise", *load, *tune_wec, title="WEC pairwise trained on ECB+, threshold tuned on WEC-Eng "
               "validation", model=WEC_MODEL, encoder=DEFAULT_MODEL_ID, needs=("ecbplus",),
-              comparability=WEC_TABLE9 + "; the clustering threshold is tuned on WEC-Eng validation"),
+              published=WEC_TABLE9, comparability="the clustering threshold is tuned on WEC-Eng validation, as "
+                                                   "Table 9's on the target development set"),
     ]
 
 
+#: the splits of the trivial reference rows (every split a cdec table scores)
+REFERENCE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
+                    ("ecbmeta", "meta_m", "validation"), ("ecbmeta", "meta_m", "dev_rest"),
+                    ("ecbplus", "events", "dev_small"), ("ecbmeta", "meta_m", "dev_small"),
+                    ("ecbmeta", "meta_1", "dev_small"), ("wec_eng", "events", "test"))
+REFERENCE_TITLES = {"all_singletons": "reference: all singletons",
+                    "one_cluster_per_topic": "reference: one cluster per gold topic"}
+
+
+def reference_name(method: str, dataset: str, config: str, split: str) -> str:
+    return f"cdec_ref_{method}_{_short(dataset, config)}_{split}"
+
+
+def _reference_specs() -> list[BaselineSpec]:
+    """The trivial references (baselines/cdec/reference.py) on every split of the cdec tables."""
+    from figbench_baselines.cdec.reference import METHODS as REFERENCES
+
+    out = []
+    for method, (_, clustering) in REFERENCES.items():
+        for dataset, config, split in REFERENCE_SPLITS:
+            argv = ("--within", "topic") if method == "one_cluster_per_topic" and dataset != "wec_eng" else ()
+            protocol = {**protocol_of(dataset, config, method, ("cdec", *argv)), "clustering": clustering}
+            out.append(_spec(reference_name(method, dataset, config, split), "cdec_reference", dataset, config, split,
+                             method, *argv, title=REFERENCE_TITLES[method], model="none (reference)", needs=(),
+                             metrics=LH_METRICS, protocol=protocol,
+                             comparability="a reference row: what the split scores without any system"))
+    return out
+
+
 TRAINED_SPECS: tuple[BaselineSpec, ...] = (*_trained_ce_specs(), *_wec_specs(), *_curve_specs(),
-                                           *_oracle_grid_specs())
+                                           *_oracle_grid_specs(), *_reference_specs())
 #: every table in README order: the trained rows before the quick ones of cdec_trained
 SPECS = (*(s for s in SPECS if s.table != "cdec_trained"), *TRAINED_SPECS,
          *(s for s in SPECS if s.table == "cdec_trained"))
@@ -595,4 +710,7 @@ def _family_table(name: str):
 #: README tables computed from several records (figbench_baselines.tables renders them by name)
 TABLES = {"cdec_robustness": _family_table("robustness_table"),
           "cdec_oracle_recall": _family_table("oracle_recall_table"),
-          "cdec_curve": _family_table("curve_table")}
+          "cdec_curve": _family_table("curve_table"),
+          "cdec_topic_clustering": _family_table("topic_clustering_table"),
+          "cdec_consistency": _family_table("consistency_table"),
+          "cdec_oracle_reading": _family_table("oracle_reading")}

@@ -3,8 +3,8 @@
 * ``cdec_robustness``: ECB+ minus ECB+META CoNLL F1 of one system and protocol, with a paired bootstrap
   interval over the gold topics both records hold (:mod:`figbench_baselines.cdec.compare`), for the
   pairs of specs in ``specs.DROPS``;
-* ``cdec_oracle_recall``: the KNN oracle grid (frozen vs triplet-trained bi-encoder, k = 5 / 10 / 20)
-  as one matrix of B-cubed recall and gold-pair recall;
+* ``cdec_oracle_recall``: the KNN oracle grid (frozen at 30 and at 15 context words vs the triplet-trained
+  bi-encoder at 15, k = 5 / 10 / 20) as one matrix of B-cubed recall and gold-pair recall;
 * ``cdec_curve``: the cross-encoders' learning curve (training pairs, ECB+ and META_m test, the drop).
 
 Every number comes from the records ``results/<spec>.json`` (no corpus is read), so
@@ -86,8 +86,31 @@ def robustness_table(specs: Iterable[BaselineSpec], results: Path) -> str:
         drop, units = _drop_cell(rec_a, rec_b, name_a, name_b)
         rows.append((label, a.protocol.get("topics", ""), f"`{name_a}` ({_split_label(a)})", _score(rec_a, ci=False),
                      f"`{name_b}` ({_split_label(b)})", _score(rec_b, ci=False), drop, units))
+    rows += _reference_drops(results)
     return _table(("system", "topics", "ECB+ run", "CoNLL F1", "ECB+META run", "CoNLL F1",
                    "drop (ECB+ minus ECB+META) [95% paired CI]", "resampled units"), rows)
+
+
+#: the split pairs of the drop table's reference rows
+_REFERENCE_PAIRS = ((("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test")),
+                    (("ecbplus", "events", "dev_small"), ("ecbmeta", "meta_m", "dev_small")),
+                    (("ecbplus", "events", "dev_small"), ("ecbmeta", "meta_1", "dev_small")))
+
+
+def _reference_drops(results: Path) -> list[tuple[str, ...]]:
+    """The drop of the trivial references (all singletons, one cluster per topic) on the same split pairs."""
+    from figbench_baselines.cdec.specs import REFERENCE_TITLES, reference_name
+
+    rows = []
+    for method, title in REFERENCE_TITLES.items():
+        for split_a, split_b in _REFERENCE_PAIRS:
+            name_a, name_b = reference_name(method, *split_a), reference_name(method, *split_b)
+            a, b = get_spec(name_a), get_spec(name_b)
+            rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+            drop, units = _drop_cell(rec_a, rec_b, name_a, name_b)
+            rows.append((title, "-", f"`{name_a}` ({_split_label(a)})", _score(rec_a, ci=False),
+                         f"`{name_b}` ({_split_label(b)})", _score(rec_b, ci=False), drop, units))
+    return rows
 
 
 def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
@@ -97,6 +120,7 @@ def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
     header = ["bi-encoder", "k"] + [_split_label(get_spec(oracle_grid_name("trained", 5, *s))) for s in ORACLE_SPLITS]
     rows = []
     for encoder, label in (("frozen", "frozen MiniLM (30 context words)"),
+                           ("frozen15", "frozen MiniLM (15 context words)"),
                            ("trained", "MiniLM + triplet loss on ECB+ train (15 context words)")):
         for k in ORACLE_KS:
             cells = []
@@ -108,6 +132,13 @@ def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
                 s = rec["scores"]
                 cells.append(f"**{_pct(s['bcub_recall'])}** ({_pct(s['candidate_gold_pair_recall'])})")
             rows.append((label, str(k), *cells))
+    from figbench_baselines.cdec.specs import reference_name
+
+    cells = []
+    for split in ORACLE_SPLITS:
+        rec = _record(reference_name("all_singletons", *split), results)
+        cells.append("-" if rec is None else f"**{_pct(rec['scores']['bcub_recall'])}** (0.0)")
+    rows.append(("reference: all singletons (no candidate pair)", "-", *cells))
     return _table(header, rows)
 
 
@@ -129,8 +160,162 @@ def curve_table(specs: Iterable[BaselineSpec], results: Path) -> str:
                 wall = f"{prov.get('train_wall_time_s', 0) / 60:.0f} min" if prov.get("train_wall_time_s") else "-"
             drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
             rows.append((title, f"{share:.0%} of {CE_SAMPLE:,}", pairs, _score(rec_a), _score(rec_b), drop, wall))
+    from figbench_baselines.cdec.specs import REFERENCE_TITLES, reference_name
+
+    for method, title in REFERENCE_TITLES.items():
+        name_a = reference_name(method, "ecbplus", "events", "test")
+        name_b = reference_name(method, "ecbmeta", "meta_m", "test")
+        rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+        drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
+        rows.append((title, "-", "-", _score(rec_a), _score(rec_b), drop, "-"))
     return _table(("method", "training sample", "training pairs (coreferent)", "ECB+ test CoNLL F1",
                    "META_m test CoNLL F1", "drop [95% paired CI]", "training wall time"), rows)
 
 
 __all__ = ["curve_table", "oracle_recall_table", "robustness_table"]
+
+
+#: the README's headline: (label, topics, ECB+ spec, ECB+META_m spec, the method whose Table 2 values compare)
+HEADLINE = (("CE_LH", "gold topics (the paper's protocol)", "cdec_ce_lh_paper_ecbplus_test",
+             "cdec_ce_lh_paper_meta_m_test", "ce_lh"),
+            ("CE_KNN", "gold topics (the paper's protocol)", "cdec_ce_knn_paper_ecbplus_test",
+             "cdec_ce_knn_paper_meta_m_test", "ce_knn"),
+            ("CE_LH", "gold subtopics (figbench's default)", "cdec_ce_lh_ecbplus_test", "cdec_ce_lh_meta_m_test", ""),
+            ("CE_KNN", "gold subtopics (figbench's default)", "cdec_ce_knn_ecbplus_test", "cdec_ce_knn_meta_m_test",
+             ""))
+
+
+def readme_headline(results: Path) -> str:
+    """The README's headline result: the cross-encoders' ECB+ and ECB+META_m test CoNLL F1 and paired drop,
+    beside the ECB+META paper's Table 2 only on the rows of its protocol (gold topics)."""
+    from figbench_baselines.cdec.specs import _CE_PAPER, CE_SAMPLE, REFERENCE_TITLES, reference_name
+
+    references = tuple((title, "-", reference_name(m, "ecbplus", "events", "test"),
+                        reference_name(m, "ecbmeta", "meta_m", "test"), "") for m, title in REFERENCE_TITLES.items())
+    headline = (*HEADLINE, *references)
+    rows = []
+    for label, topics, name_a, name_b, paper in headline:
+        rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+        drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
+        if paper:
+            a, b = _CE_PAPER[(paper, "ecbplus")], _CE_PAPER[(paper, "ecbmeta")]
+            ref = f"{a} / {b} / drop {float(a) - float(b):.1f} (Table 2, RoBERTa-base)"
+        elif topics == "-":
+            ref = "-"
+        else:
+            ref = "none: the paper paired within gold topics (rows above)"
+        rows.append((label, topics, _score(rec_a), _score(rec_b), drop, ref))
+    table = _table(("system", "topics", "ECB+ test CoNLL F1", "ECB+META_m test CoNLL F1",
+                    "drop [95% paired CI]", "ECB+META paper: ECB+ / META_m / drop"), rows)
+    return (f"The headline trained result: all-MiniLM-L6-v2 cross-encoders trained on CPU for one epoch on a "
+            f"stratified sample of {CE_SAMPLE:,} ECB+ train pairs, CoNLL F1 with 95% topic-bootstrap intervals "
+            "(generated from `results/`; the paper's values are RoBERTa-base trained 20 epochs, so every row "
+            "differs in model and training). Only the gold-topic rows use the paper's protocol; the gold-subtopic "
+            "rows are figbench's default protocol and have no paper value. The reference rows score the split "
+            "without any system (every mention alone; one cluster per gold topic).\n\n" + table)
+
+
+#: one predicted-topics record per split (the clustering depends only on the split's documents)
+TOPIC_RECORDS = ("cdec_lemma_predtopic_ecbplus_test", "cdec_lemma_predtopic_meta_m_test",
+                 "cdec_lh_predtopic_ecbplus_dev_small", "cdec_lh_predtopic_meta_m_dev_small",
+                 "cdec_lh_predtopic_meta_1_dev_small")
+
+
+def topic_clustering_table(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """The predicted topics' quality against the gold subtopics and topics (``options.topic_clustering``)."""
+    rows = []
+    for name in TOPIC_RECORDS:
+        rec = _record(name, results)
+        info = ((rec or {}).get("options") or {}).get("topic_clustering")
+        if not info:
+            rows.append((f"`{name}`", NOT_MEASURED, *("-",) * 8))
+            continue
+        sub, top = info["vs_gold_subtopics"], info["vs_gold_topics"]
+        pairs = info["mention_pairs_vs_gold_subtopics"]
+        rows.append((f"`{name}`", f"{info['documents']} ({info['source'].split('/')[1]}), k = {info['n_topics']}",
+                     f"{sub['adjusted_rand']:.3f}", f"{sub['homogeneity']:.3f}", f"{sub['completeness']:.3f}",
+                     f"{sub['v_measure']:.3f}", f"{sub['purity']:.3f}", f"{top['homogeneity']:.3f}",
+                     _pct(pairs["subtopic_pair_recall"]), _pct(pairs["subtopic_pair_precision"])))
+    return _table(("record", "documents clustered, k", "ARI (subtopics)", "homogeneity", "completeness",
+                   "V-measure", "purity", "homogeneity vs topics", "same-subtopic pairs kept",
+                   "allowed pairs in one subtopic"), rows)
+
+
+def consistency_table(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """Every published value that was re-derived from the authors' released outputs (``Published.evidence``)."""
+    rows = [(f"`{s.name}`", f"{s.published.value} ({s.published.table}; {s.published.metrics})", s.published.evidence)
+            for s in specs if s.task == "cdec" and s.published is not None and s.published.evidence]
+    return _table(("row", "paper (table; metric)", "the authors' released outputs on figbench's gold"), rows)
+
+
+def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """KNN oracle B-cubed recall, one change at a time: context words (frozen 30 vs 15) and training
+    (frozen vs triplet-trained, both at 15 context words), per k on the test splits."""
+    from figbench_baselines.cdec.specs import ORACLE_KS, oracle_grid_name
+
+    rows = []
+    for split in (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
+                  ("ecbmeta", "meta_m", "validation")):
+        for k in ORACLE_KS:
+            recs = {e: _record(oracle_grid_name(e, k, *split), results) for e in ("frozen", "frozen15", "trained")}
+            if any(r is None for r in recs.values()):
+                continue
+            r = {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}
+            rows.append((_split_label(get_spec(oracle_grid_name("trained", k, *split))), str(k),
+                         f"{r['frozen']:.1f}", f"{r['frozen15']:.1f}", f"{r['trained']:.1f}",
+                         f"{r['frozen15'] - r['frozen']:+.1f}", f"**{r['trained'] - r['frozen15']:+.1f}**"))
+    return _table(("split", "k", "frozen, 30 words", "frozen, 15 words", "trained, 15 words",
+                   "context 30 -> 15 (frozen)", "training at equal context (15 words)"), rows)
+
+
+#: the ECB+META card's LH comparison: (measure, the `_paper` spec, the default-protocol spec or "", metrics)
+CARD_LH = (("LH oracle B-cubed recall, test", "cdec_lh_oracle_paper_meta_m_test", "cdec_lh_oracle_meta_m_test",
+            ("bcub_recall",)),
+           ("LH oracle B-cubed recall, Dev (dev_rest)", "cdec_lh_oracle_paper_meta_m_dev_rest", "",
+            ("bcub_recall",)),
+           ("LH oracle B-cubed recall, Dev_small", "cdec_lh_oracle_paper_meta_m_dev_small",
+            "cdec_lh_oracle_meta_m_dev_small", ("bcub_recall",)),
+           ("LH CoNLL, test", "cdec_lh_paper_meta_m_test", "cdec_lh_meta_m_test", ("conll_f1",)),
+           ("LH B-cubed R / P / F1 / CoNLL, Dev (dev_rest)", "cdec_lh_paper_meta_m_dev_rest", "",
+            ("bcub_recall", "bcub_precision", "bcub_f1", "conll_f1")),
+           ("LH B-cubed R / P / F1 / CoNLL, Dev_small", "cdec_lh_paper_meta_m_dev_small", "cdec_lh_meta_m_dev_small",
+            ("bcub_recall", "bcub_precision", "bcub_f1", "conll_f1")))
+
+
+def card_lh_table(results: Path) -> str:
+    """The ECB+META card's LH on META_m beside the paper (Tables 1 and 4), from the records."""
+    def cells(name: str, metrics: tuple[str, ...]) -> str:
+        rec = _record(name, results) if name else None
+        if not name:
+            return "-"
+        if rec is None:
+            return NOT_MEASURED
+        return " / ".join(_pct(rec["scores"][m]) for m in metrics)
+
+    rows = []
+    for label, paper_spec, default_spec, metrics in CARD_LH:
+        p = get_spec(paper_spec).published
+        rows.append((label, f"{p.value} ({p.table})", f"**{cells(paper_spec, metrics)}** (`{paper_spec}`)",
+                     f"{cells(default_spec, metrics)}" + (f" (`{default_spec}`)" if default_spec else "")))
+    return _table(("measure", "paper (Ahmed et al. 2024)", "figbench, the paper's protocol (gold topics, "
+                   "content-word LH > 0.1)", "figbench, gold subtopics (LH > 0.05, all tokens)"), rows)
+
+
+#: the conll_coref card's real-data bootstrap examples: (record, metrics)
+CARD_BOOTSTRAP = (("cdec_lemma_ecbplus_test", ("conll_f1",)),
+                  ("cdec_lemma_wec_eng_test", ("conll_f1", "bcub_precision", "muc_f1")))
+
+
+def card_bootstrap_table(results: Path) -> str:
+    """The intervals of two committed same-head-lemma records: a topic bootstrap and the jackknife."""
+    rows = []
+    for name, metrics in CARD_BOOTSTRAP:
+        rec = _record(name, results)
+        if rec is None:
+            rows.append((f"`{name}`", NOT_MEASURED, "-", "-", "-"))
+            continue
+        ci = rec["confidence_intervals"][metrics[0]]
+        scores = "; ".join(f"{m} {_score(rec, m)}" for m in metrics)
+        rows.append((f"`{name}`", f"{int(rec['counts']['mentions']):,}", scores,
+                     f"{ci.get('unit', '-')} ({ci.get('n_units', '-')})", ci.get("warning", "") or "-"))
+    return _table(("record", "mentions", "score [95% interval]", "unit (units)", "warning"), rows)
