@@ -126,6 +126,17 @@ def _duplicate_error(clusters: list[list[str]], side: str, name: str) -> ValueEr
     return ValueError(f"{side} {name}: duplicate mentions")
 
 
+def _singletons_matched(k_size: np.ndarray, r_size: np.ndarray, edge_k: np.ndarray,
+                        edge_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Key and response singletons whose mention is a singleton on the other side (LEA's self-links)."""
+    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
+    k_ss = np.zeros(len(k_size), dtype=bool)
+    r_ss = np.zeros(len(r_size), dtype=bool)
+    k_ss[edge_k[both_single]] = True
+    r_ss[edge_r[both_single]] = True
+    return k_ss, r_ss
+
+
 def _flatten(predictions, references, *, remove_singletons: bool, names: Sequence[str] | None) -> _Flat:
     for label, value in (("predictions", predictions), ("references", references)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
@@ -189,12 +200,7 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         edge_k, edge_r, edge_n = codes // n_r, codes % n_r, counts.astype(np.int64)
     else:
         edge_k = edge_r = edge_n = np.zeros(0, dtype=np.int64)
-    # singleton matched to singleton (LEA self-links)
-    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
-    k_ss = np.zeros(len(k_size), dtype=bool)
-    r_ss = np.zeros(len(r_size), dtype=bool)
-    k_ss[edge_k[both_single]] = True
-    r_ss[edge_r[both_single]] = True
+    k_ss, r_ss = _singletons_matched(k_size, r_size, edge_k, edge_r)
     return _Flat(
         names=[_doc_name(names, d) for d in range(len(references))], n_docs=len(references),
         k_size=k_size, k_doc=np.asarray(k_docs, dtype=np.int64),
@@ -304,51 +310,9 @@ def _finalize_counts(raw: np.ndarray) -> np.ndarray:
     return out
 
 
-def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> tuple[float, float, float]:
-    r = num_r / den_r if den_r else 0.0
-    p = num_p / den_p if den_p else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return r, p, f
-
-
-def _blanc(c: np.ndarray) -> tuple[float, float, float]:
-    """BLANC from summed link counts, combined exactly as the v8.01 scorer's ScoreBLANC does."""
-    d = _D
-    ra = c[d["blanc_cl_isect"]] / c[d["blanc_key_cl"]] if c[d["blanc_key_cl"]] else -1.0
-    rr = c[d["blanc_ncl_isect"]] / c[d["blanc_key_ncl"]] if c[d["blanc_key_ncl"]] else -1.0
-    pa = c[d["blanc_cl_isect"]] / c[d["blanc_resp_cl"]] if c[d["blanc_resp_cl"]] else 0.0
-    pr = c[d["blanc_ncl_isect"]] / c[d["blanc_resp_ncl"]] if c[d["blanc_resp_ncl"]] else 0.0
-    fa = 2 * pa * ra / (pa + ra) if pa + ra else 0.0
-    fr = 2 * pr * rr / (pr + rr) if pr + rr else 0.0
-    if ra == -1 and rr == -1:
-        return 0.0, 0.0, 0.0
-    if ra == -1:
-        return rr, pr, fr
-    if rr == -1:
-        return ra, pa, fa
-    return (ra + rr) / 2, (pa + pr) / 2, (fa + fr) / 2
-
-
 def scores_from_counts(counts: np.ndarray) -> dict[str, float]:
     """Scores from one DOC_FIELDS vector (document counts summed over the documents to score)."""
-    c = np.asarray(counts, dtype=np.float64)
-    d = _D
-    km, rm = c[d["key_mentions"]], c[d["resp_mentions"]]
-    parts = {
-        "mentions": _prf(c[d["mention_match"]], km, c[d["mention_match"]], rm),
-        "muc": _prf(c[d["muc_num"]], c[d["muc_key_links"]], c[d["muc_num"]], c[d["muc_resp_links"]]),
-        "bcub": _prf(c[d["bcub_rnum"]], km, c[d["bcub_pnum"]], rm),
-        "ceafm": _prf(c[d["ceafm_num"]], km, c[d["ceafm_num"]], rm),
-        "ceafe": _prf(c[d["ceafe_num"]], c[d["key_clusters"]], c[d["ceafe_num"]], c[d["resp_clusters"]]),
-        "blanc": _blanc(c),
-        "lea": _prf(c[d["lea_rnum"]], km, c[d["lea_pnum"]], rm),
-    }
-    out: dict[str, float] = {}
-    for metric in METRICS:
-        r, p, f = parts[metric]
-        out[f"{metric}_recall"], out[f"{metric}_precision"], out[f"{metric}_f1"] = float(r), float(p), float(f)
-    out["conll_f1"] = (out["muc_f1"] + out["bcub_f1"] + out["ceafe_f1"]) / 3
-    return out
+    return {name: float(values[0]) for name, values in _scores_matrix(np.asarray(counts, dtype=np.float64)).items()}
 
 
 def document_counts(predictions, references, *, remove_singletons: bool = False,
@@ -387,7 +351,9 @@ def evaluate_coref(predictions: list[Document], references: list[Document], *, r
 
 
 def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`scores_from_counts` for many DOC_FIELDS rows at once (one row per resample)."""
+    """Scores of many DOC_FIELDS rows at once (one row per resample; :func:`scores_from_counts` is its
+    one-row case). A zero denominator scores 0; BLANC combines its parts as the v8.01 scorer's
+    ScoreBLANC does (an undefined recall, marked -1, drops that part)."""
     c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
     d = _D
 
@@ -411,7 +377,7 @@ def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
         "ceafm": prf(col["ceafm_num"], km, col["ceafm_num"], rm),
         "ceafe": prf(col["ceafe_num"], col["key_clusters"], col["ceafe_num"], col["resp_clusters"]),
     }
-    # BLANC as _blanc: -1 marks an undefined recall
+    # BLANC: -1 marks an undefined recall
     ra = ratio(col["blanc_cl_isect"], col["blanc_key_cl"], -1.0)
     rr = ratio(col["blanc_ncl_isect"], col["blanc_key_ncl"], -1.0)
     pa = ratio(col["blanc_cl_isect"], col["blanc_resp_cl"])
@@ -547,11 +513,7 @@ def _without_units(flat: _Flat, dropped: np.ndarray, owner: np.ndarray, twinless
     r_new = np.cumsum(r_keep) - 1
     k_size, r_size = flat.k_size[k_keep], r_size[r_keep]
     edge_k, edge_r, edge_n = k_new[flat.edge_k[e_keep]], r_new[flat.edge_r[e_keep]], flat.edge_n[e_keep]
-    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
-    k_ss = np.zeros(len(k_size), dtype=bool)
-    r_ss = np.zeros(len(r_size), dtype=bool)
-    k_ss[edge_k[both_single]] = True
-    r_ss[edge_r[both_single]] = True
+    k_ss, r_ss = _singletons_matched(k_size, r_size, edge_k, edge_r)
     return _Flat(names=flat.names, n_docs=1, k_size=k_size, k_doc=np.zeros(len(k_size), dtype=np.int64),
                  r_size=r_size, r_doc=np.zeros(len(r_size), dtype=np.int64), edge_k=edge_k, edge_r=edge_r,
                  edge_n=edge_n, k_single_matched_single=k_ss, r_single_matched_single=r_ss)
