@@ -1,14 +1,22 @@
 """Benchmark: figbench's coreference scorer (core function and `evaluate` wrapper) vs scorch.
 
 All scorers get the same key/response clusters (one cross-document document) at each size (default
-50K and 200K key mentions; mentions : clusters = 50,000 : 8,000), for four response shapes:
+50K and 200K key mentions; mentions : clusters = 50,000 : 8,000), for these shapes of the response
+(and, for ``uniform`` and the overlap-graph shapes, of the key):
 
 * ``realistic``: the key with realistic noise (missed mentions, twinless mentions, merges, splits,
   moved mentions);
 * ``random``: every key mention in a uniformly random cluster (as many clusters as the key): one
-  giant group of overlapping clusters, the worst case for CEAF's alignment;
+  giant group of overlapping clusters;
 * ``one``: everything merged into one response cluster;
-* ``singletons``: every mention its own response cluster.
+* ``singletons``: every mention its own response cluster;
+* ``uniform``: key and response both uniformly random clusters of about 6 mentions (one giant,
+  sparse, cyclic overlap graph);
+* ``chain``: key clusters of 6 consecutive mentions, every response cluster straddling two
+  consecutive key clusters (the overlap graph is one long path);
+* ``ring``: ``chain`` closed into one long cycle;
+* ``tree``: key clusters as a binary heap, response cluster j sharing mentions with key cluster j and
+  its parent (the overlap graph is a tree).
 
 Runs pinned to one CPU core with one BLAS/OpenMP thread; reports the median of ``--repeats`` runs of
 CPU time (``time.process_time``) and wall time. Other processes share this machine's cores, so CPU
@@ -86,7 +94,42 @@ def synthetic_corpus(n_mentions: int, seed: int = 0) -> tuple[list[list[str]], l
     return key, response
 
 
-SHAPES = ("realistic", "random", "one", "singletons")
+SHAPES = ("realistic", "random", "one", "singletons", "uniform", "chain", "ring", "tree")
+#: shapes that bring their own key (the others score a response against ``synthetic_corpus``'s key)
+OWN_KEY = ("uniform", "chain", "ring", "tree")
+
+
+def _clusters(ids: np.ndarray, labels: np.ndarray) -> list[list[str]]:
+    order = np.argsort(labels, kind="stable")
+    arr, labels = ids[order], labels[order]
+    bounds = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1], True])
+    return [arr[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def graph_case(n_mentions: int, shape: str, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
+    """(key, response) of the shapes in :data:`OWN_KEY`, with ``n_mentions`` mentions on each side."""
+    rng = np.random.default_rng(seed + 2)
+    ids = np.array([f"m{i}" for i in range(n_mentions)], dtype=object)
+    n_clusters = max(1, n_mentions // 6)
+    if shape == "uniform":
+        return (_clusters(ids, rng.integers(0, n_clusters, n_mentions)),
+                _clusters(ids, rng.integers(0, n_clusters, n_mentions)))
+    block = np.arange(n_mentions) // 6                       # key cluster of each mention
+    if shape in ("chain", "ring"):
+        half = (np.arange(n_mentions) + 3) // 6              # shifted by half a cluster
+        if shape == "ring":
+            half = half % (block.max() + 1)
+        return _clusters(ids, block), _clusters(ids, half)
+    if shape == "tree":
+        # a binary heap of key clusters: mentions 0-1 of key cluster b go to response cluster b,
+        # mentions 2-3 and 4-5 to the response clusters of its children 2b+1 and 2b+2 (their own ids
+        # past the last block when there is no such child)
+        n_blocks = int(block.max()) + 1
+        pos = np.arange(n_mentions) % 6
+        child = 2 * block + 1 + (pos >= 4)
+        resp = np.where(pos < 2, block, np.where(child < n_blocks, child, n_blocks + child))
+        return _clusters(ids, block), _clusters(ids, resp)
+    raise ValueError(f"unknown shape {shape!r}; choose from {OWN_KEY}")
 
 
 def response_shape(key: list[list[str]], realistic: list[list[str]], shape: str, seed: int = 0) -> list[list[str]]:
@@ -216,9 +259,12 @@ def main(argv=None) -> int:
     print("-" * len(header))
     all_faster, fast_enough, wrapper_ok, agree = True, True, True, True
     for size in args.sizes:
-        key, realistic = synthetic_corpus(size, seed=args.seed)
+        base_key, realistic = synthetic_corpus(size, seed=args.seed)
         for n, shape in enumerate(args.shapes):
-            response = response_shape(key, realistic, shape, seed=args.seed)
+            if shape in OWN_KEY:
+                key, response = graph_case(size, shape, seed=args.seed)
+            else:
+                key, response = base_key, response_shape(base_key, realistic, shape, seed=args.seed)
             fig_cpu, fig_wall, fig = time_figbench(key, response, args.repeats)
             wrap_cpu, wrap_wall, wrapped = time_wrapper(key, response, args.repeats)
             peak = peak_memory_figbench(key, response)

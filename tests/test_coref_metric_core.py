@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import figbench.scoring.coref as coref
+import figbench.scoring.matching as matching
 from figbench.scoring.coref import SCORE_KEYS, bootstrap_coref, evaluate_coref
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +243,7 @@ def test_sparse_and_dense_ceaf_agree(monkeypatch):
     rng = random.Random(5)
     preds, refs = random_docs(rng, 30)
     dense = evaluate_coref(preds, refs)
-    monkeypatch.setattr(coref, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(matching, "DENSE_LIMIT", 0)
     sparse = evaluate_coref(preds, refs)
     assert sparse == pytest.approx(dense, abs=1e-12)
 
@@ -336,7 +337,7 @@ def test_bootstrap_cluster_units_equal_recomputed_scores():
     resp = [["a", "b"], ["c", "d", "e"], ["f", "x"], ["y"], ["g"], ["h"]]
     flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
     k_comp, r_comp, n_comp = coref._components(flat)
-    raw = coref._raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
+    raw = coref._raw_counts(flat, k_comp, r_comp, n_comp)
     # units: {abc, de | ab, cde}, {f | fx}, {y}, {gh | g, h}
     assert n_comp == 4
     idx = np.array([0, 0, 1, 3])
@@ -373,11 +374,10 @@ def test_bootstrap_single_document_uses_clusters_and_is_fast():
 
 @pytest.mark.parametrize("seed", range(30))
 def test_reduced_ceaf_matching_equals_dense_assignment(seed, monkeypatch):
-    """The safe-edge reduction + per-component solve gives the optimum of linear_sum_assignment on
+    """Peeling, the safe-edge reduction and the per-component solve give the optimum of linear_sum_assignment on
     the whole dense overlap matrix, for both CEAF weights (random responses: one big component)."""
     from scipy.optimize import linear_sum_assignment
 
-    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 400))
     n_key = int(rng.integers(1, n))
@@ -387,10 +387,9 @@ def test_reduced_ceaf_matching_equals_dense_assignment(seed, monkeypatch):
     noisy = np.where(rng.random(n) < rng.random(), rng.integers(0, n_resp, n), labels % n_resp)
     resp = [c for c in ([f"m{i}" for i in np.flatnonzero(noisy == k)] for k in range(n_resp)) if c]
     flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
-    k_comp, _, _ = coref._components(flat)
     ks, rs, en = flat.k_size, flat.r_size, flat.edge_n.astype(float)
-    for w in (en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])):
-        got = coref._ceaf_matching(flat, k_comp, w)
+    weights = [en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])]
+    for w, got in zip(weights, coref._ceaf_matchings(flat, weights)):
         dense = np.zeros((len(ks), len(rs)))
         dense[flat.edge_k, flat.edge_r] = w
         rows, cols = linear_sum_assignment(dense, maximize=True)
@@ -405,9 +404,9 @@ def test_auction_pruned_matching_equals_dense_assignment(seed, monkeypatch):
     """Every component through the auction pruning (+ LAPJVsp): still the dense optimum, both weights."""
     from scipy.optimize import linear_sum_assignment
 
-    monkeypatch.setattr(coref, "_DENSE_LIMIT", 0)
-    monkeypatch.setattr(coref, "_AUCTION_MIN_EDGES", 0)
-    monkeypatch.setattr(coref, "_REDUCE_MIN_EDGES", 0 if seed % 2 else 10**9)
+    monkeypatch.setattr(matching, "DENSE_LIMIT", 0)
+    monkeypatch.setattr(matching, "AUCTION_MIN_EDGES", 0)
+    monkeypatch.setattr(matching, "REDUCE_MIN_SHARE", 0.0 if seed % 2 else 2.0)
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(20, 600))
     n_key = int(rng.integers(2, n // 2))
@@ -417,8 +416,8 @@ def test_auction_pruned_matching_equals_dense_assignment(seed, monkeypatch):
     resp = [c for c in ([f"m{i}" for i in np.flatnonzero(noisy == k)] for k in range(n_key)) if c]
     flat = coref._flatten([resp], [key], remove_singletons=False, names=None)
     ks, rs, en = flat.k_size, flat.r_size, flat.edge_n.astype(float)
-    for w in (en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])):
-        got = coref._ceaf_matching(flat, None, w)
+    weights = [en, 2 * en / (ks[flat.edge_k] + rs[flat.edge_r])]
+    for w, got in zip(weights, coref._ceaf_matchings(flat, weights)):
         dense = np.zeros((len(ks), len(rs)))
         dense[flat.edge_k, flat.edge_r] = w
         rows, cols = linear_sum_assignment(dense, maximize=True)

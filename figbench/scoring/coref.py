@@ -18,10 +18,10 @@ Metrics (all fractions in [0, 1]):
 * ``conll_f1``: mean of MUC, B-cubed and CEAF-e F1.
 
 A zero denominator scores 0, as in the reference scorer. Everything is computed from cluster overlap
-counts (memory linear in mentions); CEAF's optimal alignment fixes edges that some optimal alignment
-provably contains, then solves each connected group of overlapping clusters with
-``scipy.optimize.linear_sum_assignment`` (SciPy's sparse LAPJVsp for very large groups, pruned first
-by LP duals from an auction when huge); exact, equal to the dense solver.
+counts (memory linear in mentions); CEAF's optimal alignment is an exact maximum-weight matching of
+the overlap graph (:mod:`figbench.scoring.matching`: leaf peeling solves trees and paths in linear
+time, cycles as two paths, the rest per connected group with SciPy's assignment solvers), equal to
+the dense solver.
 
 Confidence intervals: :func:`bootstrap_coref` (percentile bootstrap over documents, given groups such
 as topics, or the groups of overlapping clusters of one document) and :func:`jackknife_coref` (its
@@ -37,6 +37,7 @@ import numpy as np
 
 from figbench.bootstrap import DEFAULT_RESAMPLES
 from figbench.schema import Document
+from figbench.scoring.matching import max_weight_matching
 
 #: Score keys returned by :func:`evaluate_coref`, in order.
 METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
@@ -57,7 +58,6 @@ _R = {name: i for i, name in enumerate(RAW_FIELDS)}
 _D = {name: i for i, name in enumerate(DOC_FIELDS)}
 
 #: Components with more key x response clusters than this use a sparse matching instead of a dense one.
-_DENSE_LIMIT = 250_000
 
 
 # --------------------------------------------------------------------------------------------------
@@ -126,6 +126,17 @@ def _duplicate_error(clusters: list[list[str]], side: str, name: str) -> ValueEr
     return ValueError(f"{side} {name}: duplicate mentions")
 
 
+def _singletons_matched(k_size: np.ndarray, r_size: np.ndarray, edge_k: np.ndarray,
+                        edge_r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Key and response singletons whose mention is a singleton on the other side (LEA's self-links)."""
+    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
+    k_ss = np.zeros(len(k_size), dtype=bool)
+    r_ss = np.zeros(len(r_size), dtype=bool)
+    k_ss[edge_k[both_single]] = True
+    r_ss[edge_r[both_single]] = True
+    return k_ss, r_ss
+
+
 def _flatten(predictions, references, *, remove_singletons: bool, names: Sequence[str] | None) -> _Flat:
     for label, value in (("predictions", predictions), ("references", references)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
@@ -189,12 +200,7 @@ def _flatten(predictions, references, *, remove_singletons: bool, names: Sequenc
         edge_k, edge_r, edge_n = codes // n_r, codes % n_r, counts.astype(np.int64)
     else:
         edge_k = edge_r = edge_n = np.zeros(0, dtype=np.int64)
-    # singleton matched to singleton (LEA self-links)
-    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
-    k_ss = np.zeros(len(k_size), dtype=bool)
-    r_ss = np.zeros(len(r_size), dtype=bool)
-    k_ss[edge_k[both_single]] = True
-    r_ss[edge_r[both_single]] = True
+    k_ss, r_ss = _singletons_matched(k_size, r_size, edge_k, edge_r)
     return _Flat(
         names=[_doc_name(names, d) for d in range(len(references))], n_docs=len(references),
         k_size=k_size, k_doc=np.asarray(k_docs, dtype=np.int64),
@@ -225,286 +231,20 @@ def _components(flat: _Flat) -> tuple[np.ndarray, np.ndarray, int]:
     return labels[:nk], labels[nk:], n_comp
 
 
-def _best_other(vertex: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
-    """For each edge, the largest weight among the *other* edges at its ``vertex`` (0 if none)."""
-    order = np.lexsort((-w, vertex))
-    v = vertex[order]
-    first = np.r_[True, v[1:] != v[:-1]]
-    best = np.zeros(n)
-    best[v[first]] = w[order[first]]
-    second_pos = np.flatnonzero(np.r_[False, first[:-1]] & ~first)
-    second = np.zeros(n)
-    second[v[second_pos]] = w[order[second_pos]]
-    is_best = np.zeros(len(w), dtype=bool)
-    is_best[order[first]] = True
-    return np.where(is_best, second[vertex], best[vertex])
-
-
-def _reduce_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int, nr: int) -> tuple[np.ndarray, np.ndarray]:
-    """Edges that some maximum-weight matching contains, found by a safe rule, and the edges left.
-
-    Rule: if ``w(k, r) >= (best other edge at k) + (best other edge at r)`` then some optimal
-    matching contains (k, r) (swap it in for the at most two edges it conflicts with: nothing is
-    lost). Fixing it removes k, r and their edges; repeated until no edge qualifies. This covers
-    isolated edges, clusters with one partner (pendant vertices whose edge is the best of their
-    partner) and components with one cluster on a side. Returns (fixed edge indices, alive mask).
-    """
-    alive = np.ones(len(w), dtype=bool)
-    fixed: list[np.ndarray] = []
-    idx = np.arange(len(w))
-    while len(idx):
-        k, r, ww = ek[idx], er[idx], w[idx]
-        ok = ww >= _best_other(k, ww, nk) + _best_other(r, ww, nr)
-        if not ok.any():
-            break
-        c = idx[ok]
-        c = c[np.unique(ek[c], return_index=True)[1]]  # at most one fixed edge per cluster and round
-        c = c[np.unique(er[c], return_index=True)[1]]
-        fixed.append(c)
-        used_k = np.zeros(nk, dtype=bool)
-        used_k[ek[c]] = True
-        used_r = np.zeros(nr, dtype=bool)
-        used_r[er[c]] = True
-        alive &= ~(used_k[ek] | used_r[er])
-        idx = np.flatnonzero(alive)
-    return (np.concatenate(fixed) if fixed else np.zeros(0, dtype=np.int64)), alive
-
-
-def _ceaf_matching(flat: _Flat, k_comp: np.ndarray | None, weights: np.ndarray) -> np.ndarray:
-    """Optimal one-to-one alignment of key and response clusters maximising ``weights`` (one per edge).
-
-    Returns the weight each edge contributes (0 for edges outside the alignment). Edges that an
-    optimal alignment is known to contain are fixed first (:func:`_reduce_matching`); the rest
-    decomposes over the connected components of the remaining edges, each solved exactly with
-    ``linear_sum_assignment`` (dense) or, for very large ones, pruned with LP duals from an auction
-    (:func:`_prune_by_auction`) and solved with SciPy's sparse LAPJVsp. ``k_comp`` is unused (kept
-    for callers).
-    """
-    return _ceaf_matchings(flat, [weights])[0]
-
-
 def _ceaf_matchings(flat: _Flat, weight_sets: list[np.ndarray]) -> list[np.ndarray]:
-    """:func:`_ceaf_matching` for several weightings of the same edges (CEAF-m and CEAF-e). Below
-    ``_REDUCE_MIN_EDGES`` nothing is fixed first, so the components are found once for all weightings."""
-    n_edges = len(flat.edge_k)
-    out = [np.zeros(n_edges, dtype=np.float64) for _ in weight_sets]
-    if n_edges == 0:
-        return out
-    if n_edges >= _REDUCE_MIN_EDGES:
-        for weights, contrib in zip(weight_sets, out):
-            fixed, alive = _reduce_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
-            contrib[fixed] = weights[fixed]
-            _solve_components(flat, np.flatnonzero(alive), weights, contrib, prune=True)
-        return out
-    plan = _Components.of(flat, np.arange(n_edges))   # small inputs: the reduction's fixed cost is not worth it
-    for weights, contrib in zip(weight_sets, out):
-        plan.solve(weights, contrib, prune=True)
+    """Optimal one-to-one alignments of key and response clusters, one per weighting of the overlap
+    edges (CEAF-m and CEAF-e): the weight each edge contributes (0 outside the alignment). Exact, by
+    :func:`figbench.scoring.matching.max_weight_matching`."""
+    out = []
+    for weights in weight_sets:
+        contrib = np.zeros(len(flat.edge_k), dtype=np.float64)
+        chosen = max_weight_matching(flat.edge_k, flat.edge_r, weights, len(flat.k_size), len(flat.r_size))
+        contrib[chosen] = weights[chosen]
+        out.append(contrib)
     return out
 
 
-@dataclass
-class _Components:
-    """The connected components of a set of overlap edges, ready to be matched under any weights."""
-
-    flat: _Flat
-    simple_idx: np.ndarray     # edges of components with one cluster on a side
-    simple_comp: np.ndarray    # their component
-    dense: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int]]   # (edges, row, col, n_rows, n_cols)
-    big: list[np.ndarray]      # edges of components too large for a dense matrix
-
-    @classmethod
-    def of(cls, flat: _Flat, rest: np.ndarray) -> _Components:
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        nk, nr = len(flat.k_size), len(flat.r_size)
-        ek, er = flat.edge_k[rest], flat.edge_r[rest]
-        graph = coo_matrix((np.ones(len(rest)), (ek, nk + er)), shape=(nk + nr, nk + nr))
-        _, labels = connected_components(graph, directed=False)
-        comp = labels[ek]
-        n_comp = int(labels.max()) + 1
-        nk_c = np.bincount(labels[np.unique(ek)], minlength=n_comp)
-        nr_c = np.bincount(labels[nk + np.unique(er)], minlength=n_comp)
-        simple = (nk_c[comp] == 1) | (nr_c[comp] == 1)
-        simple_idx, simple_comp = rest[simple], comp[simple]
-        rest, comp = rest[~simple], comp[~simple]
-        order = np.argsort(comp, kind="stable")
-        bounds = (np.flatnonzero(np.r_[True, comp[order][1:] != comp[order][:-1], True]) if len(comp)
-                  else np.zeros(1, int))
-        dense, big = [], []
-        for s, e in zip(bounds[:-1], bounds[1:]):
-            idx = rest[order[s:e]]
-            ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
-            rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
-            if len(ks) * len(rs) > _DENSE_LIMIT:
-                big.append(idx)
-            else:
-                dense.append((idx, ki, ri, len(ks), len(rs)))
-        return cls(flat, simple_idx, simple_comp, dense, big)
-
-    def solve(self, weights: np.ndarray, contrib: np.ndarray, *, prune: bool) -> None:
-        """Exact matching under ``weights``, component by component; fills ``contrib``."""
-        from scipy.optimize import linear_sum_assignment
-
-        flat = self.flat
-        if len(self.simple_idx):   # one cluster on a side: the component's best edge (vectorised)
-            s_idx, s_comp = self.simple_idx, self.simple_comp
-            o = np.lexsort((-weights[s_idx], s_comp))
-            first = np.r_[True, s_comp[o][1:] != s_comp[o][:-1]]
-            best = s_idx[o[first]]
-            contrib[best] = weights[best]
-        for idx, ki, ri, n_rows, n_cols in self.dense:
-            mat = np.zeros((n_rows, n_cols))
-            mat[ki, ri] = weights[idx]
-            rows, cols = linear_sum_assignment(mat, maximize=True)
-            lookup = np.full((n_rows, n_cols), -1, dtype=np.int64)
-            lookup[ki, ri] = idx
-            chosen = lookup[rows, cols]
-            chosen = chosen[chosen >= 0]
-            contrib[chosen] = weights[chosen]
-        nk, nr = len(flat.k_size), len(flat.r_size)
-        for idx in self.big:
-            if not prune or len(idx) < _AUCTION_MIN_EDGES:
-                _sparse_matching(flat, idx, weights, contrib)
-                continue
-            kept, matched = _prune_by_auction(flat.edge_k[idx], flat.edge_r[idx], weights[idx])
-            if matched is not None:  # the auction's matching is provably optimal
-                contrib[idx[matched]] = weights[idx[matched]]
-                continue
-            idx = idx[kept]
-            fixed, alive = _reduce_matching(flat.edge_k[idx], flat.edge_r[idx], weights[idx], nk, nr)
-            contrib[idx[fixed]] = weights[idx[fixed]]
-            _solve_components(flat, idx[alive], weights, contrib, prune=False)
-
-
-def _solve_components(flat: _Flat, rest: np.ndarray, weights: np.ndarray, contrib: np.ndarray, *,
-                      prune: bool) -> None:
-    """Exact matching of the edges ``rest``, component by component; fills ``contrib``."""
-    if len(rest):
-        _Components.of(flat, rest).solve(weights, contrib, prune=prune)
-
-
-#: Inputs with at least this many overlap edges are reduced (:func:`_reduce_matching`) before matching.
-_REDUCE_MIN_EDGES = 5_000
-#: Components with at least this many edges are pruned by an auction before LAPJVsp (below, LAPJVsp alone is faster).
-_AUCTION_MIN_EDGES = 50_000
-#: Auction: final price step relative to the largest weight, and the most bidding rounds tried.
-_AUCTION_EPS = 1e-7
-_AUCTION_MAX_ROUNDS = 20_000
-
-
-def _auction(row: np.ndarray, col: np.ndarray, w: np.ndarray, n_rows: int, n_cols: int,
-             eps: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """Forward auction (Jacobi bidding, one price step ``eps``) for a max-weight bipartite matching
-    where any row may stay unmatched (value 0). Edges must be sorted by row. Returns (the column of
-    each row, -1 if unmatched; column prices), or None after too many rounds."""
-    indptr = np.r_[0, np.cumsum(np.bincount(row, minlength=n_rows))]
-    price = np.zeros(n_cols)
-    owner = np.full(n_cols, -1, dtype=np.int64)
-    assigned = np.full(n_rows, -1, dtype=np.int64)  # -1 bidding, -2 unmatched for good, else column
-    for _ in range(_AUCTION_MAX_ROUNDS):
-        bidders = np.flatnonzero(assigned == -1)
-        if len(bidders) == 0:
-            assigned[assigned == -2] = -1
-            return assigned, price
-        count = indptr[bidders + 1] - indptr[bidders]
-        if not count.all():
-            assigned[bidders[count == 0]] = -2
-            bidders, count = bidders[count > 0], count[count > 0]
-            if len(bidders) == 0:
-                continue
-        ends = np.cumsum(count)
-        starts = ends - count
-        idx = np.repeat(indptr[bidders] - starts, count) + np.arange(ends[-1])
-        value = w[idx] - price[col[idx]]
-        seg = np.repeat(np.arange(len(bidders)), count)
-        best = np.maximum.reduceat(value, starts)
-        at_best = np.flatnonzero(value == best[seg])
-        new_seg = np.ones(len(at_best), dtype=bool)
-        new_seg[1:] = seg[at_best[1:]] != seg[at_best[:-1]]
-        first = at_best[new_seg]
-        value[first] = -np.inf
-        second = np.maximum(np.maximum.reduceat(value, starts), 0.0)  # staying unmatched is worth 0
-        bids = best > 0
-        assigned[bidders[~bids]] = -2
-        if not bids.any():
-            continue
-        bid_row = bidders[bids]
-        bid_col = col[idx[first[bids]]]
-        bid = price[bid_col] + (best[bids] - second[bids]) + eps
-        o = np.lexsort((-bid, bid_col))
-        bid_row, bid_col, bid = bid_row[o], bid_col[o], bid[o]
-        win = np.ones(len(bid_col), dtype=bool)
-        win[1:] = bid_col[1:] != bid_col[:-1]
-        bid_row, bid_col, bid = bid_row[win], bid_col[win], bid[win]
-        previous = owner[bid_col]
-        assigned[previous[previous >= 0]] = -1
-        owner[bid_col] = bid_row
-        assigned[bid_row] = bid_col
-        price[bid_col] = bid
-    return None
-
-
-def _prune_by_auction(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """Edges that may belong to a maximum-weight matching, by LP duality; or a proven optimum.
-
-    An auction gives a matching M (value LB) and prices p; with u_k = max(0, max_r w_kr - p_r) the
-    pair (u, p) is dual feasible, so OPT <= UB = sum u + sum p, and any matching using edge e has
-    value <= UB - rc_e (rc_e = u_k + p_r - w_e >= 0). Edges with UB - rc_e < LB (with a margin for
-    rounding) are in no optimal matching and are dropped. With integer weights (CEAF-m) and
-    UB - LB < 1/2, M itself is optimal. Returns (mask of edges kept, edge indices of M or None).
-    """
-    ks, ki = np.unique(ek, return_inverse=True)
-    rs, ri = np.unique(er, return_inverse=True)
-    order = np.lexsort((ri, ki))
-    row, col, ww = ki[order], ri[order], w[order]
-    result = _auction(row, col, ww, len(ks), len(rs), _AUCTION_EPS * float(ww.max()))
-    if result is None:
-        return np.ones(len(w), dtype=bool), None
-    assigned, price = result
-    u = np.zeros(len(ks))
-    np.maximum.at(u, row, ww - price[col])
-    upper = float(u.sum() + price.sum())
-    in_m = assigned[row] == col
-    lower = float(ww[in_m].sum())
-    if np.all(ww == np.round(ww)) and upper - lower < 0.5:
-        return np.ones(len(w), dtype=bool), order[in_m]
-    reduced = u[row] + price[col] - ww
-    keep_sorted = upper - reduced >= lower - 1e-9 * max(1.0, abs(upper))
-    keep = np.zeros(len(w), dtype=bool)
-    keep[order[keep_sorted]] = True
-    return keep, None
-
-
-def _sparse_matching(flat: _Flat, idx: np.ndarray, weights: np.ndarray, contrib: np.ndarray) -> None:
-    """Max-weight matching on a sparse graph (SciPy's LAPJVsp), edges ``idx``; fills ``contrib``.
-
-    Every row (the smaller side) gets a private dummy column, so a matching covering all rows always
-    exists: a real edge costs ``big - w``, a dummy ``big``; the minimum-cost full matching maximises
-    the total weight of the real edges it uses.
-    """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
-
-    ks, ki = np.unique(flat.edge_k[idx], return_inverse=True)
-    rs, ri = np.unique(flat.edge_r[idx], return_inverse=True)
-    rows, cols = (ki, ri) if len(ks) <= len(rs) else (ri, ki)
-    n_rows, n_cols = (len(ks), len(rs)) if len(ks) <= len(rs) else (len(rs), len(ks))
-    w = weights[idx]
-    big = float(w.max()) + 1.0
-    graph = coo_matrix(
-        (np.concatenate([big - w, np.full(n_rows, big)]),
-         (np.concatenate([rows, np.arange(n_rows)]), np.concatenate([cols, n_cols + np.arange(n_rows)]))),
-        shape=(n_rows, n_cols + n_rows)).tocsr()
-    row_ind, col_ind = min_weight_full_bipartite_matching(graph)
-    real = col_ind < n_cols
-    lookup = coo_matrix((idx + 1, (rows, cols)), shape=(n_rows, n_cols)).tocsr()
-    chosen = np.asarray(lookup[row_ind[real], col_ind[real]]).ravel().astype(np.int64) - 1
-    contrib[chosen] = weights[chosen]
-
-
-def _raw_counts(flat: _Flat, k_group: np.ndarray, r_group: np.ndarray, n_groups: int,
-                k_comp: np.ndarray) -> np.ndarray:
+def _raw_counts(flat: _Flat, k_group: np.ndarray, r_group: np.ndarray, n_groups: int) -> np.ndarray:
     """RAW_FIELDS counts per group (documents or components); returns an (n_groups, n_fields) array."""
     out = np.zeros((n_groups, len(RAW_FIELDS)))
     ks, rs = flat.k_size.astype(np.float64), flat.r_size.astype(np.float64)
@@ -570,59 +310,16 @@ def _finalize_counts(raw: np.ndarray) -> np.ndarray:
     return out
 
 
-def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> tuple[float, float, float]:
-    r = num_r / den_r if den_r else 0.0
-    p = num_p / den_p if den_p else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return r, p, f
-
-
-def _blanc(c: np.ndarray) -> tuple[float, float, float]:
-    """BLANC from summed link counts, combined exactly as the v8.01 scorer's ScoreBLANC does."""
-    d = _D
-    ra = c[d["blanc_cl_isect"]] / c[d["blanc_key_cl"]] if c[d["blanc_key_cl"]] else -1.0
-    rr = c[d["blanc_ncl_isect"]] / c[d["blanc_key_ncl"]] if c[d["blanc_key_ncl"]] else -1.0
-    pa = c[d["blanc_cl_isect"]] / c[d["blanc_resp_cl"]] if c[d["blanc_resp_cl"]] else 0.0
-    pr = c[d["blanc_ncl_isect"]] / c[d["blanc_resp_ncl"]] if c[d["blanc_resp_ncl"]] else 0.0
-    fa = 2 * pa * ra / (pa + ra) if pa + ra else 0.0
-    fr = 2 * pr * rr / (pr + rr) if pr + rr else 0.0
-    if ra == -1 and rr == -1:
-        return 0.0, 0.0, 0.0
-    if ra == -1:
-        return rr, pr, fr
-    if rr == -1:
-        return ra, pa, fa
-    return (ra + rr) / 2, (pa + pr) / 2, (fa + fr) / 2
-
-
 def scores_from_counts(counts: np.ndarray) -> dict[str, float]:
     """Scores from one DOC_FIELDS vector (document counts summed over the documents to score)."""
-    c = np.asarray(counts, dtype=np.float64)
-    d = _D
-    km, rm = c[d["key_mentions"]], c[d["resp_mentions"]]
-    parts = {
-        "mentions": _prf(c[d["mention_match"]], km, c[d["mention_match"]], rm),
-        "muc": _prf(c[d["muc_num"]], c[d["muc_key_links"]], c[d["muc_num"]], c[d["muc_resp_links"]]),
-        "bcub": _prf(c[d["bcub_rnum"]], km, c[d["bcub_pnum"]], rm),
-        "ceafm": _prf(c[d["ceafm_num"]], km, c[d["ceafm_num"]], rm),
-        "ceafe": _prf(c[d["ceafe_num"]], c[d["key_clusters"]], c[d["ceafe_num"]], c[d["resp_clusters"]]),
-        "blanc": _blanc(c),
-        "lea": _prf(c[d["lea_rnum"]], km, c[d["lea_pnum"]], rm),
-    }
-    out: dict[str, float] = {}
-    for metric in METRICS:
-        r, p, f = parts[metric]
-        out[f"{metric}_recall"], out[f"{metric}_precision"], out[f"{metric}_f1"] = float(r), float(p), float(f)
-    out["conll_f1"] = (out["muc_f1"] + out["bcub_f1"] + out["ceafe_f1"]) / 3
-    return out
+    return {name: float(values[0]) for name, values in _scores_matrix(np.asarray(counts, dtype=np.float64)).items()}
 
 
 def document_counts(predictions, references, *, remove_singletons: bool = False,
                     names: Sequence[str] | None = None) -> np.ndarray:
     """Per-document count vectors (rows in DOC_FIELDS order); their sum scores the corpus."""
     flat = _flatten(predictions, references, remove_singletons=remove_singletons, names=names)
-    k_comp, _, _ = _components(flat)
-    raw = _raw_counts(flat, flat.k_doc, flat.r_doc, flat.n_docs, k_comp)
+    raw = _raw_counts(flat, flat.k_doc, flat.r_doc, flat.n_docs)
     return _finalize_counts(raw)
 
 
@@ -654,7 +351,9 @@ def evaluate_coref(predictions: list[Document], references: list[Document], *, r
 
 
 def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`scores_from_counts` for many DOC_FIELDS rows at once (one row per resample)."""
+    """Scores of many DOC_FIELDS rows at once (one row per resample; :func:`scores_from_counts` is its
+    one-row case). A zero denominator scores 0; BLANC combines its parts as the v8.01 scorer's
+    ScoreBLANC does (an undefined recall, marked -1, drops that part)."""
     c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
     d = _D
 
@@ -678,7 +377,7 @@ def _scores_matrix(counts: np.ndarray) -> dict[str, np.ndarray]:
         "ceafm": prf(col["ceafm_num"], km, col["ceafm_num"], rm),
         "ceafe": prf(col["ceafe_num"], col["key_clusters"], col["ceafe_num"], col["resp_clusters"]),
     }
-    # BLANC as _blanc: -1 marks an undefined recall
+    # BLANC: -1 marks an undefined recall
     ra = ratio(col["blanc_cl_isect"], col["blanc_key_cl"], -1.0)
     rr = ratio(col["blanc_ncl_isect"], col["blanc_key_ncl"], -1.0)
     pa = ratio(col["blanc_cl_isect"], col["blanc_resp_cl"])
@@ -756,7 +455,7 @@ def _single_document_units(prediction, reference, *, remove_singletons: bool,
     if groups is None:
         flat = _flatten([resp], [key], remove_singletons=False, names=None)
         k_comp, r_comp, n_comp = _components(flat)
-        raw = _raw_counts(flat, k_comp, r_comp, n_comp, k_comp)
+        raw = _raw_counts(flat, k_comp, r_comp, n_comp)
     else:
         key_cut, k_lab, k_links = _cut_by_group(key, groups, "reference")
         resp_cut, r_lab, r_links = _cut_by_group(resp, groups, "prediction")
@@ -764,8 +463,7 @@ def _single_document_units(prediction, reference, *, remove_singletons: bool,
         k_group = np.asarray([codes.setdefault(g, len(codes)) for g in k_lab], dtype=np.int64)
         r_group = np.asarray([codes.setdefault(g, len(codes)) for g in r_lab], dtype=np.int64)
         flat = _flatten([resp_cut], [key_cut], remove_singletons=False, names=None)
-        k_comp, _, _ = _components(flat)
-        raw = _raw_counts(flat, k_group, r_group, len(codes), k_comp)
+        raw = _raw_counts(flat, k_group, r_group, len(codes))
         if r_links or k_links:
             total_r = sum(len(c) * (len(c) - 1) // 2 for c in resp)
             total_k = sum(len(c) * (len(c) - 1) // 2 for c in key)
@@ -815,11 +513,7 @@ def _without_units(flat: _Flat, dropped: np.ndarray, owner: np.ndarray, twinless
     r_new = np.cumsum(r_keep) - 1
     k_size, r_size = flat.k_size[k_keep], r_size[r_keep]
     edge_k, edge_r, edge_n = k_new[flat.edge_k[e_keep]], r_new[flat.edge_r[e_keep]], flat.edge_n[e_keep]
-    both_single = (k_size[edge_k] == 1) & (r_size[edge_r] == 1)
-    k_ss = np.zeros(len(k_size), dtype=bool)
-    r_ss = np.zeros(len(r_size), dtype=bool)
-    k_ss[edge_k[both_single]] = True
-    r_ss[edge_r[both_single]] = True
+    k_ss, r_ss = _singletons_matched(k_size, r_size, edge_k, edge_r)
     return _Flat(names=flat.names, n_docs=1, k_size=k_size, k_doc=np.zeros(len(k_size), dtype=np.int64),
                  r_size=r_size, r_doc=np.zeros(len(r_size), dtype=np.int64), edge_k=edge_k, edge_r=edge_r,
                  edge_n=edge_n, k_single_matched_single=k_ss, r_single_matched_single=r_ss)
@@ -828,7 +522,7 @@ def _without_units(flat: _Flat, dropped: np.ndarray, owner: np.ndarray, twinless
 def _flat_scores(flat: _Flat) -> dict[str, float]:
     one_k = np.zeros(len(flat.k_size), dtype=np.int64)
     one_r = np.zeros(len(flat.r_size), dtype=np.int64)
-    return scores_from_counts(_finalize_counts(_raw_counts(flat, one_k, one_r, 1, one_k))[0])
+    return scores_from_counts(_finalize_counts(_raw_counts(flat, one_k, one_r, 1))[0])
 
 
 def jackknife_coref(prediction: Document, reference: Document, *, level: float = 0.95, seed: int = 0,

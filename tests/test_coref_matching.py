@@ -1,0 +1,104 @@
+"""figbench.scoring.matching: exact maximum-weight matching on every graph shape, against SciPy's
+dense linear_sum_assignment (an independent solver) and against the pre-peeling solvers alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+import figbench.scoring.matching as matching
+from figbench.scoring.coref import evaluate_coref
+
+
+def _dense_optimum(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> float:
+    mat = np.zeros((int(ek.max()) + 1, int(er.max()) + 1))
+    mat[ek, er] = w
+    rows, cols = linear_sum_assignment(mat, maximize=True)
+    return float(mat[rows, cols].sum())
+
+
+def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Edges (key, response) of a bipartite graph of ``shape`` with about ``n`` clusters a side."""
+    ar = np.arange(n)
+    if shape == "random":
+        m = int(rng.integers(1, 3 * n + 1))
+        ek, er = rng.integers(0, n, m), rng.integers(0, n, m)
+    elif shape == "path":          # response j overlaps key j and key j + 1
+        ek, er = np.r_[ar, ar[1:]], np.r_[ar, ar[:-1]]
+    elif shape == "tree":          # response j overlaps key j and a random earlier key
+        parent = np.array([rng.integers(0, j) for j in range(1, n)], dtype=np.int64)
+        ek, er = np.r_[ar, parent], np.r_[ar, ar[1:]]
+    elif shape == "star":          # one key cluster split into many response clusters, some shared
+        ek, er = np.r_[np.zeros(n, dtype=np.int64), ar[1:]], np.r_[ar, ar[1:]]
+    elif shape == "ring":          # response j overlaps key j and key j + 1 (mod n): one long cycle
+        ek, er = np.r_[ar, ar], np.r_[ar, (ar + 1) % n]
+    elif shape == "ring_with_trees":
+        ek, er = np.r_[ar, ar, rng.integers(0, n, n)], np.r_[ar, (ar + 1) % n, n + ar]
+    elif shape == "two_rings":     # two cycles sharing a key cluster (a core that is not a cycle)
+        ek, er = np.r_[ar, ar, 0, ar[1:]], np.r_[ar, (ar + 1) % n, n, n + ar[1:]]
+        ek, er = np.r_[ek, ar[1:]], np.r_[er, n + (ar[1:] % (n - 1)) + 1]
+    else:
+        raise ValueError(shape)
+    codes = np.unique(ek * 1_000_000 + er)
+    return codes // 1_000_000, codes % 1_000_000
+
+
+SHAPES = ("random", "path", "tree", "star", "ring", "ring_with_trees", "two_rings")
+WEIGHTS = ("ceafm", "ceafe", "uniform")
+
+
+def _weights(kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
+    if kind == "ceafm":            # overlap counts: integers with many ties
+        return rng.integers(1, 4, m).astype(np.float64)
+    if kind == "ceafe":            # 2n / (|k| + |r|)
+        return 2 * rng.integers(1, 4, m) / rng.integers(2, 14, m)
+    return rng.random(m)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("weights", WEIGHTS)
+@pytest.mark.parametrize("large", [False, True], ids=["small-path", "large-path"])
+def test_matching_is_optimal_on_every_shape(shape, weights, large, monkeypatch):
+    """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value. ``large``
+    forces every component through the cycle and sparse (LAPJVsp/auction) code paths."""
+    if large:
+        monkeypatch.setattr(matching, "DENSE_LIMIT", 0)
+        monkeypatch.setattr(matching, "AUCTION_MIN_EDGES", 0)
+    rng = np.random.default_rng(hash((shape, weights, large)) % 2**32)
+    for _ in range(40):
+        n = int(rng.integers(2, 70))
+        ek, er = _graph(shape, n, rng)
+        w = _weights(weights, len(ek), rng)
+        chosen = matching.max_weight_matching(ek, er, w)
+        assert len(set(ek[chosen].tolist())) == len(chosen) == len(set(er[chosen].tolist()))
+        assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12, abs=1e-12)
+
+
+def test_peeling_solves_a_forest_without_a_core():
+    """A tree is peeled to nothing: no edge is left for the component solvers."""
+    rng = np.random.default_rng(3)
+    ek, er = _graph("tree", 500, rng)
+    w = rng.random(len(ek))
+    records, core, _ = matching._peel(ek, er, w, int(ek.max()) + 1)
+    assert len(core) == 0 and records
+
+
+def test_nonpositive_and_empty_inputs():
+    assert len(matching.max_weight_matching(np.zeros(0), np.zeros(0), np.zeros(0))) == 0
+    assert len(matching.max_weight_matching(np.array([0]), np.array([0]), np.array([0.0]))) == 0
+    chosen = matching.max_weight_matching(np.array([0, 0]), np.array([0, 1]), np.array([-1.0, 2.0]))
+    assert chosen.tolist() == [1]
+
+
+def test_long_path_and_ring_scores_equal_the_sparse_solver(monkeypatch):
+    """Response clusters straddling two consecutive key clusters (a path) and closing the ring: the
+    CoNLL scores equal those of the component solvers alone (peeling off), at 6,000 mentions."""
+    ids = [f"m{i}" for i in range(6_000)]
+    key = [ids[i:i + 6] for i in range(0, len(ids), 6)]
+    path = [ids[:3]] + [ids[i:i + 6] for i in range(3, len(ids), 6)]
+    ring = [ids[:3] + ids[-3:]] + [ids[i:i + 6] for i in range(3, len(ids) - 3, 6)]
+    peeled = [evaluate_coref([r], [key]) for r in (path, ring)]
+    monkeypatch.setattr(matching, "_peel", lambda ek, er, w, nk: ([], np.arange(len(w)), w))
+    for r, expected in zip((path, ring), peeled):
+        assert evaluate_coref([r], [key]) == pytest.approx(expected, abs=1e-12)
