@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from figbench_leaderboard.release import release
-from figbench_leaderboard.store import DuplicateSubmissionError, RateLimit, Store, StoreError
+from figbench_leaderboard.store import DuplicateSubmissionError, MalformedRowError, RateLimit, Store, StoreError
 
 log = logging.getLogger(__name__)
 HUB_PREFIX = "hf://"
@@ -130,7 +130,10 @@ def _dump(content: Any) -> str:
 
 
 def _full(store: Store, sid: str) -> dict[str, Any] | None:
-    sub = store.get(sid, with_predictions=True)
+    try:
+        sub = store.get(sid, with_predictions=True)
+    except MalformedRowError:   # quarantined (logged by the store): not pushed
+        return None
     if sub is None:
         return None
     row = store._read("SELECT client, account FROM submissions WHERE id = ?", (sid,))

@@ -13,11 +13,15 @@ process killed mid-write leaves the last committed state (SQLite's journal rolls
 * **Limits.** Per-identity rate limits and quotas are counted inside the insert's transaction.
 * **Errors** (disk full, read-only store, unreadable file) are :class:`StoreError` in plain words.
 * **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
+* **Quarantine.** A stored row that this code could not have written (a JSON column that is not a JSON
+  object, a score that is not a number, a text ``created_at``...) is skipped by every read (board,
+  queue, list, export, the worker) with one log line naming it; :meth:`Store.quarantined` lists them.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import sqlite3
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 DB_NAME = "leaderboard.sqlite"
 DEFAULT_LEASE_S = 30.0
@@ -109,6 +114,10 @@ class StoreError(ValueError):
     """A store operation was refused or failed (the message says why, in plain words)."""
 
 
+class MalformedRowError(StoreError):
+    """A stored row is malformed (quarantined): the message names the row and what is wrong."""
+
+
 class StoreFullError(StoreError):
     """The disk (or the store's size cap) is full."""
 
@@ -149,6 +158,32 @@ class Quota:
     max_submissions: int
     window_s: float = 86400.0
     what: str = "submissions"
+
+
+def _problem_sql() -> str:
+    """An SQL expression: NULL for a well-formed row, else what is wrong with it (the first problem found).
+    CASE stops at the first true branch, so the JSON functions only ever see valid JSON."""
+    num = "('integer', 'real')"
+    checks = [(f"typeof(created_at) NOT IN {num}", "created_at is not a number"),
+              (f"typeof(updated_at) NOT IN {num}", "updated_at is not a number"),
+              ("typeof(model_parameters) NOT IN ('integer', 'null')", "model_parameters is not an integer"),
+              ("typeof(attempts) != 'integer'", "attempts is not an integer")]
+    for col in _JSON_COLUMNS:
+        checks += [(f"{col} IS NOT NULL AND typeof({col}) != 'text'", f"{col} is not JSON text"),
+                   (f"{col} IS NOT NULL AND NOT json_valid({col})", f"{col} is not valid JSON"),
+                   (f"{col} IS NOT NULL AND json_type({col}) != 'object'", f"{col} is not a JSON object")]
+    for col in ("scores", "public_scores"):
+        checks.append((f"{col} IS NOT NULL AND EXISTS (SELECT 1 FROM json_each({col}) "
+                       "WHERE type NOT IN ('integer', 'real', 'null'))", f"{col}: a score is not a number"))
+    for col in ("confidence_intervals", "public_cis"):
+        checks.append((f"{col} IS NOT NULL AND EXISTS (SELECT 1 FROM json_each({col}) "
+                       "WHERE type NOT IN ('object', 'null'))", f"{col}: an interval is not a JSON object"))
+    return "(CASE " + " ".join(f"WHEN {c} THEN '{m}'" for c, m in checks) + " END)"
+
+
+PROBLEM_SQL = _problem_sql()
+#: a WHERE condition: the row is well formed (not quarantined)
+WELL_FORMED = f"{PROBLEM_SQL} IS NULL"
 
 
 try:   # a faster JSON parser (a Gradio dependency) for reading thousands of rows
@@ -294,11 +329,11 @@ class Store:
             if "readonly" in str(e).lower() or not self._writable():   # a read-only store can still be read
                 return
             raise self._describe(e) from None
-        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL"
-                      ).fetchone()[0]:
+        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL "
+                      f"AND {WELL_FORMED}").fetchone()[0]:
             with self.transaction() as tx:
                 rows = tx.execute("SELECT id, split, scores, confidence_intervals FROM submissions "
-                                  "WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
+                                  f"WHERE scores IS NOT NULL AND public_scores IS NULL AND {WELL_FORMED}").fetchall()
                 tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
                                [(*self._public(r["split"], _loads(r["scores"]),
                                                _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
@@ -309,6 +344,7 @@ class Store:
                 rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
                 tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
                                [(skeleton(r[0]), r[0]) for r in rows])
+        self.quarantined()   # one log line per malformed row, at start
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:
@@ -517,8 +553,8 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             self._recover(db, now)
-            row = db.execute("SELECT id FROM submissions WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1"
-                             ).fetchone()
+            row = db.execute(f"SELECT id FROM submissions WHERE status = 'PENDING' AND {WELL_FORMED} "
+                             "ORDER BY created_at, id LIMIT 1").fetchone()
             if row is None:
                 return None
             self._claim_row(db, row["id"], owner, lease_s, now)
@@ -530,7 +566,7 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             self._recover(db, now)
-            row = db.execute("SELECT status FROM submissions WHERE id = ?", (sid,)).fetchone()
+            row = db.execute(f"SELECT status FROM submissions WHERE id = ? AND {WELL_FORMED}", (sid,)).fetchone()
             if row is None or row["status"] != "PENDING":
                 return None
             self._claim_row(db, sid, owner, lease_s, now)
@@ -588,15 +624,50 @@ class Store:
             if col in out and out[col] is not None:
                 out[col] = _loads(out[col])
         if "predictions" in out:
-            out["predictions"] = decode_predictions(out["predictions"])
+            try:
+                out["predictions"] = decode_predictions(out["predictions"])
+            except (zlib.error, ValueError, TypeError) as e:
+                raise MalformedRowError(f"submission {out.get('id')}: predictions cannot be read ({e})") from None
         if "verified" in out:
             out["verified"] = bool(out["verified"])
         return out
 
     def get(self, sid: str, *, with_predictions: bool = False) -> dict[str, Any] | None:
+        """One submission; :class:`MalformedRowError` (naming it and what is wrong) when it is quarantined."""
         cols = ", ".join(_LIGHT_COLUMNS + (("predictions",) if with_predictions else ()))
-        rows = self._read(f"SELECT {cols} FROM submissions WHERE id = ?", (sid,))
-        return None if not rows else self._decode(rows[0])
+        rows = self._read(f"SELECT {cols}, {PROBLEM_SQL} AS _problem FROM submissions WHERE id = ?", (sid,))
+        if not rows:
+            return None
+        if rows[0]["_problem"] is not None:
+            self._note(sid, rows[0]["_problem"])
+            raise MalformedRowError(f"submission {sid} is quarantined: {rows[0]['_problem']}")
+        out = self._decode(rows[0])
+        out.pop("_problem", None)
+        return out
+
+    def quarantined(self) -> list[dict[str, Any]]:
+        """Malformed rows, skipped by every read: ``id``, ``status``, ``model_name``, ``problem`` (each logged
+        once per store object)."""
+        rows = self._read(f"SELECT id, status, model_name, {PROBLEM_SQL} AS problem FROM submissions "
+                          f"WHERE NOT ({WELL_FORMED}) ORDER BY id")
+        out = [dict(r) for r in rows]
+        for r in out:
+            self._note(r["id"], r["problem"])
+        return out
+
+    def _note(self, sid: str, problem: str) -> None:
+        noted = self.__dict__.setdefault("_noted", set())
+        if (sid, problem) not in noted:
+            noted.add((sid, problem))
+            log.warning("store %s: submission %s is quarantined (skipped everywhere): %s", self.folder.name, sid,
+                        problem)
+
+    def _quarantine_check(self) -> None:
+        """Log the malformed rows not logged yet (cheap: a COUNT when nothing changed)."""
+        n = self._read(f"SELECT COUNT(*) FROM submissions WHERE NOT ({WELL_FORMED})")[0][0]
+        if n != self.__dict__.get("_n_quarantined"):
+            self.quarantined()
+            self._n_quarantined = n
 
     def find(self, prefix: str) -> dict[str, Any] | None:
         """The submission whose id starts with ``prefix`` (at least 6 hex characters), if exactly one."""
@@ -604,23 +675,30 @@ class Store:
         if len(prefix) < 6 or not all(c in "0123456789abcdef" for c in prefix):
             return None
         rows = self._read("SELECT id FROM submissions WHERE id LIKE ? LIMIT 2", (prefix + "%",))
-        return self.get(rows[0]["id"]) if len(rows) == 1 else None
+        try:
+            return self.get(rows[0]["id"]) if len(rows) == 1 else None
+        except MalformedRowError:   # quarantined: skipped, like everywhere else
+            return None
 
     def list(self, *, status: str | None = None) -> list[dict[str, Any]]:
-        """All submissions (without predictions), oldest first; optionally only one status."""
+        """All submissions (without predictions), oldest first; optionally only one status (quarantined rows
+        skipped)."""
+        self._quarantine_check()
         cols = ", ".join(_LIGHT_COLUMNS)
         if status is None:
-            rows = self._read(f"SELECT {cols} FROM submissions ORDER BY created_at, id")
+            rows = self._read(f"SELECT {cols} FROM submissions WHERE {WELL_FORMED} ORDER BY created_at, id")
         else:
-            rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id", (status,))
+            rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? AND {WELL_FORMED} "
+                              "ORDER BY created_at, id", (status,))
         return [self._decode(r) for r in rows]
 
     def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
         """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
         ``released``: hidden-split scores and intervals as released (``public_*`` columns)."""
+        self._quarantine_check()
         s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
         rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
-                          "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
+                          f"FROM submissions WHERE status = 'FINISHED' AND {WELL_FORMED} ORDER BY created_at, id")
         out = []
         for r in rows:
             d = dict(r)
@@ -632,7 +710,7 @@ class Store:
 
     def queue_page(self, *, limit: int = 100, offset: int = 0, status: str | None = None) -> list[dict[str, Any]]:
         """Newest submissions first, one page."""
-        where, params = ("WHERE status = ?", (status,)) if status else ("", ())
+        where, params = (f"WHERE status = ? AND {WELL_FORMED}", (status,)) if status else (f"WHERE {WELL_FORMED}", ())
         rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {where} "
                           "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", (*params, int(limit), int(offset)))
         return [self._decode(r) for r in rows]
