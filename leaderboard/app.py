@@ -585,7 +585,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                 max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
                 head=CLICK_JS + plotly_preload_js(),
                 footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
-                app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
+                app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
+                                                      rate_limit=board.store.rate_limit)]})
     return demo, worker
 
 
