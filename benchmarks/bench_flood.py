@@ -149,6 +149,12 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
+def _cpu_s(pid: int) -> float:
+    """User+system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_mode(mode: str, store: Path, args: argparse.Namespace) -> dict:
     import subprocess
 
@@ -174,6 +180,7 @@ def run_mode(mode: str, store: Path, args: argparse.Namespace) -> dict:
         page_load(port, fn)   # warm
         idle = [page_load(port, fn) for _ in range(args.idle_probes)]
         stop = threading.Event()
+        cpu0, own0, wall0 = _cpu_s(proc.pid), time.process_time(), time.perf_counter()
         attackers = [Attacker(port, f"127.0.0.{10 + i}", stop, args.max_bombs) for i in range(args.clients)]
         for a in attackers:
             a.start()
@@ -183,6 +190,7 @@ def run_mode(mode: str, store: Path, args: argparse.Namespace) -> dict:
             flood.append(page_load(port, fn))
             time.sleep(0.05)
         stop.set()
+        server_cpu, own_cpu, wall = _cpu_s(proc.pid) - cpu0, time.process_time() - own0, time.perf_counter() - wall0
         for a in attackers:
             a.join(timeout=300)
         answers: dict[int, int] = {}
@@ -191,7 +199,8 @@ def run_mode(mode: str, store: Path, args: argparse.Namespace) -> dict:
                 answers[k] = answers.get(k, 0) + v
         return {"mode": mode, "idle_p50": statistics.median(idle), "flood_n": len(flood),
                 "flood_p50": statistics.median(flood), "flood_p95": _pct(flood, 0.95), "flood_max": max(flood),
-                "bombs": sum(a.sent for a in attackers), "answers": answers, "server_peak_mb": _hwm_mb(proc.pid)}
+                "bombs": sum(a.sent for a in attackers), "answers": answers, "server_peak_mb": _hwm_mb(proc.pid),
+                "server_cpu": server_cpu / wall, "clients_cpu": own_cpu / wall}
     finally:
         proc.terminate()
         try:
@@ -234,8 +243,9 @@ def main() -> None:
             results.append(r)
             print(f"{mode:9s}  idle p50 {r['idle_p50']:.3f} s | flood: {r['flood_n']} loads, "
                   f"p50 {r['flood_p50']:.3f} s, p95 {r['flood_p95']:.3f} s, max {r['flood_max']:.3f} s | "
-                  f"{r['bombs']} bombs sent, answers {r['answers']} | server peak RSS {r['server_peak_mb']:.0f} MB",
-                  flush=True)
+                  f"{r['bombs']} bombs sent, answers {r['answers']} | server peak RSS {r['server_peak_mb']:.0f} MB, "
+                  f"CPU during the flood: server {r['server_cpu']:.2f}, this process (clients) {r['clients_cpu']:.2f} "
+                  "cores", flush=True)
         guarded = next((r for r in results if r["mode"] == "guarded"), None)
         if guarded is not None:
             ok = guarded["flood_p95"] < 0.5
