@@ -182,25 +182,31 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
     private = Path(private) if private is not None else folder / PRIVATE_DIR
     results: dict[str, dict[str, Any]] = {}
     for path in sorted((folder / "results").rglob("*.json")):
-        res = _read_json(path, "results")
-        if "submission_id" not in res:
-            raise HubStoreError(f"{path.name}: not a figbench results file: no submission_id")
-        results[res["submission_id"]] = res
+        res = _skip_bad(path, "results", "submission_id")
+        if res is not None:
+            results[str(res["submission_id"])] = res
     secrets: dict[str, dict[str, Any]] = {}
     for path in sorted((private / "predictions").glob("*.json")) if private.is_dir() else []:
-        sec = _read_json(path, "private")
-        if "id" in sec:
-            secrets[sec["id"]] = sec
+        sec = _skip_bad(path, "private", "id")
+        if sec is not None:
+            secrets[str(sec["id"])] = sec
     changed = 0
     for path in sorted((folder / "requests").rglob("*.json")):
-        req = _read_json(path, "request")
-        if "id" not in req:
-            raise HubStoreError(f"{path.name}: not a figbench request file: no id")
+        req = _skip_bad(path, "request", "id")
+        if req is None:
+            continue
         sid = req["id"]
-        current = store.get(sid)
+        try:
+            current = store.get(sid)
+        except MalformedRowError:   # the local copy is damaged: the Hub's replaces it
+            current = {"updated_at": float("-inf")}
         if current is not None and current["updated_at"] >= (req.get("updated_at") or 0):
             continue
         row = {k: req.get(k) for k in _REQUEST_KEYS}
+        problem = _request_problem(req)
+        if problem:
+            log.error("import: %s (submission %s) skipped, the store keeps what it had: %s", path.name, sid, problem)
+            continue
         key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
         res, sec = results.get(sid), secrets.get(sid, {})
         row.update(predictions=sec.get("predictions"), client=sec.get("client"), account=sec.get("account"))
@@ -210,6 +216,10 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
                            "confidence_intervals", {}).get(key),
                        counts=sec.get("counts") or (res or {}).get("counts", {}).get(key),
                        mismatches=sec.get("mismatches") or (res or {}).get("mismatches"))
+        if row.get("scores") is not None and not _scores_ok(row["scores"]):
+            log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
+                      path.name, sid)
+            row.update(scores=None, confidence_intervals=None)
         if row["status"] in ("PENDING", "RUNNING") and row.get("predictions") is None:
             row.update(status="FAILED", reason="predictions unavailable (the private repository was not readable)")
         if current is not None:
@@ -224,6 +234,40 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
     if recover:   # a row pushed RUNNING lost its scorer: back to PENDING, or FAILED after its maximum attempts
         store.recover_expired()
     return changed
+
+
+def _skip_bad(path: Path, what: str, key: str) -> dict[str, Any] | None:
+    """A Hub file's JSON object, or None (logged, naming the file) when it is not a figbench ``what`` file:
+    one damaged file never stops a board from starting."""
+    try:
+        obj = _read_json(path, what)
+    except HubStoreError as e:
+        log.error("import: %s; skipped", e)
+        return None
+    if not isinstance(obj.get(key), str):
+        log.error("import: %s: not a figbench %s file (no %s); skipped", path.name, what, key)
+        return None
+    return obj
+
+
+def _request_problem(req: Mapping[str, Any]) -> str | None:
+    """What makes a request file unusable (None when it can be imported)."""
+    from figbench_leaderboard.store import STATUSES
+
+    for k in ("task", "dataset", "config", "split", "model_name", "model_type", "sha256"):
+        if not isinstance(req.get(k), str):
+            return f"{k} is not text"
+    if req.get("status") not in STATUSES:
+        return f"unknown status {req.get('status')!r}"
+    for k in ("created_at", "updated_at"):
+        if not isinstance(req.get(k), (int, float)) or isinstance(req.get(k), bool):
+            return f"{k} is not a number"
+    return None
+
+
+def _scores_ok(scores: Any) -> bool:
+    return isinstance(scores, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) or v is None for v in scores.values())
 
 
 def _import_row(store: Store, row: dict[str, Any], req: Mapping[str, Any]) -> str | None:

@@ -148,3 +148,39 @@ def test_changes_left_unpushed_by_a_crash_are_pushed_at_the_next_start(online, h
     fresh.pull()
     assert fresh.get(sid)["status"] == "PENDING"
     fresh.close()
+
+
+def test_damaged_hub_files_and_a_damaged_local_row_never_stop_a_start(online, hub, tmp_path, caplog):  # noqa: F811
+    board = _board(_store(hub, tmp_path / "a"))
+    ids = {name: board.submit(_sub(name))["id"] for name in ("kept", "text-time", "list-scores")}
+    board.run_pending()
+    board.store.close()
+    public = hub.repos["figbench/board"]
+    req_of = {json.loads(v)["id"]: k for k, v in public.items() if k.startswith("requests/")}
+    res_of = {json.loads(v)["submission_id"]: k for k, v in public.items() if k.startswith("results/")}
+    bad = json.loads(public[req_of[ids["text-time"]]])
+    bad["created_at"] = "yesterday"
+    public[req_of[ids["text-time"]]] = json.dumps(bad).encode()
+    hub.repos["figbench/board-private"].clear()          # exact scores only in the results files now
+    res = json.loads(public[res_of[ids["list-scores"]]])
+    res["results"] = {k: [0.5] for k in res["results"]}
+    public[res_of[ids["list-scores"]]] = json.dumps(res).encode()
+    public["requests/broken_eval_request.json"] = b"{not json"
+    with caplog.at_level("ERROR", logger="figbench_leaderboard.hub_store"):
+        fresh = _store(hub, tmp_path / "b")
+        fresh.pull()                                     # before: the pull raised and the board did not start
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "broken_eval_request.json" in text and ids["text-time"] in text and ids["list-scores"] in text
+    rows = _rows(fresh)
+    assert rows[ids["kept"]]["status"] == "FINISHED" and ids["text-time"] not in rows
+    assert rows[ids["list-scores"]]["scores"] is None
+    fresh.close()
+
+    # a local row damaged on disk is replaced by the Hub's copy at the next pull
+    local = _store(hub, tmp_path / "a")
+    with local.transaction() as db:
+        db.execute("UPDATE submissions SET scores = '[1]', updated_at = 0 WHERE id = ?", (ids["kept"],))
+    assert ids["kept"] not in _rows(local)
+    local.pull()
+    assert _rows(local)[ids["kept"]]["status"] == "FINISHED"
+    local.close()
