@@ -226,6 +226,7 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
             with store.transaction() as db:
                 db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
         repaired = _import_row(store, row, req)
+        store._bad_ids().pop(sid, None)   # a quarantined local copy was replaced
         if imported is not None:
             imported.append(sid)
             if repaired in imported:   # changed here: not as imported any more
@@ -563,7 +564,8 @@ def _hub_error(what: str, repo_id: str, e: Exception) -> HubStoreError:
 
 def open_store(spec: str | os.PathLike, *, rate_limit: RateLimit | None = None) -> Store:
     """``hf://datasets/ORG/NAME`` (or ``hf://ORG/NAME``) -> pulled :class:`HubStore` (private repository
-    ``$FIGBENCH_LEADERBOARD_PRIVATE_REPO``, default ``ORG/NAME-private``); a folder -> :class:`Store`."""
+    ``$FIGBENCH_LEADERBOARD_PRIVATE_REPO``, default ``ORG/NAME-private``); a folder -> :class:`Store`.
+    Either is scanned for malformed rows (quarantined: skipped by every read, each logged once)."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
         repo_id = spec[len(HUB_PREFIX):].removeprefix("datasets/")
@@ -571,5 +573,7 @@ def open_store(spec: str | os.PathLike, *, rate_limit: RateLimit | None = None) 
                          cache_dir=os.environ.get("FIGBENCH_LEADERBOARD_CACHE"), rate_limit=rate_limit,
                          token=os.environ.get("HF_TOKEN"), endpoint=os.environ.get("HF_ENDPOINT"))
         store.pull()
-        return store
-    return Store(spec, rate_limit=rate_limit)
+    else:
+        store = Store(spec, rate_limit=rate_limit)
+    store.quarantined()   # every malformed row skipped from now on, each named in the log once
+    return store

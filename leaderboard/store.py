@@ -15,7 +15,9 @@ process killed mid-write leaves the last committed state (SQLite's journal rolls
 * **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
 * **Quarantine.** A stored row that this code could not have written (a JSON column that is not a JSON
   object, a score that is not a number, a text ``created_at``...) is skipped by every read (board,
-  queue, list, export, the worker) with one log line naming it; :meth:`Store.quarantined` lists them.
+  queue, list, export, the worker) with one log line naming it. :meth:`Store.quarantined` finds them all
+  (one SQL scan; ``open_store`` runs it for ``serve`` and the CLI) and lists them; without it each read
+  still skips the rows whose columns it decodes and finds damaged.
 """
 
 from __future__ import annotations
@@ -160,15 +162,15 @@ class Quota:
     what: str = "submissions"
 
 
-def _problem_sql() -> str:
-    """An SQL expression: NULL for a well-formed row, else what is wrong with it (the first problem found).
-    CASE stops at the first true branch, so the JSON functions only ever see valid JSON."""
+def _problem_sql(json_columns: Sequence[str] = _JSON_COLUMNS) -> str:
+    """An SQL expression: NULL for a well-formed row, else what is wrong with it (the first problem found),
+    checking ``json_columns``. CASE stops at the first true branch, so the JSON functions only see valid JSON."""
     num = "('integer', 'real')"
     checks = [(f"typeof(created_at) NOT IN {num}", "created_at is not a number"),
               (f"typeof(updated_at) NOT IN {num}", "updated_at is not a number"),
               ("typeof(model_parameters) NOT IN ('integer', 'null')", "model_parameters is not an integer"),
               ("typeof(attempts) != 'integer'", "attempts is not an integer")]
-    for col in _JSON_COLUMNS:
+    for col in json_columns:
         checks += [(f"{col} IS NOT NULL AND typeof({col}) != 'text'", f"{col} is not JSON text"),
                    (f"{col} IS NOT NULL AND NOT json_valid({col})", f"{col} is not valid JSON"),
                    (f"{col} IS NOT NULL AND json_type({col}) != 'object'", f"{col} is not a JSON object")]
@@ -182,6 +184,29 @@ def _problem_sql() -> str:
 
 
 PROBLEM_SQL = _problem_sql()
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with a decoded row (the checks of :data:`PROBLEM_SQL` on the columns it holds); None: fine."""
+    for col in ("created_at", "updated_at"):
+        if col in row and not _number(row[col]):
+            return f"{col} is not a number"
+    if "model_parameters" in row and row["model_parameters"] is not None and (
+            not isinstance(row["model_parameters"], int) or isinstance(row["model_parameters"], bool)):
+        return "model_parameters is not an integer"
+    for col in _JSON_COLUMNS:
+        if row.get(col) is not None and not isinstance(row[col], dict):
+            return f"{col} is not a JSON object"
+    if isinstance(row.get("scores"), dict) and not all(v is None or _number(v) for v in row["scores"].values()):
+        return "scores: a score is not a number"
+    cis = row.get("confidence_intervals")
+    if isinstance(cis, dict) and not all(v is None or isinstance(v, dict) for v in cis.values()):
+        return "confidence_intervals: an interval is not a JSON object"
+    return None
 #: a WHERE condition: the row is well formed (not quarantined)
 WELL_FORMED = f"{PROBLEM_SQL} IS NULL"
 
@@ -344,7 +369,6 @@ class Store:
                 rows = tx.execute("SELECT DISTINCT model_name FROM submissions WHERE name_key IS NULL").fetchall()
                 tx.executemany("UPDATE submissions SET name_key = ? WHERE model_name = ? AND name_key IS NULL",
                                [(skeleton(r[0]), r[0]) for r in rows])
-        self.quarantined()   # one log line per malformed row, at start
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:
@@ -646,14 +670,21 @@ class Store:
         return out
 
     def quarantined(self) -> list[dict[str, Any]]:
-        """Malformed rows, skipped by every read: ``id``, ``status``, ``model_name``, ``problem`` (each logged
-        once per store object)."""
+        """Malformed rows, skipped by every read: ``id``, ``status``, ``model_name``, ``problem`` (a full scan,
+        in SQL; each row logged once per store object)."""
         rows = self._read(f"SELECT id, status, model_name, {PROBLEM_SQL} AS problem FROM submissions "
                           f"WHERE NOT ({WELL_FORMED}) ORDER BY id")
         out = [dict(r) for r in rows]
+        bad = self.__dict__.setdefault("_bad", {})
         for r in out:
+            bad[r["id"]] = r["problem"]
             self._note(r["id"], r["problem"])
         return out
+
+    def _bad_ids(self) -> dict[str, str]:
+        """Quarantined ids -> problem: what :meth:`quarantined` found (``open_store`` runs it when a board or the
+        CLI opens a store) and what the reads found themselves (each checks what it decodes)."""
+        return self.__dict__.setdefault("_bad", {})
 
     def _note(self, sid: str, problem: str) -> None:
         noted = self.__dict__.setdefault("_noted", set())
@@ -662,12 +693,25 @@ class Store:
             log.warning("store %s: submission %s is quarantined (skipped everywhere): %s", self.folder.name, sid,
                         problem)
 
-    def _quarantine_check(self) -> None:
-        """Log the malformed rows not logged yet (cheap: a COUNT when nothing changed)."""
-        n = self._read(f"SELECT COUNT(*) FROM submissions WHERE NOT ({WELL_FORMED})")[0][0]
-        if n != self.__dict__.get("_n_quarantined"):
-            self.quarantined()
-            self._n_quarantined = n
+    def _decode_all(self, rows: Sequence[sqlite3.Row], decode: Callable[[sqlite3.Row], dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+        """Decoded rows, quarantined ones left out (a row that fails to decode or check is quarantined now)."""
+        bad = self._bad_ids()
+        out = []
+        for r in rows:
+            if r["id"] in bad:
+                continue
+            try:
+                d = decode(r)
+                problem = row_problem(d)
+            except Exception as e:  # whatever a damaged row raises
+                problem = f"cannot be read ({type(e).__name__}: {e})"
+            if problem:
+                bad[r["id"]] = problem
+                self._note(r["id"], problem)
+                continue
+            out.append(d)
+        return out
 
     def find(self, prefix: str) -> dict[str, Any] | None:
         """The submission whose id starts with ``prefix`` (at least 6 hex characters), if exactly one."""
@@ -683,37 +727,39 @@ class Store:
     def list(self, *, status: str | None = None) -> list[dict[str, Any]]:
         """All submissions (without predictions), oldest first; optionally only one status (quarantined rows
         skipped)."""
-        self._quarantine_check()
         cols = ", ".join(_LIGHT_COLUMNS)
         if status is None:
-            rows = self._read(f"SELECT {cols} FROM submissions WHERE {WELL_FORMED} ORDER BY created_at, id")
+            rows = self._read(f"SELECT {cols} FROM submissions ORDER BY created_at, id")
         else:
-            rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? AND {WELL_FORMED} "
-                              "ORDER BY created_at, id", (status,))
-        return [self._decode(r) for r in rows]
+            rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id", (status,))
+        return self._decode_all(rows, self._decode)
 
     def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
         """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
-        ``released``: hidden-split scores and intervals as released (``public_*`` columns)."""
-        self._quarantine_check()
+        ``released``: hidden-split scores and intervals as released (``public_*`` columns). Quarantined rows
+        skipped."""
         s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
         rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
-                          f"FROM submissions WHERE status = 'FINISHED' AND {WELL_FORMED} ORDER BY created_at, id")
-        out = []
-        for r in rows:
+                          "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
+
+        def decode(r: sqlite3.Row) -> dict[str, Any]:
             d = dict(r)
             d["scores"] = _loads(d["scores"]) if d["scores"] is not None else None
             d["confidence_intervals"] = _loads(d["confidence_intervals"]) if d["confidence_intervals"] else {}
             d["verified"] = bool(d["verified"])
-            out.append(d)
-        return out
+            return d
+
+        return self._decode_all(rows, decode)
 
     def queue_page(self, *, limit: int = 100, offset: int = 0, status: str | None = None) -> list[dict[str, Any]]:
-        """Newest submissions first, one page."""
-        where, params = (f"WHERE status = ? AND {WELL_FORMED}", (status,)) if status else (f"WHERE {WELL_FORMED}", ())
-        rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {where} "
+        """Newest submissions first, one page (quarantined rows skipped)."""
+        bad = tuple(self._bad_ids())
+        where = " AND ".join(([f"id NOT IN ({', '.join('?' * len(bad))})"] if bad else [])
+                             + (["status = ?"] if status else []))
+        params = (*bad, *((status,) if status else ()))
+        rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {'WHERE ' + where if where else ''} "
                           "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", (*params, int(limit), int(offset)))
-        return [self._decode(r) for r in rows]
+        return self._decode_all(rows, self._decode)
 
     def status_counts(self) -> dict[str, int]:
         return {r[0]: r[1] for r in self._read("SELECT status, COUNT(*) FROM submissions GROUP BY status")}

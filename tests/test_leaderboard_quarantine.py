@@ -14,6 +14,7 @@ import pytest
 from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.export import export_board
 from figbench_leaderboard.gold import JsonGoldProvider
+from figbench_leaderboard.hub_store import open_store
 from figbench_leaderboard.screenshots import serving
 from figbench_leaderboard.store import DB_NAME, MalformedRowError, Store
 
@@ -61,11 +62,12 @@ def damaged_store(folder: Path) -> dict[str, str]:
 def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, caplog):
     ids = damaged_store(tmp_path / "s")
     with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store"):
-        store = Store(tmp_path / "s")              # before: the public-score backfill raised at open
+        store = open_store(tmp_path / "s")         # before: the public-score backfill raised at open
+        listed = store.list()
     logged = "\n".join(r.getMessage() for r in caplog.records)
     for name, (_, problem) in DAMAGE.items():
         assert ids[name] in logged and problem in logged, (name, logged)
-    assert sorted(r["model_name"] for r in store.list()) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in listed) == sorted(GOOD)
     assert sorted(r["model_name"] for r in store.board_rows(released=True)) == sorted(GOOD)
     assert sorted(r["model_name"] for r in store.board_rows()) == sorted(GOOD)
     assert sorted(r["model_name"] for r in store.queue_page()) == sorted(GOOD)
@@ -82,6 +84,21 @@ def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, cap
         store.list()
         store.board_rows()
     assert not caplog.records                      # one line per row, not one per read
+
+
+def test_a_row_damaged_while_the_store_is_open_is_quarantined_by_the_read_that_meets_it(tmp_path, caplog):
+    ids = damaged_store(tmp_path / "s")
+    store = Store(tmp_path / "s")                  # no scan: each read checks what it decodes
+    assert sorted(r["model_name"] for r in store.list()) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in store.board_rows()) == sorted(GOOD)
+    db = sqlite3.connect(tmp_path / "s" / DB_NAME)
+    db.execute("UPDATE submissions SET scores = '{\"accuracy\": true}' WHERE id = ?", (ids["good-one"],))
+    db.commit()
+    db.close()
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store"):
+        assert [r["model_name"] for r in store.board_rows()] == ["good-two"]
+        assert [r["model_name"] for r in store.list()] == ["good-two"]
+    assert ids["good-one"] in caplog.text and "a score is not a number" in caplog.text
 
 
 def test_cli_list_quarantined_and_export(tmp_path, capsys):
