@@ -214,7 +214,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=6)
     ap.add_argument("--seconds", type=float, default=30.0, help="flood duration per mode")
-    ap.add_argument("--max-bombs", type=int, default=200, help="bombs per client at most")
+    ap.add_argument("--max-bombs", type=int, default=5000, help="bombs per client at most")
     ap.add_argument("--idle-probes", type=int, default=10)
     ap.add_argument("--rows", type=int, default=500, help="FINISHED submissions on the board")
     ap.add_argument("--modes", nargs="+", default=["unguarded", "guarded"], choices=["unguarded", "guarded"])
