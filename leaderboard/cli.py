@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--store", required=True)
     ls.add_argument("--status", choices=("PENDING", "RUNNING", "FINISHED", "FAILED"))
     ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.add_argument("--quarantined", action="store_true",
+                    help="only the malformed rows every read skips (id, status, model, what is wrong)")
     ls.set_defaults(func=_list)
 
     sv = lsub.add_parser("serve", help="serve the Gradio leaderboard (and its queue worker)")
@@ -179,6 +181,13 @@ def _list(args: argparse.Namespace) -> int:
         pass
     from figbench_leaderboard.release import release
 
+    if args.quarantined:
+        bad = [r for r in store.quarantined() if args.status in (None, r["status"])]
+        if args.json:
+            print(json.dumps(bad, indent=2, ensure_ascii=False))
+        for r in [] if args.json else bad:
+            print(f"{r['id']}  {r['status']:8s}  {r['model_name']}  {r['problem']}")
+        return 0
     rows = [release(r) for r in store.list(status=args.status)]   # hidden benchmarks as released
     if args.json:
         keep = ("id", "status", "reason", "task", "dataset", "config", "split", "model_name", "model_revision",

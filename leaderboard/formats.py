@@ -32,16 +32,72 @@ MAX_FREEFORM_DEPTH = 8  # a training record nests provenance.training.<part>.con
 MAX_FREEFORM_KEYS = 200
 MAX_KEY_CHARS = 100
 MAX_STRING_CHARS = 2000
+#: the most JSON arrays+objects and separators (``,`` and ``:``) one upload may hold, counted on the raw bytes
+#: before anything is parsed: 3.3 million empty lists fit in 10 MB and cost seconds and 250 MB to build;
+#: the largest real predictions file (a cluster per mention, tags per token) is far below either
+MAX_CONTAINERS = 250_000
+MAX_SEPARATORS = 2_500_000
 #: the largest parameter count accepted (10^15: far above any model, far below SQLite's 2^63)
 MAX_PARAMETERS = 10**15
 _INT64 = 2**63 - 1
 
-__all__ = ["MODEL_TYPES", "PREDICTIONS_FORMAT", "SubmissionError", "check_declared_scores", "check_freeform",
-           "check_name", "check_text", "loads_strict", "normalise_model", "parse_predictions"]
+__all__ = ["MODEL_TYPES", "PREDICTIONS_FORMAT", "JsonShape", "StructureError", "SubmissionError",
+           "check_declared_scores", "check_freeform", "check_name", "check_text", "loads_strict", "normalise_model",
+           "parse_predictions"]
 
 
 class SubmissionError(PredictionsError):
     """A submission cannot be accepted; the message says which field, id or record is wrong."""
+
+
+class StructureError(SubmissionError):
+    """An upload holds more JSON arrays/objects or separators than any submission needs (a structure bomb)."""
+
+
+#: the JSON escapes of ``[ {`` and ``, :`` (the text of a submission sent inside a JSON string may use them)
+_OPEN_ESCAPES = (b"\\u005b", b"\\u005B", b"\\u007b", b"\\u007B")
+_SEP_ESCAPES = (b"\\u002c", b"\\u002C", b"\\u003a", b"\\u003A")
+_ALL = bytes(range(256))
+_NOT_OPEN, _NOT_SEP = _ALL.translate(None, b"[{"), _ALL.translate(None, b",:")
+
+
+class JsonShape:
+    """Counts, chunk by chunk and without parsing, an upper bound of the JSON arrays/objects and separators in
+    raw bytes (every ``[ {``, ``, :`` and their ``\\u`` escapes, inside strings too, so a submission sent as a
+    JSON string inside a request is bounded as well): two ``bytes.translate`` passes, a few ms per MB."""
+
+    def __init__(self, max_containers: int = MAX_CONTAINERS, max_separators: int = MAX_SEPARATORS) -> None:
+        self.max_containers, self.max_separators = max_containers, max_separators
+        self.containers = self.separators = 0
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> str | None:
+        """Count ``chunk``; returns what is over the limit (None while within)."""
+        self.containers += len(chunk.translate(None, _NOT_OPEN))   # one C pass each (bytes.count: one per byte)
+        self.separators += len(chunk.translate(None, _NOT_SEP))
+        edge = self._tail + chunk[:5]   # an escape split across chunks (6 bytes: never whole in the 5-byte tail)
+        for text in (edge, chunk) if b"\\u" in edge or b"\\u00" in chunk else ():
+            self.containers += sum(text.count(e) for e in _OPEN_ESCAPES)
+            self.separators += sum(text.count(e) for e in _SEP_ESCAPES)
+        self._tail = (self._tail + chunk[-5:])[-5:]
+        return self.problem()
+
+    def problem(self) -> str | None:
+        if self.containers > self.max_containers:
+            return (f"more than {self.max_containers:,} JSON arrays and objects (no figbench submission needs "
+                    "that many); refused before parsing")
+        if self.separators > self.max_separators:
+            return (f"more than {self.max_separators:,} JSON values (no figbench submission needs that many); "
+                    "refused before parsing")
+        return None
+
+
+def check_shape(data: str | bytes, *, source: str = "submission") -> None:
+    """:class:`StructureError` when ``data`` holds more JSON structure than any submission needs."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    problem = JsonShape().feed(raw)
+    if problem:
+        raise StructureError(f"{source}: {problem}")
 
 
 def _reject_constant(name: str) -> Any:
@@ -49,7 +105,9 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads_strict(text: str | bytes, *, source: str = "submission") -> Any:
-    """Parse JSON, rejecting NaN/Infinity, duplicate object keys and absurd nesting."""
+    """Parse JSON, rejecting structure bombs (counted on the raw text first, see :class:`JsonShape`),
+    NaN/Infinity, duplicate object keys and absurd nesting."""
+    check_shape(text, source=source)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")

@@ -14,6 +14,11 @@ A local SQLite :class:`Store` is the working copy. Writes are committed locally 
 **batches** (one commit per repository per ``batch_size`` submissions or ``batch_interval_s`` seconds,
 and on :meth:`HubStore.close`); :meth:`HubStore.pull` lists each repository once and downloads only
 files it has not imported yet, backing off on HTTP 429/5xx (``Retry-After`` honoured).
+
+*Every* state change reaches the Hub: a trigger in the local database marks each row whose status,
+reason, attempts or scores change (a new submission, a claim, a finish, a failure, a row superseded or
+recovered inside another write) in the ``hub_dirty`` table, in the same transaction as the change, and
+a flush pushes and clears exactly those marks. A mark survives a crash, so the next start pushes it.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from figbench_leaderboard.release import gold_kind, release
-from figbench_leaderboard.store import RateLimit, Store, StoreError
+from figbench_leaderboard.store import DuplicateSubmissionError, MalformedRowError, RateLimit, Store, StoreError
 
 log = logging.getLogger(__name__)
 HUB_PREFIX = "hf://"
 PRIVATE_DIR = "private"
+_NOW_SQL = "(julianday('now') - 2440587.5) * 86400.0"   # Unix time in SQL (SQLite before 3.42: no unixepoch)
 
 
 class HubStoreError(StoreError):
@@ -79,7 +85,7 @@ def private_path(sub: Mapping[str, Any]) -> str:
 
 _REQUEST_KEYS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                  "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
-                 "sha256", "metadata", "reported_scores")
+                 "sha256", "metadata", "reported_scores", "attempts")
 _PRIVATE_KEYS = ("id", "predictions", "scores", "confidence_intervals", "counts", "mismatches", "client", "account")
 
 
@@ -127,7 +133,10 @@ def _dump(content: Any) -> str:
 
 
 def _full(store: Store, sid: str) -> dict[str, Any] | None:
-    sub = store.get(sid, with_predictions=True)
+    try:
+        sub = store.get(sid, with_predictions=True)
+    except MalformedRowError:   # quarantined (logged by the store): not pushed
+        return None
     if sub is None:
         return None
     row = store._read("SELECT client, account FROM submissions WHERE id = ?", (sid,))
@@ -164,34 +173,43 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
     return obj
 
 
-def import_layout(store: Store, folder: str | os.PathLike, private: str | os.PathLike | None = None) -> int:
+def import_layout(store: Store, folder: str | os.PathLike, private: str | os.PathLike | None = None, *,
+                  imported: list[str] | None = None, recover: bool = True) -> int:
     """Load a Hub-layout folder (requests + results, and the private files from ``private``, default
-    ``folder/private``) into ``store``; returns submissions added or updated.
+    ``folder/private``) into ``store``; returns submissions added or updated (their ids appended to
+    ``imported``).
 
-    A submission already in the store is updated when the files show a later state of it."""
+    A submission already in the store is updated when the files show a later state of it; one pushed
+    RUNNING is recovered (PENDING, or FAILED after the store's maximum attempts, its attempts kept)."""
     folder = Path(folder)
     private = Path(private) if private is not None else folder / PRIVATE_DIR
     results: dict[str, dict[str, Any]] = {}
     for path in sorted((folder / "results").rglob("*.json")):
-        res = _read_json(path, "results")
-        if "submission_id" not in res:
-            raise HubStoreError(f"{path.name}: not a figbench results file: no submission_id")
-        results[res["submission_id"]] = res
+        res = _skip_bad(path, "results", "submission_id")
+        if res is not None:
+            results[str(res["submission_id"])] = res
     secrets: dict[str, dict[str, Any]] = {}
     for path in sorted((private / "predictions").glob("*.json")) if private.is_dir() else []:
-        sec = _read_json(path, "private")
-        if "id" in sec:
-            secrets[sec["id"]] = sec
+        sec = _skip_bad(path, "private", "id")
+        if sec is not None:
+            secrets[str(sec["id"])] = sec
     changed = 0
     for path in sorted((folder / "requests").rglob("*.json")):
-        req = _read_json(path, "request")
-        if "id" not in req:
-            raise HubStoreError(f"{path.name}: not a figbench request file: no id")
+        req = _skip_bad(path, "request", "id")
+        if req is None:
+            continue
         sid = req["id"]
-        current = store.get(sid)
+        try:
+            current = store.get(sid)
+        except MalformedRowError:   # the local copy is damaged: the Hub's replaces it
+            current = {"updated_at": float("-inf")}
         if current is not None and current["updated_at"] >= (req.get("updated_at") or 0):
             continue
         row = {k: req.get(k) for k in _REQUEST_KEYS}
+        problem = _request_problem(req)
+        if problem:
+            log.error("import: %s (submission %s) skipped, the store keeps what it had: %s", path.name, sid, problem)
+            continue
         key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
         res, sec = results.get(sid), secrets.get(sid, {})
         row.update(predictions=sec.get("predictions"), client=sec.get("client"), account=sec.get("account"))
@@ -201,16 +219,91 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
                            "confidence_intervals", {}).get(key),
                        counts=sec.get("counts") or (res or {}).get("counts", {}).get(key),
                        mismatches=sec.get("mismatches") or (res or {}).get("mismatches"))
-        elif req["status"] == "RUNNING":
-            row["status"] = "PENDING"   # its scorer is gone: score it again
-        if row["status"] == "PENDING" and row.get("predictions") is None:
+        if row.get("scores") is not None and not _scores_ok(row["scores"]):
+            log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
+                      path.name, sid)
+            row.update(scores=None, confidence_intervals=None)
+        if row["status"] in ("PENDING", "RUNNING") and row.get("predictions") is None:
             row.update(status="FAILED", reason="predictions unavailable (the private repository was not readable)")
         if current is not None:
             with store.transaction() as db:
                 db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
-        Store.add(store, row, now=req["created_at"], limits=False)   # an import, not a new submission
+        repaired = _import_row(store, row, req)
+        store._bad_ids().pop(sid, None)   # a quarantined local copy was replaced
+        if imported is not None:
+            imported.append(sid)
+            if repaired in imported:   # changed here: not as imported any more
+                imported.remove(repaired)
         changed += 1
+    if recover:   # a row pushed RUNNING lost its scorer: back to PENDING, or FAILED after its maximum attempts
+        store.recover_expired()
     return changed
+
+
+def _skip_bad(path: Path, what: str, key: str) -> dict[str, Any] | None:
+    """A Hub file's JSON object, or None (logged, naming the file) when it is not a figbench ``what`` file:
+    one damaged file never stops a board from starting."""
+    try:
+        obj = _read_json(path, what)
+    except HubStoreError as e:
+        log.error("import: %s; skipped", e)
+        return None
+    if not isinstance(obj.get(key), str):
+        log.error("import: %s: not a figbench %s file (no %s); skipped", path.name, what, key)
+        return None
+    return obj
+
+
+def _request_problem(req: Mapping[str, Any]) -> str | None:
+    """What makes a request file unusable (None when it can be imported)."""
+    from figbench_leaderboard.store import STATUSES
+
+    for k in ("task", "dataset", "config", "split", "model_name", "model_type", "sha256"):
+        if not isinstance(req.get(k), str):
+            return f"{k} is not text"
+    if req.get("status") not in STATUSES:
+        return f"unknown status {req.get('status')!r}"
+    for k in ("created_at", "updated_at"):
+        if not isinstance(req.get(k), (int, float)) or isinstance(req.get(k), bool):
+            return f"{k} is not a number"
+    return None
+
+
+def _scores_ok(scores: Any) -> bool:
+    return isinstance(scores, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) or v is None for v in scores.values())
+
+
+def _import_row(store: Store, row: dict[str, Any], req: Mapping[str, Any]) -> str | None:
+    """Insert one imported row with its attempts (a RUNNING one without a lease: expired at once). A row that
+    collides with a live one of the same model and benchmark (a history pushed by an older version, where a
+    superseded row stayed live on the Hub) is repaired, never a reason not to start: the older one is failed
+    (its id is returned)."""
+    sid, loser = row["id"], None
+    try:
+        Store.add(store, row, now=req["created_at"], limits=False)   # an import, not a new submission
+    except DuplicateSubmissionError as e:
+        other = store.get(e.existing.get("id", "")) if e.existing else None
+        if other is None:
+            raise
+        older_is_other = (other["created_at"], other["id"]) < (req["created_at"], sid)
+        loser = other["id"] if older_is_other else sid
+        winner = sid if older_is_other else other["id"]
+        log.warning("import: submissions %s and %s are both live for the same model and benchmark; %s is failed "
+                    "as superseded", sid[:12], other["id"][:12], loser[:12])
+        reason = f"superseded by {winner[:12]} (two live rows found when the store was loaded)"
+        if older_is_other:
+            with store.transaction() as db:
+                db.execute("UPDATE submissions SET status = 'FAILED', reason = ?, updated_at = ?, lease_owner = NULL, "
+                           "lease_until = NULL WHERE id = ?", (reason, time.time(), loser))
+            Store.add(store, row, now=req["created_at"], limits=False)
+        else:
+            Store.add(store, dict(row, status="FAILED", reason=reason), now=req["created_at"], limits=False)
+    attempts = req.get("attempts")
+    if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts > 0:
+        with store.transaction() as db:
+            db.execute("UPDATE submissions SET attempts = ? WHERE id = ?", (attempts, sid))
+    return loser
 
 
 class HubStore(Store):
@@ -241,14 +334,30 @@ class HubStore(Store):
         self.max_retries = max_retries
         self.commits = 0       #: commits made by this process (both repositories)
         self.retries = 0       #: requests retried after 429/5xx
-        self._dirty: dict[str, float] = {}
-        self._dirty_lock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._flusher: threading.Thread | None = None
         self._stop = threading.Event()
-        self._conn().execute("CREATE TABLE IF NOT EXISTS hub_files (repo TEXT, path TEXT, oid TEXT, "
-                             "PRIMARY KEY (repo, path))")
+        self._create_journal()
         atexit.register(self.close)
+        if self.pending_push():   # changes a previous process committed locally but did not push
+            self._ensure_flusher()
+
+    def _create_journal(self) -> None:
+        """The ``hub_files`` listing cache and the ``hub_dirty`` marks, kept by triggers in the writes' own
+        transactions (a lease renewal alone changes nothing pushed)."""
+        try:
+            with self.transaction() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS hub_files (repo TEXT, path TEXT, oid TEXT, "
+                           "PRIMARY KEY (repo, path))")
+                db.execute("CREATE TABLE IF NOT EXISTS hub_dirty (id TEXT PRIMARY KEY, since REAL NOT NULL, "
+                           "seq INTEGER NOT NULL DEFAULT 1)")
+                for name, event in (("insert", "INSERT"),
+                                    ("update", "UPDATE OF status, reason, updated_at, attempts, scores, verified")):
+                    db.execute(f"CREATE TRIGGER IF NOT EXISTS hub_dirty_{name} AFTER {event} ON submissions BEGIN "
+                               f"INSERT INTO hub_dirty (id, since) VALUES (NEW.id, {_NOW_SQL}) "
+                               "ON CONFLICT (id) DO UPDATE SET seq = seq + 1; END")
+        except StoreError as e:   # a read-only cache can still be served
+            log.error("%s: changes cannot be recorded for the Hub", e)
 
     # --- network with back-off ------------------------------------------------------------------
     def _offline(self) -> bool:
@@ -323,16 +432,20 @@ class HubStore(Store):
             self._sync_repo(self.private_repo_id, private, ("predictions/",))
         except HubStoreError as e:
             log.error("%s: pending submissions without predictions cannot be scored", e)
-        return import_layout(self, public, private)
+        imported: list[str] = []
+        n = import_layout(self, public, private, imported=imported, recover=False)
+        if imported:   # what came from the Hub is there already; repairs and recoveries are pushed
+            with self.transaction() as db:
+                db.executemany("DELETE FROM hub_dirty WHERE id = ?", [(sid,) for sid in imported])
+        self.recover_expired()
+        return n
 
     # --- batched push ---------------------------------------------------------------------------
-    def _mark(self, sid: str) -> None:
-        with self._dirty_lock:
-            self._dirty.setdefault(sid, time.monotonic())
-            full = len(self._dirty) >= self.batch_size
-        if full:
+    def _mark(self, sid: str | None = None) -> None:
+        """After a write: push now when a batch is full, otherwise let the flusher push it in time."""
+        if self.pending_push() >= self.batch_size:
             self.flush()
-        else:
+        elif self.pending_push():
             self._ensure_flusher()
 
     def _ensure_flusher(self) -> None:
@@ -342,32 +455,36 @@ class HubStore(Store):
         self._flusher = threading.Thread(target=self._flush_loop, name="figbench-hub-flush", daemon=True)
         self._flusher.start()
 
+    def _oldest_mark(self) -> float | None:
+        rows = self._read("SELECT MIN(since) FROM hub_dirty")
+        return rows[0][0] if rows else None
+
     def _flush_loop(self) -> None:
         while not self._stop.wait(min(1.0, self.batch_interval_s / 4 or 0.05)):
-            with self._dirty_lock:
-                oldest = min(self._dirty.values(), default=None)
-            if oldest is not None and time.monotonic() - oldest >= self.batch_interval_s:
-                try:
+            try:
+                oldest = self._oldest_mark()
+                if oldest is not None and time.time() - oldest >= self.batch_interval_s:
                     self.flush()
-                except HubStoreError as e:
-                    log.error("%s; will retry", e)
+            except StoreError as e:
+                log.error("%s; will retry", e)
 
     def pending_push(self) -> int:
-        with self._dirty_lock:
-            return len(self._dirty)
+        """Submissions changed locally and not pushed yet."""
+        try:
+            return int(self._read("SELECT COUNT(*) FROM hub_dirty")[0][0])
+        except StoreError:
+            return 0
 
     def flush(self) -> int:
         """Push every changed submission: one commit to the private, one to the public repository."""
         from huggingface_hub import CommitOperationAdd
 
         with self._flush_lock:
-            with self._dirty_lock:
-                batch = dict(self._dirty)
-                self._dirty.clear()
+            batch = [(r["id"], r["seq"]) for r in self._read("SELECT id, seq FROM hub_dirty ORDER BY since, id")]
             if not batch:
                 return 0
-            try:
-                subs = [s for s in (_full(self, sid) for sid in batch) if s is not None]
+            subs = [s for s in (_full(self, sid) for sid, _ in batch) if s is not None]
+            if subs:
                 private_ops = [CommitOperationAdd(path_in_repo=private_path(s), path_or_fileobj=io.BytesIO(
                     _dump(private_json(s)).encode("utf-8"))) for s in subs]
                 public_ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=io.BytesIO(
@@ -377,11 +494,8 @@ class HubStore(Store):
                     self._with_backoff("write to", repo, lambda r=repo, o=ops: self.api.create_commit(
                         repo_id=r, repo_type="dataset", operations=o, commit_message=message, token=self.token))
                     self.commits += 1
-            except Exception:
-                with self._dirty_lock:   # keep them for the next try
-                    for sid, t in batch.items():
-                        self._dirty.setdefault(sid, t)
-                raise
+            with self.transaction() as db:   # a row changed again while it was pushed stays marked
+                db.executemany("DELETE FROM hub_dirty WHERE id = ? AND seq = ?", batch)
             return len(batch)
 
     @property
@@ -389,13 +503,14 @@ class HubStore(Store):
         return self.repo_id
 
     def close(self) -> None:
-        """Push what is left and stop the background flusher."""
+        """Push what is left and stop the background flusher (what cannot be pushed stays marked)."""
         self._stop.set()
         if self.pending_push():
             try:
                 self.flush()
-            except HubStoreError as e:
-                log.error("%s; %d submission(s) are only in the local store", e, self.pending_push())
+            except StoreError as e:
+                log.error("%s; %d submission(s) are only in the local store until the next start", e,
+                          self.pending_push())
         super().close()
 
     # --- writes -----------------------------------------------------------------------------------
@@ -414,9 +529,32 @@ class HubStore(Store):
         super().fail(sid, reason, **kwargs)
         self._mark(sid)
 
+    def claim_next(self, owner: str | None = None, lease_s: float | None = None) -> dict[str, Any] | None:
+        out = super().claim_next(owner, lease_s)
+        self._mark()
+        return out
+
+    def claim(self, sid: str, owner: str | None = None, lease_s: float | None = None) -> dict[str, Any] | None:
+        out = super().claim(sid, owner, lease_s)
+        self._mark()
+        return out
+
+    def recover_expired(self, now: float | None = None) -> int:
+        n = super().recover_expired(now)
+        if n:
+            self._mark()
+        return n
+
+    def requeue_running(self) -> int:
+        n = super().requeue_running()
+        if n:
+            self._mark()
+        return n
+
     def push_all(self) -> None:
-        for row in self.list():
-            self._mark(row["id"])
+        with self.transaction() as db:
+            db.execute(f"INSERT INTO hub_dirty (id, since) SELECT id, {_NOW_SQL} FROM submissions WHERE true "
+                       "ON CONFLICT (id) DO UPDATE SET seq = seq + 1")
         self.flush()
 
 
@@ -429,7 +567,8 @@ def _hub_error(what: str, repo_id: str, e: Exception) -> HubStoreError:
 
 def open_store(spec: str | os.PathLike, *, rate_limit: RateLimit | None = None) -> Store:
     """``hf://datasets/ORG/NAME`` (or ``hf://ORG/NAME``) -> pulled :class:`HubStore` (private repository
-    ``$FIGBENCH_LEADERBOARD_PRIVATE_REPO``, default ``ORG/NAME-private``); a folder -> :class:`Store`."""
+    ``$FIGBENCH_LEADERBOARD_PRIVATE_REPO``, default ``ORG/NAME-private``); a folder -> :class:`Store`.
+    Either is scanned for malformed rows (quarantined: skipped by every read, each logged once)."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
         repo_id = spec[len(HUB_PREFIX):].removeprefix("datasets/")
@@ -437,5 +576,7 @@ def open_store(spec: str | os.PathLike, *, rate_limit: RateLimit | None = None) 
                          cache_dir=os.environ.get("FIGBENCH_LEADERBOARD_CACHE"), rate_limit=rate_limit,
                          token=os.environ.get("HF_TOKEN"), endpoint=os.environ.get("HF_ENDPOINT"))
         store.pull()
-        return store
-    return Store(spec, rate_limit=rate_limit)
+    else:
+        store = Store(spec, rate_limit=rate_limit)
+    store.quarantined()   # every malformed row skipped from now on, each named in the log once
+    return store

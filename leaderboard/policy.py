@@ -9,7 +9,8 @@ each score difference, whether that example was right. A served board therefore,
    intervals likewise, never exact counts or self-reported-score mismatch flags (``release``); the
    exact values stay in the store (``leaderboard export --exact`` is the operator's);
 2. **limits submissions** per verified identity (the Hugging Face account or submitter token, and the
-   client address as the deployment's proxy reports it; never the self-declared submitter name) to ``daily_quota`` per benchmark per 24 hours
+   client address as the deployment's proxy reports it; never the self-declared submitter name) to
+   ``daily_quota`` per benchmark per 24 hours
    (FAILED ones are not counted; refused probes are);
 3. **refuses probes**: a submission is compared with each of the same identity's earlier ones on the
    benchmark, by what it changes in what the score could reveal (:func:`scored_difference`: the items

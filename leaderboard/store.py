@@ -19,11 +19,17 @@ process killed mid-write leaves the last committed state (SQLite's journal rolls
   identity (the maintainer's local CLI, imports) claim their names for the maintainer.
 * **Errors** (disk full, read-only store, unreadable file) are :class:`StoreError` in plain words.
 * **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
+* **Quarantine.** A stored row that this code could not have written (a JSON column that is not a JSON
+  object, a score that is not a number, a text ``created_at``...) is skipped by every read (board,
+  queue, list, export, the worker) with one log line naming it. :meth:`Store.quarantined` finds them all
+  (one SQL scan; ``open_store`` runs it for ``serve`` and the CLI) and lists them; without it each read
+  still skips the rows whose columns it decodes and finds damaged.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import sqlite3
@@ -37,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 DB_NAME = "leaderboard.sqlite"
 DEFAULT_LEASE_S = 30.0
@@ -117,6 +124,10 @@ class StoreError(ValueError):
     """A store operation was refused or failed (the message says why, in plain words)."""
 
 
+class MalformedRowError(StoreError):
+    """A stored row is malformed (quarantined): the message names the row and what is wrong."""
+
+
 class StoreFullError(StoreError):
     """The disk (or the store's size cap) is full."""
 
@@ -161,6 +172,55 @@ class Quota:
     max_submissions: int
     window_s: float = 86400.0
     what: str = "submissions"
+
+
+def _problem_sql(json_columns: Sequence[str] = _JSON_COLUMNS) -> str:
+    """An SQL expression: NULL for a well-formed row, else what is wrong with it (the first problem found),
+    checking ``json_columns``. CASE stops at the first true branch, so the JSON functions only see valid JSON."""
+    num = "('integer', 'real')"
+    checks = [(f"typeof(created_at) NOT IN {num}", "created_at is not a number"),
+              (f"typeof(updated_at) NOT IN {num}", "updated_at is not a number"),
+              ("typeof(model_parameters) NOT IN ('integer', 'null')", "model_parameters is not an integer"),
+              ("typeof(attempts) != 'integer'", "attempts is not an integer")]
+    for col in json_columns:
+        checks += [(f"{col} IS NOT NULL AND typeof({col}) != 'text'", f"{col} is not JSON text"),
+                   (f"{col} IS NOT NULL AND NOT json_valid({col})", f"{col} is not valid JSON"),
+                   (f"{col} IS NOT NULL AND json_type({col}) != 'object'", f"{col} is not a JSON object")]
+    for col in ("scores", "public_scores"):
+        checks.append((f"{col} IS NOT NULL AND EXISTS (SELECT 1 FROM json_each({col}) "
+                       "WHERE type NOT IN ('integer', 'real', 'null'))", f"{col}: a score is not a number"))
+    for col in ("confidence_intervals", "public_cis"):
+        checks.append((f"{col} IS NOT NULL AND EXISTS (SELECT 1 FROM json_each({col}) "
+                       "WHERE type NOT IN ('object', 'null'))", f"{col}: an interval is not a JSON object"))
+    return "(CASE " + " ".join(f"WHEN {c} THEN '{m}'" for c, m in checks) + " END)"
+
+
+PROBLEM_SQL = _problem_sql()
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with a decoded row (the checks of :data:`PROBLEM_SQL` on the columns it holds); None: fine."""
+    for col in ("created_at", "updated_at"):
+        if col in row and not _number(row[col]):
+            return f"{col} is not a number"
+    if "model_parameters" in row and row["model_parameters"] is not None and (
+            not isinstance(row["model_parameters"], int) or isinstance(row["model_parameters"], bool)):
+        return "model_parameters is not an integer"
+    for col in _JSON_COLUMNS:
+        if row.get(col) is not None and not isinstance(row[col], dict):
+            return f"{col} is not a JSON object"
+    if isinstance(row.get("scores"), dict) and not all(v is None or _number(v) for v in row["scores"].values()):
+        return "scores: a score is not a number"
+    cis = row.get("confidence_intervals")
+    if isinstance(cis, dict) and not all(v is None or isinstance(v, dict) for v in cis.values()):
+        return "confidence_intervals: an interval is not a JSON object"
+    return None
+#: a WHERE condition: the row is well formed (not quarantined)
+WELL_FORMED = f"{PROBLEM_SQL} IS NULL"
 
 
 try:   # a faster JSON parser (a Gradio dependency) for reading thousands of rows
@@ -306,11 +366,12 @@ class Store:
             if "readonly" in str(e).lower() or not self._writable():   # a read-only store can still be read
                 return
             raise self._describe(e) from None
-        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL"
-                      ).fetchone()[0]:
+        if db.execute("SELECT COUNT(*) FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL "
+                      f"AND {WELL_FORMED}").fetchone()[0]:
             with self.transaction() as tx:
-                rows = tx.execute("SELECT id, task, dataset, config, split, scores, confidence_intervals "
-                                  "FROM submissions WHERE scores IS NOT NULL AND public_scores IS NULL").fetchall()
+                rows = tx.execute("SELECT id, task, dataset, config, split, scores, confidence_intervals FROM "
+                                  f"submissions WHERE scores IS NOT NULL AND public_scores IS NULL AND {WELL_FORMED}"
+                                  ).fetchall()
                 tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
                                [(*self._public(dict(r), _loads(r["scores"]),
                                                _loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
@@ -577,8 +638,8 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             self._recover(db, now)
-            row = db.execute("SELECT id FROM submissions WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1"
-                             ).fetchone()
+            row = db.execute(f"SELECT id FROM submissions WHERE status = 'PENDING' AND {WELL_FORMED} "
+                             "ORDER BY created_at, id LIMIT 1").fetchone()
             if row is None:
                 return None
             self._claim_row(db, row["id"], owner, lease_s, now)
@@ -590,7 +651,7 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             self._recover(db, now)
-            row = db.execute("SELECT status FROM submissions WHERE id = ?", (sid,)).fetchone()
+            row = db.execute(f"SELECT status FROM submissions WHERE id = ? AND {WELL_FORMED}", (sid,)).fetchone()
             if row is None or row["status"] != "PENDING":
                 return None
             self._claim_row(db, sid, owner, lease_s, now)
@@ -649,15 +710,70 @@ class Store:
             if col in out and out[col] is not None:
                 out[col] = _loads(out[col])
         if "predictions" in out:
-            out["predictions"] = decode_predictions(out["predictions"])
+            try:
+                out["predictions"] = decode_predictions(out["predictions"])
+            except (zlib.error, ValueError, TypeError) as e:
+                raise MalformedRowError(f"submission {out.get('id')}: predictions cannot be read ({e})") from None
         if "verified" in out:
             out["verified"] = bool(out["verified"])
         return out
 
     def get(self, sid: str, *, with_predictions: bool = False) -> dict[str, Any] | None:
+        """One submission; :class:`MalformedRowError` (naming it and what is wrong) when it is quarantined."""
         cols = ", ".join(_LIGHT_COLUMNS + (("predictions",) if with_predictions else ()))
-        rows = self._read(f"SELECT {cols} FROM submissions WHERE id = ?", (sid,))
-        return None if not rows else self._decode(rows[0])
+        rows = self._read(f"SELECT {cols}, {PROBLEM_SQL} AS _problem FROM submissions WHERE id = ?", (sid,))
+        if not rows:
+            return None
+        if rows[0]["_problem"] is not None:
+            self._note(sid, rows[0]["_problem"])
+            raise MalformedRowError(f"submission {sid} is quarantined: {rows[0]['_problem']}")
+        out = self._decode(rows[0])
+        out.pop("_problem", None)
+        return out
+
+    def quarantined(self) -> list[dict[str, Any]]:
+        """Malformed rows, skipped by every read: ``id``, ``status``, ``model_name``, ``problem`` (a full scan,
+        in SQL; each row logged once per store object)."""
+        rows = self._read(f"SELECT id, status, model_name, {PROBLEM_SQL} AS problem FROM submissions "
+                          f"WHERE NOT ({WELL_FORMED}) ORDER BY id")
+        out = [dict(r) for r in rows]
+        bad = self.__dict__.setdefault("_bad", {})
+        for r in out:
+            bad[r["id"]] = r["problem"]
+            self._note(r["id"], r["problem"])
+        return out
+
+    def _bad_ids(self) -> dict[str, str]:
+        """Quarantined ids -> problem: what :meth:`quarantined` found (``open_store`` runs it when a board or the
+        CLI opens a store) and what the reads found themselves (each checks what it decodes)."""
+        return self.__dict__.setdefault("_bad", {})
+
+    def _note(self, sid: str, problem: str) -> None:
+        noted = self.__dict__.setdefault("_noted", set())
+        if (sid, problem) not in noted:
+            noted.add((sid, problem))
+            log.warning("store %s: submission %s is quarantined (skipped everywhere): %s", self.folder.name, sid,
+                        problem)
+
+    def _decode_all(self, rows: Sequence[sqlite3.Row], decode: Callable[[sqlite3.Row], dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+        """Decoded rows, quarantined ones left out (a row that fails to decode or check is quarantined now)."""
+        bad = self._bad_ids()
+        out = []
+        for r in rows:
+            if r["id"] in bad:
+                continue
+            try:
+                d = decode(r)
+                problem = row_problem(d)
+            except Exception as e:  # whatever a damaged row raises
+                problem = f"cannot be read ({type(e).__name__}: {e})"
+            if problem:
+                bad[r["id"]] = problem
+                self._note(r["id"], problem)
+                continue
+            out.append(d)
+        return out
 
     def find(self, prefix: str) -> dict[str, Any] | None:
         """The submission whose id starts with ``prefix`` (at least 6 hex characters), if exactly one."""
@@ -665,38 +781,47 @@ class Store:
         if len(prefix) < 6 or not all(c in "0123456789abcdef" for c in prefix):
             return None
         rows = self._read("SELECT id FROM submissions WHERE id LIKE ? LIMIT 2", (prefix + "%",))
-        return self.get(rows[0]["id"]) if len(rows) == 1 else None
+        try:
+            return self.get(rows[0]["id"]) if len(rows) == 1 else None
+        except MalformedRowError:   # quarantined: skipped, like everywhere else
+            return None
 
     def list(self, *, status: str | None = None) -> list[dict[str, Any]]:
-        """All submissions (without predictions), oldest first; optionally only one status."""
+        """All submissions (without predictions), oldest first; optionally only one status (quarantined rows
+        skipped)."""
         cols = ", ".join(_LIGHT_COLUMNS)
         if status is None:
             rows = self._read(f"SELECT {cols} FROM submissions ORDER BY created_at, id")
         else:
             rows = self._read(f"SELECT {cols} FROM submissions WHERE status = ? ORDER BY created_at, id", (status,))
-        return [self._decode(r) for r in rows]
+        return self._decode_all(rows, self._decode)
 
     def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
         """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
-        ``released``: hidden-split scores and intervals as released (``public_*`` columns)."""
+        ``released``: hidden-split scores and intervals as released (``public_*`` columns). Quarantined rows
+        skipped."""
         s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
         rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
                           "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
-        out = []
-        for r in rows:
+
+        def decode(r: sqlite3.Row) -> dict[str, Any]:
             d = dict(r)
             d["scores"] = _loads(d["scores"]) if d["scores"] is not None else None
             d["confidence_intervals"] = _loads(d["confidence_intervals"]) if d["confidence_intervals"] else {}
             d["verified"] = bool(d["verified"])
-            out.append(d)
-        return out
+            return d
+
+        return self._decode_all(rows, decode)
 
     def queue_page(self, *, limit: int = 100, offset: int = 0, status: str | None = None) -> list[dict[str, Any]]:
-        """Newest submissions first, one page."""
-        where, params = ("WHERE status = ?", (status,)) if status else ("", ())
-        rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {where} "
+        """Newest submissions first, one page (quarantined rows skipped)."""
+        bad = tuple(self._bad_ids())
+        where = " AND ".join(([f"id NOT IN ({', '.join('?' * len(bad))})"] if bad else [])
+                             + (["status = ?"] if status else []))
+        params = (*bad, *((status,) if status else ()))
+        rows = self._read(f"SELECT {', '.join(QUEUE_COLUMNS)} FROM submissions {'WHERE ' + where if where else ''} "
                           "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", (*params, int(limit), int(offset)))
-        return [self._decode(r) for r in rows]
+        return self._decode_all(rows, self._decode)
 
     def status_counts(self) -> dict[str, int]:
         return {r[0]: r[1] for r in self._read("SELECT status, COUNT(*) FROM submissions GROUP BY status")}

@@ -3,6 +3,10 @@
 Each submission is scored under a lease the worker renews; a row left RUNNING by a scorer that died
 (this worker's predecessor, a killed ``figbench submit`` or ``leaderboard work``) is recovered once its
 lease runs out, never while its scorer is alive, so a row is never scored twice at the same time.
+
+When the queue cannot be worked (a full disk, a read-only store) the worker backs off exponentially
+(``interval_s`` doubling up to ``max_backoff_s``) and logs one line when it starts failing, one when the
+error changes and one when it works again, never one traceback per poll.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import logging
 import threading
 
 from figbench_leaderboard.board import Leaderboard
+from figbench_leaderboard.store import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -18,9 +23,13 @@ log = logging.getLogger(__name__)
 class Worker:
     """Polls the store every ``interval_s`` seconds and scores what is pending."""
 
-    def __init__(self, board: Leaderboard, *, interval_s: float = 0.5) -> None:
+    def __init__(self, board: Leaderboard, *, interval_s: float = 0.5, max_backoff_s: float = 60.0) -> None:
         self.board = board
         self.interval_s = interval_s
+        self.max_backoff_s = max(max_backoff_s, interval_s)
+        self.failing: str | None = None   #: the error the queue is failing with now (None: working)
+        self.delay_s = interval_s         #: the wait before the next poll
+        self.failed_polls = 0             #: polls that failed since start
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -47,10 +56,27 @@ class Worker:
         while not self._stop.is_set():
             try:
                 self.board.run_pending()
-            except Exception:  # keep serving; the submission is failed or its lease runs out
-                log.exception("queue worker error")
-            self._wake.wait(self.interval_s)
+            except Exception as e:  # keep serving; the submission is failed or its lease runs out
+                self._failed(e)
+            else:
+                if self.failing is not None:
+                    log.warning("queue worker: working again after: %s", self.failing)
+                self.failing, self.delay_s = None, self.interval_s
+            self._wake.wait(self.delay_s)
             self._wake.clear()
+
+    def _failed(self, e: Exception) -> None:
+        """Back off (doubling, capped); one log line when the error is new, none while it repeats."""
+        what = f"{type(e).__name__}: {e}"
+        self.failed_polls += 1
+        if what != self.failing:
+            if isinstance(e, StoreError):   # a plain-words condition (full, read-only): no traceback
+                log.error("queue worker: %s; retrying with back-off (at most every %.0f s)", what, self.max_backoff_s)
+            else:
+                log.exception("queue worker error; retrying with back-off (at most every %.0f s)", self.max_backoff_s)
+            self.delay_s = self.interval_s
+        self.failing = what
+        self.delay_s = min(self.delay_s * 2, self.max_backoff_s)
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()

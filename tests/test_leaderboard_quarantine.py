@@ -1,0 +1,179 @@
+"""One malformed stored row never stops the board: it is quarantined (skipped by the store, `list`,
+`export`, the worker and the served board, with a log line naming it) and listed for the operator."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from figbench_leaderboard.board import Leaderboard, Limits
+from figbench_leaderboard.export import export_board
+from figbench_leaderboard.gold import JsonGoldProvider
+from figbench_leaderboard.hub_store import open_store
+from figbench_leaderboard.screenshots import serving
+from figbench_leaderboard.store import DB_NAME, MalformedRowError, Store
+
+from figbench.cli import main as figbench_main
+
+FIX = Path(__file__).parent / "fixtures" / "leaderboard"
+GOLD = FIX / "gold.json"
+
+#: model name -> (SQL that damages its row, what the quarantine says)
+DAMAGE = {
+    "bad-scores-text": ("scores = '{not json', public_scores = NULL", "scores is not valid JSON"),
+    "bad-scores-list": ("scores = '[0.5, 0.25]', public_scores = NULL", "scores is not a JSON object"),
+    "bad-metadata": ("metadata = 'parameters: 7B'", "metadata is not valid JSON"),
+    "bad-parameters": ("model_parameters = '7B params'", "model_parameters is not an integer"),
+    "bad-created": ("created_at = 'yesterday'", "created_at is not a number"),
+    "bad-score-string": ("""scores = '{"accuracy": "0.9", "micro_f1": 0.5}', public_scores = NULL""",
+                         "scores: a score is not a number"),
+}
+GOOD = ("good-one", "good-two")
+
+
+def _sub(name: str) -> dict:
+    sub = json.loads((FIX / "predictions_metonymy.json").read_text())
+    sub.pop("submitter")
+    sub["model"]["name"] = name
+    return sub
+
+
+def damaged_store(folder: Path) -> dict[str, str]:
+    """A store of FINISHED rows, one PENDING, and one damaged row per kind; returns name -> id."""
+    board = Leaderboard(Store(folder), JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
+    ids = {name: board.submit(_sub(name))["id"] for name in (*GOOD, *DAMAGE)}
+    board.run_pending()
+    ids["pending-bad"] = board.submit(_sub("pending-bad"))["id"]      # a queued row, damaged too
+    board.store.close()
+    db = sqlite3.connect(folder / DB_NAME)
+    for name, (sql, _) in DAMAGE.items():
+        db.execute(f"UPDATE submissions SET {sql} WHERE id = ?", (ids[name],))
+    db.execute("UPDATE submissions SET metadata = '[1]' WHERE id = ?", (ids["pending-bad"],))
+    db.commit()
+    db.close()
+    return ids
+
+
+def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, caplog):
+    ids = damaged_store(tmp_path / "s")
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store"):
+        store = open_store(tmp_path / "s")         # before: the public-score backfill raised at open
+        listed = store.list()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    for name, (_, problem) in DAMAGE.items():
+        assert ids[name] in logged and problem in logged, (name, logged)
+    assert sorted(r["model_name"] for r in listed) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in store.board_rows(released=True)) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in store.board_rows()) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in store.queue_page()) == sorted(GOOD)
+    bad = {r["id"]: r["problem"] for r in store.quarantined()}
+    assert bad == {**{ids[n]: p for n, (_, p) in DAMAGE.items()}, ids["pending-bad"]: "metadata is not a JSON object"}
+    with pytest.raises(MalformedRowError, match=f"{ids['bad-created']} is quarantined: created_at is not a number"):
+        store.get(ids["bad-created"])
+    assert store.find(ids["bad-scores-list"][:10]) is None
+    assert store.claim_next() is None              # the damaged PENDING row is never claimed
+    board = Leaderboard(store, JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
+    assert board.run_pending() == 0
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store"):
+        store.list()
+        store.board_rows()
+    assert not caplog.records                      # one line per row, not one per read
+
+
+def test_a_row_damaged_while_the_store_is_open_is_quarantined_by_the_read_that_meets_it(tmp_path, caplog):
+    ids = damaged_store(tmp_path / "s")
+    store = Store(tmp_path / "s")                  # no scan: each read checks what it decodes
+    assert sorted(r["model_name"] for r in store.list()) == sorted(GOOD)
+    assert sorted(r["model_name"] for r in store.board_rows()) == sorted(GOOD)
+    db = sqlite3.connect(tmp_path / "s" / DB_NAME)
+    db.execute("UPDATE submissions SET scores = '{\"accuracy\": true}' WHERE id = ?", (ids["good-one"],))
+    db.commit()
+    db.close()
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store"):
+        assert [r["model_name"] for r in store.board_rows()] == ["good-two"]
+        assert [r["model_name"] for r in store.list()] == ["good-two"]
+    assert ids["good-one"] in caplog.text and "a score is not a number" in caplog.text
+
+
+def test_cli_list_quarantined_and_export(tmp_path, capsys):
+    ids = damaged_store(tmp_path / "s")
+    assert figbench_main(["leaderboard", "list", "--store", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "good-one" in out and "good-two" in out and "bad-" not in out
+    assert figbench_main(["leaderboard", "list", "--store", str(tmp_path / "s"), "--json"]) == 0
+    assert sorted(r["model_name"] for r in json.loads(capsys.readouterr().out)) == sorted(GOOD)
+    assert figbench_main(["leaderboard", "list", "--store", str(tmp_path / "s"), "--quarantined"]) == 0
+    out = capsys.readouterr().out
+    for name, (_, problem) in DAMAGE.items():
+        line = next(ln for ln in out.splitlines() if ln.startswith(ids[name]))
+        assert name in line and problem in line, line
+    assert figbench_main(["leaderboard", "list", "--store", str(tmp_path / "s"), "--quarantined", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == len(DAMAGE) + 1
+
+    assert figbench_main(["leaderboard", "export", "--store", str(tmp_path / "s"), "--to", str(tmp_path / "x")]) == 0
+    lines = (tmp_path / "x" / "submissions.jsonl").read_text().splitlines()
+    assert sorted(json.loads(ln)["model"] if "model" in json.loads(ln) else json.loads(ln)["model_name"]
+                  for ln in lines) == sorted(GOOD)
+    written = export_board(Store(tmp_path / "s"), tmp_path / "y", fmt="json")
+    assert {p.name for p in written} >= {"overview.jsonl", "submissions.jsonl"}
+    overview = [json.loads(ln) for ln in (tmp_path / "y" / "overview.jsonl").read_text().splitlines()]
+    assert sorted(r["Model"] for r in overview) == sorted(GOOD)
+
+
+# --- the served board, over real HTTP (Gradio's own queue protocol, as the page uses it) --------------
+
+def _config(url: str) -> dict:
+    with urllib.request.urlopen(f"{url}/config", timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _run_event(url: str, config: dict, fn_index: int, data: list) -> list:
+    """Join Gradio's queue for one event and read its result from the event stream."""
+    session = uuid.uuid4().hex[:10]
+    body = json.dumps({"data": data, "fn_index": fn_index, "session_hash": session, "event_data": None,
+                       "trigger_id": None}).encode()
+    req = urllib.request.Request(f"{url}/gradio_api/queue/join", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+    with urllib.request.urlopen(f"{url}/gradio_api/queue/data?session_hash={session}", timeout=120) as r:
+        for raw in r:
+            line = raw.decode().strip()
+            if not line.startswith("data:"):
+                continue
+            msg = json.loads(line[5:])
+            if msg.get("msg") == "process_completed":
+                assert msg.get("success"), msg
+                return msg["output"]["data"]
+    raise AssertionError("no result")
+
+
+def _dependency(config: dict, output_elem: str, trigger: str) -> int:
+    comps = {c["id"]: c for c in config["components"]}
+    for i, dep in enumerate(config["dependencies"]):
+        outs = [comps.get(o, {}).get("props", {}).get("elem_id") for o in dep["outputs"]]
+        if output_elem in outs and any(t[1] == trigger for t in dep["targets"]):
+            return dep.get("id", i)
+    raise AssertionError(f"no {trigger} event writes #{output_elem}")
+
+
+def test_served_board_starts_and_serves_everything_else(tmp_path):
+    ids = damaged_store(tmp_path / "s")
+    with serving(tmp_path / "s", gold_json=GOLD, cwd=tmp_path) as srv:   # before: serve did not start
+        url = srv["url"]
+        config = _config(url)
+        on_load = _dependency(config, "overview-table", "load")
+        table = _run_event(url, config, on_load, [])[0]
+        assert "good-one" in table and "good-two" in table and "bad-" not in table
+        queue = _dependency(config, "queue-table", "click")
+        html, summary, _ = _run_event(url, config, queue, ["all", 1])
+        assert "good-one" in html and "bad-" not in html
+        log = srv["log"].read_text()
+    for name in DAMAGE:
+        assert ids[name] in log, (name, log[-2000:])
