@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from figbench.corpora import files
-from figbench.corpora.files import ChecksumError, MissingDataError, RemoteFile, sha256_file  # noqa: F401
+from figbench.corpora.files import MissingDataError, RemoteFile
 from figbench.corpora.lemmas import lookup_lemma
 
 #: Topic folders of ECB+ (15 and 17 do not exist).
@@ -513,27 +513,14 @@ FILES: tuple[RemoteFile, ...] = (
                "ba4d50b0c819bfd92377f48ff5c5ed686995907a62ec2915e5a614d542e0851f",
                description="the 40 Dev_small documents of the ECB+META paper"),
 )
-#: ``path -> (url, sha256)`` of :data:`FILES`.
-URLS: dict[str, tuple[str, str | None]] = {f.path: (f.url, f.sha256) for f in FILES}
+def release_documents(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
+                      download: bool | None = False) -> list[Path]:
+    """The XML documents of the ECB+ release under ``root`` (``ECB+/<topic>/`` for all 43 topics, the CSV,
+    ``dev_small_docs.txt``), resolved with :func:`figbench.corpora.files.resolve` (missing files are
+    downloaded when ``download``; one :class:`MissingDataError` lists every file or folder still missing).
 
-
-def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") -> None:
-    """Raise :class:`ChecksumError` naming ``path`` (and ``label``, e.g. its URL) when its sha256 is not ``expected``.
-
-    ``expected=None`` means the checksum is unknown (recorded as such in the dataset card): no check.
-    """
-    files.verify_sha256(path, expected, corpus="ecbplus", label=label)
-
-
-def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
-                        download: bool | None = False) -> list[Path]:
-    """Check that ``root`` holds the ECB+ release (``ECB+/<topic>/`` for all 43 topics, the CSV,
-    ``dev_small_docs.txt``).
-
-    Missing release files are downloaded when ``download`` (None: when allowed, see
-    :func:`figbench.corpora.files.resolve`). Raises :class:`MissingDataError` listing every missing
-    file or folder. With ``strict`` the number of XML documents must be the release's 982; without it
-    (small fixtures) only the topic folders present are read. Returns the XML files.
+    With ``strict`` the number of XML documents must be the release's 982; without it (small fixtures)
+    only the topic folders present are read.
     """
     root = Path(root)
     wanted = list(FILES[1:])
@@ -541,20 +528,7 @@ def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str 
         wanted += [RemoteFile(f"{XML_DIR}/{t}", FILES[0].url, None, extract=True) for t in ALL_TOPICS]
     else:
         wanted.append(RemoteFile(XML_DIR, FILES[0].url, None, extract=True))
-    absent = files.missing(root, wanted)
-    reason = ""
-    if absent and (download or (download is None and files.downloads_allowed())):
-        try:
-            files.fetch("ecbplus", root, [f for f in FILES if f in absent or f.extract], data_dir=data_dir)
-        except MissingDataError as e:  # list every file still missing, not only the failed download
-            reason = e.reason
-        absent = files.missing(root, wanted)
-    elif absent:
-        reason = files.offline_reason() if download is None else "Not downloaded (downloads are off for this call)."
-    if absent:
-        err = MissingDataError(files.missing_message("ecbplus", root, absent, data_dir=data_dir, reason=reason))
-        err.reason = reason
-        raise err
+    files.resolve("ecbplus", root, wanted, data_dir=data_dir, download=download)
     found = ecb_files(root / XML_DIR)
     if strict and len(found) != N_DOCUMENTS:
         raise MissingDataError(
@@ -577,9 +551,9 @@ class EcbSources:
     @classmethod
     def local(cls, root: str | Path, *, strict: bool = True, data_dir: str | None = None,
               download: bool | None = False) -> EcbSources:
-        """The release in its original layout under ``root`` (checked with :func:`require_ecb_release`)."""
+        """The release in its original layout under ``root`` (checked with :func:`release_documents`)."""
         root = Path(root)
-        require_ecb_release(root, strict=strict, data_dir=data_dir, download=download)
+        release_documents(root, strict=strict, data_dir=data_dir, download=download)
         return cls(root / XML_DIR, root / SENTENCES_CSV, root / DEV_SMALL_DOCS)
 
     def topics_present(self) -> list[int]:

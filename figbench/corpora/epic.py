@@ -50,7 +50,6 @@ SETTINGS = ("seen", "unseen")
 #: Relative paths of the eight original files.
 FILE_NAMES = [DATASET_FILE, PROVERBS_FILE] + [split_file(s, k) for s in SETTINGS
                                               for k in ("label_map", "train_data_indices", "test_data_indices")]
-URLS = {f: (_SPLITS_URL + f.split("/", 1)[1]) if f.startswith("data_splits/") else _DATA_URL + f for f in FILE_NAMES}
 #: sha256 of the original files, computed from the copies in ../shared/data/epic.
 SHA256 = {
     "full_dataset.json": "7191a5424aee5ee2c0fc0e6f1fe8c1d5df5a66d44105ab46adb96914e44dc148",
@@ -71,16 +70,13 @@ SHA256 = {
 MAX_SPANS = 5
 _PK = re.compile(r"^(Q\d+)N\d+$")
 #: The eight original files with their URLs and sha256.
-FILES: tuple[RemoteFile, ...] = tuple(RemoteFile(f, URLS[f], SHA256[f]) for f in FILE_NAMES)
+FILES: tuple[RemoteFile, ...] = tuple(
+    RemoteFile(f, _SPLITS_URL + f.split("/", 1)[1] if f.startswith("data_splits/") else _DATA_URL + f, SHA256[f])
+    for f in FILE_NAMES)
 
 
 class EpicFormatError(ValueError):
     """An ePiC file is malformed; the message names the file and the record."""
-
-
-def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
-    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
-    files.verify_sha256(path, expected, corpus=CORPUS, label=what)
 
 
 # ------------------------------------------------------------------------------------ parsing
