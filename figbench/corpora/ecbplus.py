@@ -201,7 +201,6 @@ def parse_ecb_document(path: str | Path) -> EcbDocument:
     seen_tids: set[int] = set()
     markables: dict[str, Markable] = {}
     relations: list[Relation] = []
-    section = None
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:
@@ -214,61 +213,67 @@ def parse_ecb_document(path: str | Path) -> EcbDocument:
     if name and name != path.name:
         raise EcbFormatError(f"{path}: doc_name={name!r} does not match the file name")
     for child in root:
-        section = child.tag
-        if section == "token":
-            t_id = _int_attr(child, "t_id", path, "a <token>")
-            if t_id in seen_tids:
-                raise EcbFormatError(f"{path}: duplicate token t_id={t_id}")
-            seen_tids.add(t_id)
-            tokens.append(
-                Token(
-                    t_id,
-                    _int_attr(child, "sentence", path, f"token t_id={t_id}"),
-                    _int_attr(child, "number", path, f"token t_id={t_id}"),
-                    (child.text or "").strip(),
-                )
-            )
-        elif section == "Markables":
+        if child.tag == "token":
+            tokens.append(_parse_token(child, path, seen_tids))
+        elif child.tag == "Markables":
             for m in child:
-                if m.tag not in MARKABLE_TAGS:
-                    raise EcbFormatError(f"{path}: unknown markable tag <{m.tag}> (m_id={m.get('m_id')!r})")
-                m_id = m.get("m_id")
-                if not m_id:
-                    raise EcbFormatError(f"{path}: <{m.tag}> without m_id")
-                if m_id in markables:
-                    raise EcbFormatError(f"{path}: duplicate markable m_id={m_id}")
-                t_ids = []
-                for a in m:
-                    if a.tag != "token_anchor":
-                        raise EcbFormatError(f"{path}: unknown element <{a.tag}> in markable m_id={m_id}")
-                    t = _int_attr(a, "t_id", path, f"token_anchor of markable m_id={m_id}")
-                    if t not in seen_tids:
-                        raise EcbFormatError(f"{path}: markable m_id={m_id} anchors unknown token t_id={t}")
-                    t_ids.append(t)
-                markables[m_id] = Markable(
-                    m_id, m.tag, tuple(sorted(t_ids)), m.get("instance_id", ""), m.get("TAG_DESCRIPTOR", "")
-                )
-        elif section == "Relations":
-            for r in child:
-                if r.tag not in RELATION_TAGS:
-                    raise EcbFormatError(f"{path}: unknown relation tag <{r.tag}> (r_id={r.get('r_id')!r})")
-                r_id = r.get("r_id", "")
-                sources, targets = [], []
-                for end in r:
-                    if end.tag not in ("source", "target"):
-                        raise EcbFormatError(f"{path}: unknown element <{end.tag}> in relation r_id={r_id}")
-                    m_id = end.get("m_id", "")
-                    if m_id not in markables:
-                        raise EcbFormatError(f"{path}: relation r_id={r_id} refers to unknown markable m_id={m_id!r}")
-                    (sources if end.tag == "source" else targets).append(m_id)
-                if len(targets) != 1:
-                    raise EcbFormatError(f"{path}: relation r_id={r_id} has {len(targets)} targets, expected 1")
-                relations.append(Relation(r.tag, r_id, r.get("note", ""), tuple(sources), targets[0]))
+                markable = _parse_markable(m, path, seen_tids, markables)
+                markables[markable.m_id] = markable
+        elif child.tag == "Relations":
+            relations.extend(_parse_relation(r, path, markables) for r in child)
         else:
-            raise EcbFormatError(f"{path}: unknown element <{section}> in <Document>")
+            raise EcbFormatError(f"{path}: unknown element <{child.tag}> in <Document>")
     if not tokens:
         raise EcbFormatError(f"{path}: document has no tokens")
     return EcbDocument(path, doc_id, topic, subtopic, tokens, markables, relations)
+
+
+def _parse_token(child: ET.Element, path: Path, seen_tids: set[int]) -> Token:
+    """A ``<token>`` (its ``t_id`` new, then added to ``seen_tids``)."""
+    t_id = _int_attr(child, "t_id", path, "a <token>")
+    if t_id in seen_tids:
+        raise EcbFormatError(f"{path}: duplicate token t_id={t_id}")
+    seen_tids.add(t_id)
+    return Token(t_id, _int_attr(child, "sentence", path, f"token t_id={t_id}"),
+                 _int_attr(child, "number", path, f"token t_id={t_id}"), (child.text or "").strip())
+
+
+def _parse_markable(m: ET.Element, path: Path, seen_tids: set[int], markables: Mapping[str, Markable]) -> Markable:
+    """A markable of ``<Markables>`` (an ``m_id`` not in ``markables``), anchored on tokens of ``seen_tids``."""
+    if m.tag not in MARKABLE_TAGS:
+        raise EcbFormatError(f"{path}: unknown markable tag <{m.tag}> (m_id={m.get('m_id')!r})")
+    m_id = m.get("m_id")
+    if not m_id:
+        raise EcbFormatError(f"{path}: <{m.tag}> without m_id")
+    if m_id in markables:
+        raise EcbFormatError(f"{path}: duplicate markable m_id={m_id}")
+    t_ids = []
+    for a in m:
+        if a.tag != "token_anchor":
+            raise EcbFormatError(f"{path}: unknown element <{a.tag}> in markable m_id={m_id}")
+        t = _int_attr(a, "t_id", path, f"token_anchor of markable m_id={m_id}")
+        if t not in seen_tids:
+            raise EcbFormatError(f"{path}: markable m_id={m_id} anchors unknown token t_id={t}")
+        t_ids.append(t)
+    return Markable(m_id, m.tag, tuple(sorted(t_ids)), m.get("instance_id", ""), m.get("TAG_DESCRIPTOR", ""))
+
+
+def _parse_relation(r: ET.Element, path: Path, markables: Mapping[str, Markable]) -> Relation:
+    """A relation of ``<Relations>``: sources and exactly one target, all known markables."""
+    if r.tag not in RELATION_TAGS:
+        raise EcbFormatError(f"{path}: unknown relation tag <{r.tag}> (r_id={r.get('r_id')!r})")
+    r_id = r.get("r_id", "")
+    sources, targets = [], []
+    for end in r:
+        if end.tag not in ("source", "target"):
+            raise EcbFormatError(f"{path}: unknown element <{end.tag}> in relation r_id={r_id}")
+        m_id = end.get("m_id", "")
+        if m_id not in markables:
+            raise EcbFormatError(f"{path}: relation r_id={r_id} refers to unknown markable m_id={m_id!r}")
+        (sources if end.tag == "source" else targets).append(m_id)
+    if len(targets) != 1:
+        raise EcbFormatError(f"{path}: relation r_id={r_id} has {len(targets)} targets, expected 1")
+    return Relation(r.tag, r_id, r.get("note", ""), tuple(sources), targets[0])
 
 
 def ecb_files(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS) -> list[Path]:
