@@ -85,3 +85,37 @@ def test_classification_matches_scikit_learn():
         for avg in ("micro", "macro"):
             ref = precision_recall_fscore_support(gold, pred, labels=labels, average=avg, zero_division=0)
             assert [ours[f"{avg}_{m}"] for m in ("precision", "recall", "f1")] == pytest.approx(list(ref[:3]))
+
+
+@pytest.mark.parametrize("name", sorted(SPLITS))
+def test_a_kind_s_default_metrics_cover_its_scores(name):
+    """A declaration without ``metrics`` reports its kind's defaults, and they name every score it computes."""
+    from dataclasses import replace
+
+    task = get_task(name)
+    plain = replace(task, metrics=(), columns=(), **({"group_columns": ()} if hasattr(task, "group_columns") else {}))
+    assert plain.metric_names == tuple(m.name for m in type(task).default_metrics)
+    gold = plain.gold_from_dataset(SPLITS[name](), f"{name}/fixture")
+    scored = plain.score(plain.parse_predictions(plain.perfect_predictions(gold), gold), gold, n_resamples=0)
+    assert scored.scores and set(scored.scores) <= set(plain.metric_names), set(scored.scores) - set(plain.metric_names)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SPLITS if get_task(n).trivial_baselines))
+def test_trivial_baselines_are_valid_predictions(name):
+    from collections import Counter
+
+    task = get_task(name)
+    gold = task.gold_from_dataset(SPLITS[name](), f"{name}/fixture")
+    for method in task.trivial_baselines:
+        preds = task.trivial_predictions(method, gold, gold, seed=3)
+        assert task.parse_predictions(preds, gold) is not None
+        assert preds == task.trivial_predictions(method, gold, gold, seed=3)  # seeded
+        if method == "majority":
+            counts = Counter(gold.labels.values())
+            assert set(preds.values()) == {max(sorted(counts), key=counts.get)}
+        if method == "singletons":
+            assert sorted(map(len, preds)) == [1] * len(gold.ids)
+        if method == "one_cluster_per_topic":
+            assert len(preds) == len(set(gold.groups.values()))
+    with pytest.raises(ValueError, match="no trivial baseline 'nope'"):
+        task.trivial_predictions("nope", gold, gold)
