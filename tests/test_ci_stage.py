@@ -26,9 +26,10 @@ def test_ci_run_runs_the_ci_stage_after_make_test():
 
 
 def test_the_wheel_smoke_and_the_coverage_simulations_are_in_the_ci_stage():
+    import tests.test_contributing_example as example
     import tests.test_coref_bootstrap_coverage as coverage
     import tests.test_wheel as wheel
 
-    assert coverage.pytestmark.name == "ci_stage"
+    assert coverage.pytestmark.name == "ci_stage" and example.pytestmark.name == "ci_stage"
     marks = {m.name for m in wheel.test_wheel_installs_and_space_serves_the_board.pytestmark}
     assert "ci_stage" in marks

@@ -66,3 +66,18 @@ def test_wimcor_trivial_rows_are_spec_lines_of_the_trivial_family():
             "cdec_one_cluster_per_topic_meta_m_test"} <= set(rows)
     assert rows["wimcor_random_prior_sample_test"].method == "random_prior"
     assert not {"majority", "random", "random_prior"} & set(METHODS)  # no copy of them in the WiMCor family
+
+
+def test_data_dir_is_a_data_root_as_everywhere(tmp_path, monkeypatch):
+    """``--data-dir`` of a baseline names the data root (or a search path), as for ``leaderboard serve``."""
+    import os
+
+    from tests.conftest import corpus_path
+
+    root = corpus_path("wimcor", "wiki_LOCATION_train.txt").parent.parent
+    monkeypatch.undo()   # the real builder, not the fixture splits
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path / "elsewhere"))
+    for data_dir in (str(root), f"{tmp_path / 'empty'}{os.pathsep}{root}", str(root / "wimcor")):
+        rec = _run(tmp_path, "--task", "metonymy", "--dataset", "wimcor", "--config", "sample", "--method",
+                   "majority", "--data-dir", data_dir)
+        assert rec["counts"]["n_test"] == 2173, data_dir
