@@ -93,7 +93,7 @@ def _holds_corpus_files(folder: Path, name: str) -> bool:
         files = importlib.import_module(f"figbench.corpora.{name}").FILES
     except (ImportError, AttributeError):
         return False
-    return any((folder / f.path).exists() or (folder / f.path.split("/", 1)[0]).exists() for f in files)
+    return any((folder / f.path).exists() for f in files)
 
 
 def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
