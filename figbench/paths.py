@@ -105,10 +105,12 @@ def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
     A corpus no root has is looked for (and fetched) in the first root.
     """
     roots = split_roots(data_dir) if data_dir else data_roots()
+    if data_dir and len(roots) == 1 and _holds_corpus_files(roots[0], name):
+        return roots[0]   # the corpus folder itself (checked first: a corpus may nest a folder of its own name)
     for root in roots:
         if (root / name).is_dir():
             return root / name
-    if data_dir and len(roots) == 1 and (roots[0].name == name or _holds_corpus_files(roots[0], name)):
+    if data_dir and len(roots) == 1 and roots[0].name == name:
         return roots[0]
     return roots[0] / name
 

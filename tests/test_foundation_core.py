@@ -76,6 +76,11 @@ def test_a_search_path_of_data_roots(tmp_path, monkeypatch):
     monkeypatch.delenv("FIGBENCH_DATA_DIR")
     assert corpus_dir("epic", f"{a}{os.pathsep}{b}") == b / "epic"   # --data-dir: the same meaning
     assert corpus_dir("epic", b) == b / "epic"
+    # a corpus folder that nests a folder of its own name (Meta4XNLI's release does) is the corpus folder
+    (b / "meta4xnli" / "cometa").mkdir(parents=True)
+    (b / "meta4xnli" / "cometa" / "cometa_test.tsv").write_text("x")
+    (b / "meta4xnli" / "meta4xnli").mkdir()
+    assert corpus_dir("meta4xnli", b / "meta4xnli") == b / "meta4xnli" == corpus_dir("meta4xnli", b)
 
 
 def test_corpus_dir_and_missing_files(tmp_path, monkeypatch):
