@@ -101,7 +101,8 @@ def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
 
     ``data_dir`` (``data_dir=`` / ``--data-dir``) is a data root or a search path of roots, as
     ``$FIGBENCH_DATA_DIR`` is, which it replaces. For compatibility a single folder that is the corpus
-    folder itself (named ``name``, or holding the corpus's files and no ``name`` folder) is taken as is.
+    folder itself (holding the corpus's files, named ``name``, or an existing folder without any corpus
+    folder) is taken as is.
     A corpus no root has is looked for (and fetched) in the first root.
     """
     roots = split_roots(data_dir) if data_dir else data_roots()
@@ -110,9 +111,15 @@ def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
     for root in roots:
         if (root / name).is_dir():
             return root / name
-    if data_dir and len(roots) == 1 and roots[0].name == name:
+    if data_dir and len(roots) == 1 and (roots[0].name == name or _no_corpus_folders(roots[0])):
         return roots[0]
     return roots[0] / name
+
+
+def _no_corpus_folders(folder: Path) -> bool:
+    """An existing folder holding no folder of a known corpus: a corpus folder given as ``--data-dir`` (in
+    any of its layouts), as before a data root was meant."""
+    return folder.is_dir() and not any((folder / c).is_dir() for c in CORPORA)
 
 
 def data_dir_source(data_dir: str | os.PathLike | None = None) -> str:

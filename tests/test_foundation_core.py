@@ -89,6 +89,8 @@ def test_corpus_dir_and_missing_files(tmp_path, monkeypatch):
     # --data-dir / data_dir= is a data root (or a search path of roots), as $FIGBENCH_DATA_DIR is
     assert corpus_dir("epic", tmp_path / "x") == tmp_path / "x" / "epic"
     assert corpus_dir("epic", tmp_path / "epic") == tmp_path / "epic"   # the corpus folder itself: as before
+    (tmp_path / "layout" / "val").mkdir(parents=True)   # a corpus folder in another layout, any name: as before
+    assert corpus_dir("wec_eng", tmp_path / "layout") == tmp_path / "layout"
     (tmp_path / "a.txt").write_text("a")
     with pytest.raises(MissingDataError) as e:
         resolve("epic", tmp_path, [RemoteFile(p, f"https://example.org/{p}") for p in ("a.txt", "b.txt", "c/d.json")],
