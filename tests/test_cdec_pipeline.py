@@ -193,3 +193,14 @@ def test_committed_cdec_records_state_what_was_done():
         assert rec["options"]["skip_same_sentence"] is expect, spec.name
         checked += 1
     assert checked > 50
+
+
+def test_training_corpus_beside_or_under_data_dir(tmp_path, monkeypatch):
+    """ECB+ (ECB+META's training corpus) under a data root given as --data-dir, or beside the ECB+META folder."""
+    from figbench_baselines.cdec.data import sibling_data_dir
+
+    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
+    (tmp_path / "ecbplus").mkdir()
+    (tmp_path / "ecbmeta").mkdir()
+    assert sibling_data_dir(str(tmp_path), "ecbplus") == str(tmp_path / "ecbplus")
+    assert sibling_data_dir(str(tmp_path / "ecbmeta"), "ecbplus") == str(tmp_path / "ecbplus")

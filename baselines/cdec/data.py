@@ -52,11 +52,11 @@ def sibling_data_dir(data_dir: str | None, corpus: str) -> str | None:
     as ``data_dir``, ``<its parent>/<corpus>`` (ecbmeta's folder -> ecbplus's) when it exists; else None."""
     if not data_dir:
         return None
-    from figbench.paths import corpus_dir
+    from figbench.paths import split_roots
 
-    found = corpus_dir(corpus, data_dir)   # --data-dir is a data root (or search path) holding it
-    if found.is_dir():
-        return str(found)
+    for root in split_roots(data_dir):   # --data-dir is a data root (or search path) holding it
+        if (root / corpus).is_dir():
+            return str(root / corpus)
     if os.environ.get(DATA_DIR_ENV) or os.pathsep in str(data_dir):
         return None
     cand = Path(data_dir).expanduser().resolve().parent / corpus   # the corpus folder given as --data-dir
