@@ -17,7 +17,7 @@ PORT ?= 7860
 JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 PYTEST_ARGS ?= --durations=25
 
-.PHONY: setup run test lint bench screenshots clean
+.PHONY: setup run test test-ci lint bench screenshots clean
 
 setup: $(VENV)/.installed
 
@@ -32,7 +32,10 @@ run: setup  ## fast baselines on every corpus found, submitted to the embedded s
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
-	$(BIN)/python -m pytest -n $(JOBS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) -m "not ci_stage" $(PYTEST_ARGS)
+
+test-ci: setup  ## the CI stage `make test` leaves out (wheel smoke report, long simulations); .ci/run runs it after make test
+	$(BIN)/python -m pytest -n $(JOBS) -m ci_stage $(PYTEST_ARGS)
 
 lint: setup  ## ruff (configured in pyproject.toml)
 	$(BIN)/ruff check .

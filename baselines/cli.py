@@ -11,8 +11,10 @@ import pkgutil
 
 
 def _discover() -> tuple[str, ...]:
-    """Baseline families: the sub-packages of ``figbench_baselines`` with a ``cli`` module, ordered by
-    their package's ``ORDER`` (then name). Adding a family is adding its folder."""
+    """Baseline families: the sub-packages of ``figbench_baselines`` with a ``cli`` module (their own
+    ``figbench baseline <family>`` command) or only a ``specs`` module (spec lines of other families'
+    commands, e.g. a new corpus's trivial baselines), ordered by their package's ``ORDER`` (then name).
+    Adding a family is adding its folder."""
     import figbench_baselines
 
     found = []
@@ -20,7 +22,7 @@ def _discover() -> tuple[str, ...]:
         if not info.ispkg or info.name == "common":
             continue
         package = importlib.import_module(f"figbench_baselines.{info.name}")
-        if importlib.util.find_spec(f"figbench_baselines.{info.name}.cli") is not None:
+        if any(importlib.util.find_spec(f"figbench_baselines.{info.name}.{m}") is not None for m in ("cli", "specs")):
             found.append((getattr(package, "ORDER", 100), info.name))
     return tuple(name for _, name in sorted(found))
 

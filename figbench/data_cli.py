@@ -6,8 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from typing import Any
+
+#: ``--data-dir``, the same everywhere (data, baseline, leaderboard): see :func:`figbench.paths.corpus_dir`
+DATA_DIR_HELP = ("data root holding one folder per corpus, or several roots separated by "
+                 f"'{os.pathsep}' (default $FIGBENCH_DATA_DIR); a corpus folder itself is accepted too")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Download the public original files of a corpus into its folder "
                                      "(<data root>/NAME or --data-dir), checking each against its recorded sha256.")
     fp.add_argument("names", nargs="+", metavar="NAME", help="corpus name(s)")
-    fp.add_argument("--data-dir", default=None, help="the corpus folder (one NAME only; default <data root>/NAME)")
+    fp.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     fp.add_argument("--force", action="store_true", help="download again even when the files are there")
     fp.set_defaults(func=_fetch)
 
@@ -66,7 +71,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("name", choices=CORPORA, metavar="NAME", help=f"corpus: {', '.join(CORPORA)}")
     p.add_argument("config", nargs="?", default=None, metavar="CONFIG", help="builder config (default: see below)")
-    p.add_argument("--data-dir", default=None, help="the corpus folder (default: $FIGBENCH_DATA_DIR/NAME)")
+    p.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     p.add_argument("--cache-dir", default=None, help="datasets cache folder")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="builder config option, e.g. source=ucdcr (repeatable)")
@@ -229,10 +234,11 @@ def _where(args: argparse.Namespace) -> int:
     import os
 
     from figbench.corpora.files import missing
-    from figbench.paths import CORPORA, DATA_DIR_ENV, corpus_dir, data_root, default_data_dir
+    from figbench.paths import CORPORA, DATA_DIR_ENV, corpus_dir, data_root, data_roots, default_data_dir
 
     root = data_root()
-    out = {"data_root": str(root), "from": DATA_DIR_ENV if os.environ.get(DATA_DIR_ENV) else "default",
+    out = {"data_root": str(root), "data_roots": [str(r) for r in data_roots()],
+           "from": DATA_DIR_ENV if os.environ.get(DATA_DIR_ENV) else "default",
            "default": str(default_data_dir()), "corpora": {}}
     for name in CORPORA:
         folder = corpus_dir(name)
@@ -265,8 +271,6 @@ def _fetch(args: argparse.Namespace) -> int:
     )
     from figbench.paths import CORPORA, corpus_dir
 
-    if args.data_dir and len(args.names) > 1:
-        raise ValueError("--data-dir names one corpus folder: give one NAME with it")
     for name in args.names:
         if name not in CORPORA:
             raise ValueError(f"unknown figbench dataset {name!r}; known: {', '.join(CORPORA)}")

@@ -1,7 +1,9 @@
 """Where things are: the builders' and metrics' folders, and the corpora on disk.
 
-Corpora live in one folder per corpus under a data root: ``$FIGBENCH_DATA_DIR`` when set, else
+Corpora live in one folder per corpus under a data root: ``$FIGBENCH_DATA_DIR`` when set (one root or
+several separated by ``os.pathsep``: a corpus is read from the first root that has it), else
 :func:`default_data_dir` (``$XDG_CACHE_HOME/figbench/data``, i.e. ``~/.cache/figbench/data``).
+``--data-dir`` / ``data_dir=`` has the same meaning everywhere (a root or a search path of roots).
 ``figbench data where`` prints it; ``figbench data fetch CORPUS`` downloads a corpus there.
 
 Corpus and metric names are discovered from the installed ``figbench_datasets`` and
@@ -66,17 +68,58 @@ def default_data_dir() -> Path:
     return Path(cache).expanduser() / "figbench" / "data"
 
 
-def data_root() -> Path:
-    """The folder holding one sub-folder per corpus: ``$FIGBENCH_DATA_DIR``, else :func:`default_data_dir`."""
+def split_roots(value: str | os.PathLike) -> list[Path]:
+    """The data roots of a search path (``os.pathsep``-separated, like ``PATH``), in order."""
+    parts = [part for part in str(value).split(os.pathsep) if part.strip()]
+    return [Path(part).expanduser().resolve() for part in parts]
+
+
+def data_roots() -> list[Path]:
+    """The data roots, in search order: ``$FIGBENCH_DATA_DIR`` (one folder or several separated by
+    ``os.pathsep``), else :func:`default_data_dir`."""
     env = os.environ.get(DATA_DIR_ENV)
-    return Path(env).expanduser().resolve() if env else default_data_dir()
+    return (split_roots(env) if env and env.strip(os.pathsep + " ") else []) or [default_data_dir()]
+
+
+def data_root() -> Path:
+    """The first data root (:func:`data_roots`): where ``figbench data fetch`` puts a corpus no root holds."""
+    return data_roots()[0]
+
+
+def _holds_corpus_files(folder: Path, name: str) -> bool:
+    import importlib
+
+    try:
+        files = importlib.import_module(f"figbench.corpora.{name}").FILES
+    except (ImportError, AttributeError):
+        return False
+    return any((folder / f.path).exists() for f in files)
 
 
 def corpus_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
-    """The local folder of a corpus: ``data_dir`` itself when given, else ``<data root>/<name>``."""
-    if data_dir:
-        return Path(data_dir).expanduser().resolve()
-    return data_root() / name
+    """The local folder of corpus ``name``: ``<root>/<name>`` of the first data root that has it.
+
+    ``data_dir`` (``data_dir=`` / ``--data-dir``) is a data root or a search path of roots, as
+    ``$FIGBENCH_DATA_DIR`` is, which it replaces. For compatibility a single folder that is the corpus
+    folder itself (holding the corpus's files, named ``name``, or an existing folder without any corpus
+    folder) is taken as is.
+    A corpus no root has is looked for (and fetched) in the first root.
+    """
+    roots = split_roots(data_dir) if data_dir else data_roots()
+    if data_dir and len(roots) == 1 and _holds_corpus_files(roots[0], name):
+        return roots[0]   # the corpus folder itself (checked first: a corpus may nest a folder of its own name)
+    for root in roots:
+        if (root / name).is_dir():
+            return root / name
+    if data_dir and len(roots) == 1 and (roots[0].name == name or _no_corpus_folders(roots[0])):
+        return roots[0]
+    return roots[0] / name
+
+
+def _no_corpus_folders(folder: Path) -> bool:
+    """An existing folder holding no folder of a known corpus: a corpus folder given as ``--data-dir`` (in
+    any of its layouts), as before a data root was meant."""
+    return folder.is_dir() and not any((folder / c).is_dir() for c in CORPORA)
 
 
 def data_dir_source(data_dir: str | os.PathLike | None = None) -> str:

@@ -282,27 +282,8 @@ def generic_stats(rows: Any) -> dict[str, Any]:
     labels: dict[str, dict[str, int]] = {}
     summary: dict[str, dict[str, int]] = {}
     for name in names:
-        kind = _feature_kind(features, name)
-        if kind == "label":
-            feat = features[name]
-            counts = Counter(feat.int2str(v) if isinstance(v, int) and v >= 0 else str(v) for v in col(name))
-        elif kind == "label_seq":
-            feat = features[name].feature
-            counts = Counter(feat.int2str(v) for seq in col(name) for v in seq)
-        elif (kind in ("str_seq", "unknown") and (name.endswith("tags") or name == "labels")):
-            values = col(name)
-            if not values or not all(isinstance(v, list) for v in values):
-                continue
-            counts = Counter(str(v) for seq in values for v in seq)
-        elif kind in ("str", "unknown") and not name.endswith("id") and name not in _TEXT_COLUMNS:
-            values = col(name)
-            if not values or not all(isinstance(v, str) for v in values):
-                continue
-            counts = Counter(values)
-            label_like = name in ("label", "labels") or name.endswith("label")
-            if not label_like and (len(counts) > _MAX_LABELS or len(counts) == n > 1):
-                continue
-        else:
+        counts = _label_counts(name, _feature_kind(features, name), features, col, n)
+        if counts is None:
             continue
         if len(counts) > _MAX_LABELS:  # e.g. 250 proverbs: summarise instead of listing
             summary[name] = {"distinct": len(counts), "min": min(counts.values()), "max": max(counts.values())}
@@ -313,6 +294,31 @@ def generic_stats(rows: Any) -> dict[str, Any]:
     if summary:
         out["label_summary"] = summary
     return out
+
+
+def _label_counts(name: str, kind: str, features: Any, col, n: int) -> Counter | None:
+    """Value counts of a label-like column (see :func:`generic_stats`), or None for a column that is not one."""
+    if kind == "label":
+        feat = features[name]
+        return Counter(feat.int2str(v) if isinstance(v, int) and v >= 0 else str(v) for v in col(name))
+    if kind == "label_seq":
+        feat = features[name].feature
+        return Counter(feat.int2str(v) for seq in col(name) for v in seq)
+    if kind in ("str_seq", "unknown") and (name.endswith("tags") or name == "labels"):
+        values = col(name)
+        if not values or not all(isinstance(v, list) for v in values):
+            return None
+        return Counter(str(v) for seq in values for v in seq)
+    if kind in ("str", "unknown") and not name.endswith("id") and name not in _TEXT_COLUMNS:
+        values = col(name)
+        if not values or not all(isinstance(v, str) for v in values):
+            return None
+        counts = Counter(values)
+        label_like = name in ("label", "labels") or name.endswith("label")
+        if not label_like and (len(counts) > _MAX_LABELS or len(counts) == n > 1):
+            return None
+        return counts
+    return None
 
 
 def split_stats(rows: Any, *, mtld: bool = True, progress: bool = True) -> dict[str, Any]:

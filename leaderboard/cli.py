@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.add_argument("--wait", action="store_true", help="Space URL: also wait for the final status")
     sp.add_argument("--gold-json", default=None,
                     help="local store: gold labels from this JSON file instead of the builders")
-    sp.add_argument("--data-dir", default=None, help="local store: folder of corpora (default $FIGBENCH_DATA_DIR)")
+    sp.add_argument("--data-dir", default=None,
+                    help="local store: data root of the corpora, or roots separated by os.pathsep "
+                         "(default $FIGBENCH_DATA_DIR)")
     sp.set_defaults(func=_submit)
 
     lp = sub.add_parser("leaderboard", help="list, serve or export a leaderboard store",
@@ -51,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=7860)
     sv.add_argument("--gold-json", default=None, help="gold labels from this JSON file instead of the builders")
-    sv.add_argument("--data-dir", default=None, help="folder of corpora (default $FIGBENCH_DATA_DIR)")
+    sv.add_argument("--data-dir", default=None,
+                    help="data root of the corpora, or roots separated by os.pathsep (default $FIGBENCH_DATA_DIR)")
     sv.add_argument("--max-upload-mb", type=float, default=10.0)
     sv.add_argument("--rate-limit", type=int, default=20, help="submissions per identity per hour")
     sv.add_argument("--private", default=None, metavar="DIR",

@@ -180,6 +180,23 @@ def check_text(value: Any, field: str) -> str | None:
     return value
 
 
+def _check_freeform_leaf(value: Any, path: str) -> None:
+    """A scalar of a free-form object: a bounded string, a boolean, null, an int64 or a finite float."""
+    if isinstance(value, str):
+        if len(value) > MAX_STRING_CHARS:
+            raise SubmissionError(f"{path}: longer than {MAX_STRING_CHARS} characters")
+    elif isinstance(value, bool) or value is None:
+        pass
+    elif isinstance(value, int):
+        if abs(value) > _INT64:
+            raise SubmissionError(f"{path}: integer out of range")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise SubmissionError(f"{path}: not a finite number")
+    else:
+        raise SubmissionError(f"{path}: unsupported value {type(value).__name__}")
+
+
 def check_freeform(obj: Any, field: str) -> dict[str, Any]:
     """A bounded free-form object (provenance): size, depth, keys and strings limited; ``seed`` an integer."""
     if obj is None:
@@ -206,19 +223,8 @@ def check_freeform(obj: Any, field: str) -> dict[str, Any]:
         elif isinstance(value, list):
             for i, v in enumerate(value):
                 walk(v, f"{path}[{i}]", depth + 1)
-        elif isinstance(value, str):
-            if len(value) > MAX_STRING_CHARS:
-                raise SubmissionError(f"{path}: longer than {MAX_STRING_CHARS} characters")
-        elif isinstance(value, bool) or value is None:
-            pass
-        elif isinstance(value, int):
-            if abs(value) > _INT64:
-                raise SubmissionError(f"{path}: integer out of range")
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                raise SubmissionError(f"{path}: not a finite number")
         else:
-            raise SubmissionError(f"{path}: unsupported value {type(value).__name__}")
+            _check_freeform_leaf(value, path)
 
     walk(obj, field, 1)
     seed = obj.get("seed")

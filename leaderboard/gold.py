@@ -105,7 +105,7 @@ class BuilderGoldProvider(_CachingProvider):
     def _load_builder(self, benchmark: Benchmark):
         import figbench
 
-        data_dir = str(self.data_dir / benchmark.dataset) if self.data_dir else None
+        data_dir = str(self.data_dir) if self.data_dir else None   # a data root or a search path of roots
         return figbench.load_dataset(benchmark.dataset, benchmark.config, split=benchmark.split, data_dir=data_dir)
 
     def _redact(self, text: str) -> str:

@@ -1,6 +1,7 @@
 """Small in-memory splits shaped like the figbench builders' (columns and ClassLabel features), for
 running the baselines without the corpora: ``use_fixture_splits(monkeypatch)`` makes every baseline
-load these through :func:`figbench_baselines.common.splits.load_splits`."""
+load these through :func:`figbench_baselines.common.splits.load_splits`. Each corpus picks its own in
+``tests/fixtures/<corpus>/cases.py`` (``splits``); the builders of those splits are here."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ NLI = ["entailment", "neutral", "contradiction"]
 MEDIUM = ["LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT"]
 
 
-def _detection(prefix: str, n: int, seed: int, lang: str, source: str = "xnli_dev") -> datasets.Dataset:
+def detection_split(prefix: str, n: int, seed: int, lang: str, source: str = "xnli_dev") -> datasets.Dataset:
     """Sentences whose metaphor words are tagged B- (I- for a following "idea") most of the time; seeds
     other than 1 (test) also use two words training never has."""
     rng = random.Random(seed)
@@ -46,7 +47,7 @@ def _detection(prefix: str, n: int, seed: int, lang: str, source: str = "xnli_de
     return datasets.Dataset.from_list(rows, features=features)
 
 
-def _interpretation(split: str, n: int, seed: int) -> datasets.Dataset:
+def interpretation_split(split: str, n: int, seed: int) -> datasets.Dataset:
     rng = random.Random(seed)
     rows = []
     for i in range(n):
@@ -63,7 +64,7 @@ def _interpretation(split: str, n: int, seed: int) -> datasets.Dataset:
     return datasets.Dataset.from_list(rows, features=features)
 
 
-def _wimcor(split: str, n: int, seed: int) -> datasets.Dataset:
+def wimcor_split(split: str, n: int, seed: int) -> datasets.Dataset:
     rng = random.Random(seed)
     places = ["Paris", "London", "Berlin", "Madrid"]
     contexts = {"LOCATION": "We travelled to {} last summer .", "INSTITUTE": "{} announced new taxes on Monday .",
@@ -132,7 +133,7 @@ def _epic_rows(ids: list[tuple[str, int]], *, pairs: bool) -> list[dict]:
     return rows
 
 
-def _epic(config: str) -> datasets.DatasetDict:
+def epic_splits(config: str) -> datasets.DatasetDict:
     base = {"id": datasets.Value("string"), "narrative": datasets.Value("string"),
             "proverb": datasets.Value("string"), "proverb_id": datasets.Value("string")}
     if config == "proverbs":
@@ -164,28 +165,19 @@ def _mentions(name: str) -> datasets.Dataset:
     return datasets.Dataset.from_list(json.loads((FIXTURES / "cdec" / f"mentions_{name}.json").read_text()))
 
 
+def cdec_splits() -> datasets.DatasetDict:
+    """The coreference corpora's splits (ecbplus, ecbmeta and wec_eng share them)."""
+    test = _mentions("test")
+    return datasets.DatasetDict({"train": _mentions("train"), "test": test, "dev_small": test})
+
+
 @cache
 def fixture_splits(dataset: str, config: str | None) -> datasets.DatasetDict:
-    """The in-memory splits of ``dataset``/``config``; KeyError for one not provided."""
-    if dataset in ("ecbplus", "ecbmeta", "wec_eng"):
-        test = _mentions("test")
-        return datasets.DatasetDict({"train": _mentions("train"), "test": test, "dev_small": test})
-    if dataset == "meta4xnli":
-        if config == "interpretation":
-            return datasets.DatasetDict({"train": _interpretation("train", 24, 1),
-                                         "test": _interpretation("test", 16, 2)})
-        lang = "es" if config in ("detection_es", "cometa") or config.endswith("_es") else "en"
-        if config in ("detection_en", "detection_es", "vua", "cometa"):
-            return datasets.DatasetDict({"train": _detection(f"{config}-train", 30, 1, lang),
-                                         "test": _detection(f"{config}-test", 12, 2, lang)})
-        source = config.rsplit("_", 1)[0]
-        return datasets.DatasetDict({s: _detection(f"{config}-{s}", 6, 3, lang, source)
-                                     for s in ("premise", "hypothesis")})
-    if dataset == "wimcor":
-        return datasets.DatasetDict({"train": _wimcor("train", 40, 1), "test": _wimcor("test", 15, 2)})
-    if dataset == "epic":
-        return _epic(config)
-    raise KeyError(f"no fixture splits for {dataset}/{config}")
+    """The in-memory splits of ``dataset``/``config``, as the corpus declares them (``splits`` in
+    ``tests/fixtures/<dataset>/cases.py``); KeyError for one not provided."""
+    from tests.corpus_cases import corpus_splits
+
+    return corpus_splits(dataset, config)
 
 
 def use_fixture_splits(monkeypatch) -> None:

@@ -117,7 +117,8 @@ def test_nli_paper_settings(tiny, tmp_path):
 def test_subsampled_runs_are_scored_on_their_rows(tmp_path):
     from figbench_baselines.common.splits import sample_indices
 
-    record = _run(["wimcor", "--method", "random_prior", "--max-test", "7", "--seed", "3"], tmp_path / "r.json")
+    record = _run(["trivial", "--task", "metonymy", "--dataset", "wimcor", "--config", "sample", "--method", "prior",
+                   "--max-test", "7", "--seed", "3"], tmp_path / "r.json")
     test = fixture_splits("wimcor", "sample")["test"]
     assert_scores_are_the_tasks(record, test.select(sample_indices(len(test), 7, 3)))
 

@@ -64,6 +64,8 @@ def test_knn_oracle_with_triplet_trained_biencoder(rows, train_rows, tiny_bert, 
     assert (tmp_path / "ckpt" / "LATEST").is_file()
     # k=2 within topics of 6 and 5 mentions: each mention has 2 neighbours
     assert rec["counts"]["candidate_pairs"] >= len(rows)
+    # KNN keeps pairs of one sentence (only LH's filter drops them), and its record says so
+    assert rec["options"]["skip_same_sentence"] is False
 
 
 def test_triplets_follow_gold(train_rows):

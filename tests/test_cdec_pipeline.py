@@ -147,3 +147,60 @@ def test_greedy_and_average_clustering_options(rows, train_rows):
         base = run(_args(train_rows, method="lh", n_resamples=0), rows=rows)
         assert sorted(map(sorted, rec["predictions"]["inline"]["clusters"])) == \
             sorted(map(sorted, base["predictions"]["inline"]["clusters"]))
+
+
+def test_records_state_whether_same_sentence_pairs_were_dropped(rows, train_rows):
+    """Only LH's filter drops same-sentence pairs: lh records say so (unless --keep-same-sentence); lemma does not."""
+    assert run(_args(train_rows, method="lh", n_resamples=0), rows=rows)["options"]["skip_same_sentence"] is True
+    kept = run(_args(train_rows, method="lh", n_resamples=0, keep_same_sentence=True), rows=rows)
+    assert kept["options"]["skip_same_sentence"] is False
+    assert run(_args(train_rows, method="lemma", n_resamples=0), rows=rows)["options"]["skip_same_sentence"] is False
+
+
+def test_method_table_drives_the_pipeline_and_the_protocol():
+    from figbench_baselines.cdec.cli import build_parser
+    from figbench_baselines.cdec.pipeline_defaults import METHOD_TABLE, METHODS, method
+    from figbench_baselines.cdec.specs import protocol_of
+
+    choices = next(a.choices for a in build_parser()._actions if a.dest == "method")
+    assert tuple(choices) == METHODS == tuple(METHOD_TABLE)
+    assert [m.name for m in METHOD_TABLE.values() if m.oracle] == ["lh_oracle", "knn_oracle"]
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose from lemma, lh"):
+        method("nope")
+    # the protocol reads the CLI's own defaults: a changed default shows, no copy of it in specs.py
+    argv = ("cdec", "--dataset", "ecbplus", "--config", "events", "--split", "test", "--method", "ce_knn")
+    proto = protocol_of("ecbplus", "events", "ce_knn", argv)
+    assert proto["candidates"] == "k=5 neighbours within the group (FAISS flat)" and proto["pair threshold"] == "0.5"
+    assert "threshold" not in proto  # no LH filter
+    proto = protocol_of("ecbplus", "events", "ce_knn", (*argv, "--k", "7", "--threshold", "0.25"))
+    assert proto["candidates"].startswith("k=7 ") and proto["pair threshold"] == "0.25"
+
+
+def test_committed_cdec_records_state_what_was_done():
+    """Issue 22: KNN records said skip_same_sentence: True while KNN keeps same-sentence pairs."""
+    from figbench_baselines.cdec.pipeline_defaults import method
+    from figbench_baselines.specs import all_specs
+
+    from tests.conftest import ROOT
+
+    checked = 0
+    for spec in all_specs():
+        path = ROOT / "results" / f"{spec.name}.json"
+        if spec.family != "cdec" or not path.is_file():
+            continue
+        rec = json.loads(path.read_text())
+        expect = method(spec.method).drops_same_sentence and "--keep-same-sentence" not in spec.argv
+        assert rec["options"]["skip_same_sentence"] is expect, spec.name
+        checked += 1
+    assert checked > 50
+
+
+def test_training_corpus_beside_or_under_data_dir(tmp_path, monkeypatch):
+    """ECB+ (ECB+META's training corpus) under a data root given as --data-dir, or beside the ECB+META folder."""
+    from figbench_baselines.cdec.data import sibling_data_dir
+
+    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
+    (tmp_path / "ecbplus").mkdir()
+    (tmp_path / "ecbmeta").mkdir()
+    assert sibling_data_dir(str(tmp_path), "ecbplus") == str(tmp_path / "ecbplus")
+    assert sibling_data_dir(str(tmp_path / "ecbmeta"), "ecbplus") == str(tmp_path / "ecbplus")

@@ -23,6 +23,9 @@ import pytest
 
 from figbench.scoring.coref import bootstrap_coref, evaluate_coref
 
+# The simulations (27 s on one quiet core, minutes on a loaded one) run in the CI stage, not in `make test`.
+pytestmark = pytest.mark.ci_stage
+
 CLAIMED = ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "muc_recall", "bcub_precision", "ceafe_recall",
            "lea_f1", "blanc_f1")
 NOISE = 0.15

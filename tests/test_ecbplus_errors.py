@@ -10,7 +10,7 @@ import pytest
 
 import figbench
 from figbench.corpora import ecbplus as ecb_io
-from figbench.corpora.files import MissingDataError
+from figbench.corpora.files import ChecksumError, MissingDataError, verify_sha256
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ecbplus"
 MINI = FIX / "mini"
@@ -154,7 +154,7 @@ def test_missing_files_listed_in_one_error(tmp_path):
     assert "ECBplus_coreference_sentences.csv" in msg and "dev_small_docs.txt" in msg and str(corpus) in msg
     # the strict (default) check also lists every missing topic folder of the release
     with pytest.raises(MissingDataError, match=r"(?s)ECB\+/3\n.*ECB\+/45"):
-        ecb_io.require_ecb_release(corpus)
+        ecb_io.release_documents(corpus)
 
 
 def test_strict_release_requires_982_documents(tmp_path):
@@ -170,13 +170,13 @@ def test_checksum_verification(tmp_path):
     f = tmp_path / "ECBplus_coreference_sentences.csv"
     f.write_bytes(b"Topic,File,Sentence Number\n")
     good = hashlib.sha256(f.read_bytes()).hexdigest()
-    ecb_io.verify_sha256(f, good)
-    ecb_io.verify_sha256(f, None)  # unknown checksum: recorded as such, not checked
-    with pytest.raises(ecb_io.ChecksumError,
+    verify_sha256(f, good, corpus="ecbplus")
+    verify_sha256(f, None, corpus="ecbplus")  # unknown checksum: recorded as such, not checked
+    with pytest.raises(ChecksumError,
                        match=r"checksum mismatch for https://x \(.*ECBplus_coreference_sentences\.csv\): "
                              r"expected sha256"):
-        ecb_io.verify_sha256(f, "0" * 64, label="https://x")
-    assert issubclass(ecb_io.ChecksumError, ValueError)
+        verify_sha256(f, "0" * 64, corpus="ecbplus", label="https://x")
+    assert issubclass(ChecksumError, ValueError)
     # the recorded checksums are those of the original files
-    for name, (url, sha) in ecb_io.URLS.items():
-        assert url.startswith("https://") and (sha is None or len(sha) == 64), name
+    for f in ecb_io.FILES:
+        assert f.url.startswith("https://") and (f.sha256 is None or len(f.sha256) == 64), f.path

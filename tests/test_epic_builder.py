@@ -95,11 +95,14 @@ def test_proverbs(real):
 def test_checksums_match_the_real_files():
     epic = _epic()
     root = corpus_path("epic", "full_dataset.json").parent
-    assert set(epic.SHA256) == set(epic.FILE_NAMES) == set(epic.URLS)
+    from figbench.corpora.files import verify_sha256
+
+    assert set(epic.SHA256) == set(epic.FILE_NAMES) == {f.path for f in epic.FILES}
     for name in epic.FILE_NAMES:
-        epic.verify_sha256(corpus_path("epic", *name.split("/")), epic.SHA256[name], name)
+        verify_sha256(corpus_path("epic", *name.split("/")), epic.SHA256[name], corpus="epic", label=name)
     with pytest.raises(ValueError, match="checksum mismatch for all_proverbs.json"):
-        epic.verify_sha256(root / "all_proverbs.json", epic.SHA256["full_dataset.json"], "all_proverbs.json")
+        verify_sha256(root / "all_proverbs.json", epic.SHA256["full_dataset.json"], corpus="epic",
+                      label="all_proverbs.json")
 
 
 def test_locate():

@@ -60,10 +60,37 @@ def test_bootstrap_mean_interval_covers_truth():
         bootstrap_ci(0, lambda idx: {})
 
 
+def test_a_search_path_of_data_roots(tmp_path, monkeypatch):
+    """A new corpus in another root does not hide the corpora of the first (issue 23)."""
+    import os
+
+    from figbench.paths import data_roots
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "idioms").mkdir(parents=True)
+    (b / "epic").mkdir(parents=True)
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", f"{a}{os.pathsep}{b}")
+    assert data_roots() == [a, b]
+    assert corpus_dir("epic") == b / "epic" and corpus_dir("idioms") == a / "idioms"
+    assert corpus_dir("wimcor") == a / "wimcor"   # in no root: looked for (and fetched) in the first
+    monkeypatch.delenv("FIGBENCH_DATA_DIR")
+    assert corpus_dir("epic", f"{a}{os.pathsep}{b}") == b / "epic"   # --data-dir: the same meaning
+    assert corpus_dir("epic", b) == b / "epic"
+    # a corpus folder that nests a folder of its own name (Meta4XNLI's release does) is the corpus folder
+    (b / "meta4xnli" / "cometa").mkdir(parents=True)
+    (b / "meta4xnli" / "cometa" / "cometa_test.tsv").write_text("x")
+    (b / "meta4xnli" / "meta4xnli").mkdir()
+    assert corpus_dir("meta4xnli", b / "meta4xnli") == b / "meta4xnli" == corpus_dir("meta4xnli", b)
+
+
 def test_corpus_dir_and_missing_files(tmp_path, monkeypatch):
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path))
     assert corpus_dir("epic") == tmp_path / "epic"
-    assert corpus_dir("epic", tmp_path / "x") == tmp_path / "x"
+    # --data-dir / data_dir= is a data root (or a search path of roots), as $FIGBENCH_DATA_DIR is
+    assert corpus_dir("epic", tmp_path / "x") == tmp_path / "x" / "epic"
+    assert corpus_dir("epic", tmp_path / "epic") == tmp_path / "epic"   # the corpus folder itself: as before
+    (tmp_path / "layout" / "val").mkdir(parents=True)   # a corpus folder in another layout, any name: as before
+    assert corpus_dir("wec_eng", tmp_path / "layout") == tmp_path / "layout"
     (tmp_path / "a.txt").write_text("a")
     with pytest.raises(MissingDataError) as e:
         resolve("epic", tmp_path, [RemoteFile(p, f"https://example.org/{p}") for p in ("a.txt", "b.txt", "c/d.json")],

@@ -71,14 +71,14 @@ def test_epic_alignment_and_nli_gold(provider, data_root):
 
 @pytest.mark.parametrize("argv", [
     ["cdec", "--dataset", "ecbplus", "--split", "test", "--method", "lemma"],
-    ["wimcor", "--method", "majority"],
+    ["trivial", "--task", "metonymy", "--dataset", "wimcor", "--config", "sample", "--method", "majority"],
 ])
 def test_baseline_submit_is_rescored_without_mismatch(provider, data_root, tmp_path, monkeypatch, argv):
     from figbench_leaderboard.store import Store
 
     from figbench.cli import main
 
-    if not (data_root / argv[0].replace("cdec", "ecbplus")).is_dir():
+    if not (data_root / argv[argv.index("--dataset") + 1]).is_dir():
         pytest.skip("corpus not available")
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     store = tmp_path / "store"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import figbench
-from figbench.corpora.files import MissingDataError
+from figbench.corpora.files import MissingDataError, sha256_file
 
 FIX = Path(__file__).parent / "fixtures" / "meta4xnli"
 M = importlib.import_module("figbench.corpora.meta4xnli")
@@ -282,7 +282,7 @@ def test_checksum_verification(tmp_path):
     shutil.copy(FIX / "tagged_good.tsv", bad)
     with pytest.raises(ValueError, match=r"checksum mismatch for vua/vua_dev.tsv"):
         M.verify_checksum(bad, rel)
-    assert M.sha256_file(bad) == __import__("hashlib").sha256(bad.read_bytes()).hexdigest()
+    assert sha256_file(bad) == __import__("hashlib").sha256(bad.read_bytes()).hexdigest()
     with pytest.raises(ValueError, match="no recorded checksum"):
         M.verify_checksum(bad, "unknown.tsv")
     assert set(M._URLS) == set(M._SHA256)

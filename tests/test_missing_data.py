@@ -15,15 +15,15 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 import figbench
-from figbench.corpora import ecbmeta, ecbplus, epic, meta4xnli, wec_eng, wimcor
+from figbench.corpora import epic, wec_eng
 from figbench.corpora.files import MissingDataError
 from tests.conftest import FIXTURES, ROOT
+from tests.corpus_cases import MissingCase, has_public_url, missing_cases
 
 OFFLINE_VARS = ("FIGBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 #: Nothing listens there: a download fails at once, like an unresolvable host.
@@ -31,36 +31,10 @@ CLOSED_PROXY = "http://127.0.0.1:9"
 URL_IN_CONTEXT = re.compile(r"\(from https://\S+\)")
 
 
-@dataclass(frozen=True)
-class Case:
-    corpus: str
-    config: str
-    files: tuple[str, ...]  # paths relative to the corpus folder that the message must list
-    kwargs: dict = field(default_factory=dict)
-    phrases: tuple[str, ...] = ()
-
-    @property
-    def id(self) -> str:
-        return f"{self.corpus}-{self.config}" + "".join(f"-{k}={v}" for k, v in self.kwargs.items())
-
-
-class _Detection:
-    kind, lang, source = "detection", "en", ""
-
-
-CASES = [
-    Case("ecbplus", "events", (ecbplus.SENTENCES_CSV, ecbplus.DEV_SMALL_DOCS,
-                               *(f"{ecbplus.XML_DIR}/{t}" for t in ecbplus.ALL_TOPICS))),
-    Case("ecbmeta", "meta_m", (ecbmeta.MENTIONS, ecbmeta.DOCUMENTS), phrases=("ECB+ release is needed", "ecbplus_dir")),
-    Case("ecbmeta", "meta_1", (ecbmeta.XLSX,), phrases=("ECB+ release is needed",)),
-    Case("wec_eng", "events", tuple(wec_eng.ORIGINAL_FILES.values()), phrases=("ucdcr/val/event_mentions.json",)),
-    Case("wec_eng", "events", (wec_eng.ORIGINAL_FILES["train"],), {"splits": "train"},
-         phrases=("exists only online", wec_eng.TRAIN_URL)),
-    Case("meta4xnli", "detection_en", tuple(meta4xnli._required(_Detection()))),
-    Case("wimcor", "full", (wimcor.RELEASE_ARCHIVE,), phrases=tuple(wimcor.PARTITION_FILES.values())),
-    Case("wimcor", "sample", tuple(f.path for f in wimcor.SAMPLE_FILES)),
-    Case("epic", "seen", tuple(epic.FILE_NAMES)),
-]
+Case = MissingCase
+#: every corpus's cases, as it declares them (``MISSING`` in ``tests/fixtures/<corpus>/cases.py``, else the
+#: default config naming every file of its ``FILES``)
+CASES = missing_cases()
 
 
 def _check_message(text: str, case: Case, folder: Path, online: bool) -> None:
@@ -69,11 +43,12 @@ def _check_message(text: str, case: Case, folder: Path, online: bool) -> None:
     for rel in case.files:
         assert str(folder / rel) in text, f"{rel} not named:\n{text}"
     assert "FIGBENCH_DATA_DIR" in text and "data_dir" in text
-    assert URL_IN_CONTEXT.search(text), text
+    public = has_public_url(case.corpus)
+    assert URL_IN_CONTEXT.search(text) if public else "(no public URL" in text, text
     for phrase in case.phrases:
         assert phrase in text, phrase
     if online:
-        assert re.search(r"Downloading https://\S+ failed", text), text
+        assert re.search(r"Downloading https://\S+ failed", text) if public else "No public URL" in text, text
     else:
         assert "offline mode (HF_HUB_OFFLINE is set" in text, text
 
@@ -198,7 +173,7 @@ def test_cli_fetch_offline_is_a_clear_error(tmp_path):
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
         assert proc.stderr.startswith("figbench: error:") and f"{corpus}:" in proc.stderr
         assert "offline mode (HF_HUB_OFFLINE is set" in proc.stderr and str(folder) in proc.stderr
-        assert URL_IN_CONTEXT.search(proc.stderr)
+        assert URL_IN_CONTEXT.search(proc.stderr) if has_public_url(corpus) else "(no public URL" in proc.stderr
     proc = _cli(["data", "fetch", "epic", "--data-dir", str(tmp_path / "f"), "--force"], env)
     assert proc.returncode == 1 and "offline mode" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -216,8 +191,21 @@ def test_cli_where_lists_every_corpus(tmp_path):
     proc = _cli(["data", "where", "--json"], _env(tmp_path, "offline"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
-    assert set(out["corpora"]) == {"ecbplus", "ecbmeta", "wec_eng", "meta4xnli", "wimcor", "epic"}
+    assert set(out["corpora"]) == set(figbench.CORPORA)
     assert out["data_root"] == str(tmp_path / "data_root")
     for name, info in out["corpora"].items():
         assert info["folder"] == str(tmp_path / "data_root" / name)
         assert info["files"] > 0 and len(info["missing"]) == info["files"], name
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["offline", "online"])
+def test_a_file_without_public_url_says_so_and_is_never_downloaded(allowed, tmp_path):
+    from figbench.corpora.files import RemoteFile, resolve
+
+    f = RemoteFile("idioms.tsv", "", None, description="ask the authors for idioms.tsv")
+    with pytest.raises(MissingDataError) as err:
+        resolve("newcorpus", tmp_path, [f], download=allowed)
+    text = str(err.value)
+    assert str(tmp_path / "idioms.tsv") in text and "(no public URL: ask the authors for idioms.tsv)" in text
+    assert ("No public URL to download idioms.tsv" in text) == allowed
+    assert not list(tmp_path.iterdir())

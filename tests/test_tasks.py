@@ -5,52 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-import datasets
 from figbench.tasks import TASKS, PredictionsError, benchmarks, families, get_task
 from figbench.tasks.base import Benchmark, Metric
+from tests.corpus_cases import task_splits
 
-
-def _tag_rows() -> datasets.Dataset:
-    tags = datasets.ClassLabel(names=["O", "B-METAPHOR", "I-METAPHOR"])
-    return datasets.Dataset.from_dict(
-        {"id": ["s1", "s2", "s3"], "tokens": [["a", "b", "c"], ["d", "e"], ["f"]],
-         "tags": [[0, 1, 2], [0, 0], [1]]},
-        features=datasets.Features({"id": datasets.Value("string"),
-                                    "tokens": datasets.Sequence(datasets.Value("string")),
-                                    "tags": datasets.Sequence(tags)}))
-
-
-#: one small split per task, with the columns (and ClassLabel features) its builder declares
-SPLITS = {
-    "cdec": lambda: datasets.Dataset.from_dict(
-        {"mention_id": ["m1", "m2", "m3", "m4", "m5"], "cluster_id": ["a", "a", "b", "c", "c"],
-         "topic": ["1", "1", "1", "2", "2"]}),
-    "metaphor_detection": _tag_rows,
-    "metaphor_nli": lambda: datasets.Dataset.from_dict(
-        {"id": ["p1", "p2", "p3", "p4"], "gold_label": [0, 1, 2, 0],
-         "metaphor_status": ["met", "no_met", "met", "nonrelevant"], "language": ["en", "en", "es", "es"]},
-        features=datasets.Features({"id": datasets.Value("string"),
-                                    "gold_label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"]),
-                                    "metaphor_status": datasets.Value("string"),
-                                    "language": datasets.Value("string")})),
-    "metonymy": lambda: datasets.Dataset.from_dict(
-        {"id": ["w1", "w2", "w3"], "medium": [0, 2, 4]},
-        features=datasets.Features({"id": datasets.Value("string"), "medium": datasets.ClassLabel(
-            names=["LOCATION", "INSTITUTE", "TEAM", "ARTIFACT", "EVENT"])})),
-    "proverb_prediction": lambda: datasets.Dataset.from_dict(
-        {"id": ["n1", "n2", "n3"], "proverb_id": ["p1", "p2", "p1"]}),
-    "proverb_alignment": lambda: datasets.Dataset.from_dict(
-        {"narrative": ["the cat sat on the mat today", "a bird in the hand"],
-         "pairs": [[{"pair_id": "a1", "proverb_span": "cat", "narrative_span": "cat sat", "narrative_start": 4,
-                     "narrative_end": 11, "narrative_match": "exact", "proverb_match": "exact"}],
-                   [{"pair_id": "a2", "proverb_span": "bird", "narrative_span": "bird", "narrative_start": 2,
-                     "narrative_end": 6, "narrative_match": "exact", "proverb_match": "exact"}]]}),
-    "similar_narratives": lambda: datasets.Dataset.from_dict(
-        {"id": ["n1", "n2", "n3", "n4"], "proverb_id": ["p1", "p1", "p2", "p2"]}),
-    "narrative_generation": lambda: datasets.Dataset.from_dict(
-        {"id": ["g1", "g2"], "narrative": ["the early bird catches the worm every morning",
-                                           "still waters run deep in this quiet town"]}),
-}
+#: one small split per task, with the columns (and ClassLabel features) its builder declares, as declared by
+#: the corpora (``TASK_SPLITS`` in ``tests/fixtures/<corpus>/cases.py``)
+SPLITS = task_splits()
 
 
 def test_every_task_has_a_fixture_split():
@@ -86,7 +47,10 @@ def test_task_round_trip(name):
 def test_declarations_are_consistent():
     keys = [b.key for b in benchmarks()]
     assert len(keys) == len(set(keys))
-    assert list(families()) == ["coreference", "meta4xnli", "wimcor", "epic"]
+    in_order = list(dict.fromkeys(t.family for t in TASKS.values()))
+    assert list(families()) == in_order and len(in_order) >= 1
+    for task in TASKS.values():
+        assert families()[task.family] == task.family_title, task.name
     for task in TASKS.values():
         assert task.higher_is_better in (True, False)
         assert set(task.table_columns()) <= set(task.metric_names)
@@ -121,3 +85,37 @@ def test_classification_matches_scikit_learn():
         for avg in ("micro", "macro"):
             ref = precision_recall_fscore_support(gold, pred, labels=labels, average=avg, zero_division=0)
             assert [ours[f"{avg}_{m}"] for m in ("precision", "recall", "f1")] == pytest.approx(list(ref[:3]))
+
+
+@pytest.mark.parametrize("name", sorted(SPLITS))
+def test_a_kind_s_default_metrics_cover_its_scores(name):
+    """A declaration without ``metrics`` reports its kind's defaults, and they name every score it computes."""
+    from dataclasses import replace
+
+    task = get_task(name)
+    plain = replace(task, metrics=(), columns=(), **({"group_columns": ()} if hasattr(task, "group_columns") else {}))
+    assert plain.metric_names == tuple(m.name for m in type(task).default_metrics)
+    gold = plain.gold_from_dataset(SPLITS[name](), f"{name}/fixture")
+    scored = plain.score(plain.parse_predictions(plain.perfect_predictions(gold), gold), gold, n_resamples=0)
+    assert scored.scores and set(scored.scores) <= set(plain.metric_names), set(scored.scores) - set(plain.metric_names)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SPLITS if get_task(n).trivial_baselines))
+def test_trivial_baselines_are_valid_predictions(name):
+    from collections import Counter
+
+    task = get_task(name)
+    gold = task.gold_from_dataset(SPLITS[name](), f"{name}/fixture")
+    for method in task.trivial_baselines:
+        preds = task.trivial_predictions(method, gold, gold, seed=3)
+        assert task.parse_predictions(preds, gold) is not None
+        assert preds == task.trivial_predictions(method, gold, gold, seed=3)  # seeded
+        if method == "majority":
+            counts = Counter(gold.labels.values())
+            assert set(preds.values()) == {max(sorted(counts), key=counts.get)}
+        if method == "singletons":
+            assert sorted(map(len, preds)) == [1] * len(gold.ids)
+        if method == "one_cluster_per_topic":
+            assert len(preds) == len(set(gold.groups.values()))
+    with pytest.raises(ValueError, match="no trivial baseline 'nope'"):
+        task.trivial_predictions("nope", gold, gold)

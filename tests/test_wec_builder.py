@@ -10,7 +10,7 @@ import pytest
 
 import figbench
 import figbench.corpora.wec_eng as wec
-from figbench.corpora.files import MissingDataError
+from figbench.corpora.files import MissingDataError, sha256_file
 from figbench.schema import COREF_DOCUMENT_FEATURES, COREF_MENTION_FEATURES
 from tests.conftest import corpus_path
 
@@ -207,7 +207,7 @@ def test_verify_checksum(tmp_path):
 def test_recorded_checksums_match_local_copies():
     for split, folder in (("validation", "val"), ("test", "test")):
         path = corpus_path("wec_eng", "ucdcr", folder, "event_mentions.json")
-        assert wec.sha256_file(path) == wec._URLS["ucdcr"][split][1]
+        assert sha256_file(path) == wec._URLS["ucdcr"][split][1]
 
 
 def test_plain_datasets_load_dataset_call(original_dir, tmp_path):

@@ -1,7 +1,8 @@
 """The distribution as a user gets it: wheel -> fresh venv outside the checkout -> Space folder -> smoke.
 
 ``.ci/run`` runs ``.ci/wheel_smoke.sh`` once and points ``FIGBENCH_SMOKE_DIR`` at its folder; without
-it this test runs the script itself (a few minutes: it installs the wheel's dependencies).
+it this test runs the script itself (a few minutes: it installs the wheel's dependencies). It is in the
+CI stage (``make test-ci``, run by ``.ci/run`` after ``make test``), so ``make test`` never repeats the smoke.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tests.conftest import ROOT, corpus_path
 
 
 @pytest.mark.slow
+@pytest.mark.ci_stage
 def test_wheel_installs_and_space_serves_the_board(tmp_path):
     data = corpus_path("ecbplus", "ECB+").parent.parent
     done = os.environ.get("FIGBENCH_SMOKE_DIR")

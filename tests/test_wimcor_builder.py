@@ -12,7 +12,7 @@ import pytest
 import datasets
 import figbench
 from figbench.corpora import wimcor as wio
-from figbench.corpora.files import MissingDataError
+from figbench.corpora.files import MissingDataError, verify_sha256
 from tests.conftest import corpus_path
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "wimcor"
@@ -109,18 +109,17 @@ def test_sample_checksums_match_the_real_files():
     root = corpus_path("wimcor", "wiki_ARTIFACT_train.txt").parent
     assert set(wimcor.SAMPLE_SHA256) == {n for s in wio.SAMPLE_SPLITS for n in wio.sample_files(s).values()}
     for name, digest in wimcor.SAMPLE_SHA256.items():
-        wimcor.verify_sha256(root / name, digest, name)
+        verify_sha256(root / name, digest, corpus="wimcor", label=name)
 
 
 def test_verify_sha256_names_the_file(tmp_path):
-    wimcor = _builder_module()
     path = tmp_path / "x.txt"
     path.write_bytes(b"abc")
     good = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-    wimcor.verify_sha256(path, good, "x.txt")
-    wimcor.verify_sha256(path, None, "x.txt")  # unknown checksum: nothing to check
+    verify_sha256(path, good, corpus="wimcor", label="x.txt")
+    verify_sha256(path, None, corpus="wimcor", label="x.txt")  # unknown checksum: nothing to check
     with pytest.raises(ValueError, match=r"checksum mismatch for https://example.org/x.txt .*x\.txt"):
-        wimcor.verify_sha256(path, "0" * 64, "https://example.org/x.txt")
+        verify_sha256(path, "0" * 64, corpus="wimcor", label="https://example.org/x.txt")
 
 
 def test_full_config_from_fixture_xml(tmp_path):

@@ -36,6 +36,7 @@ from figbench_baselines.cdec.encoding import (
     span_mean,
     to_numpy,
 )
+from figbench_baselines.cdec.pipeline_defaults import method
 
 
 class BiEncoder(torch.nn.Module):
@@ -223,7 +224,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
     if memo is not None:
         return memo
     seed_everything(args.seed)
-    folder = args.biencoder or (args.load_model if args.method == "knn_oracle" else None)
+    folder = args.biencoder or (args.load_model if method(args.method).trains == "biencoder" else None)
     if folder:
         state, tinfo = load_component(folder, "biencoder")
         model_arg = args.model if args.model is not None else tinfo.get("model_arg")
@@ -273,7 +274,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                  "train_wall_time_s": round(time.perf_counter() - t_start, 3)}
         folder = None
         if args.save_model:
-            folder = args.save_model if args.method == "knn_oracle" else f"{args.save_model}/biencoder"
+            folder = args.save_model if method(args.method).trains == "biencoder" else f"{args.save_model}/biencoder"
             save_component(folder, "biencoder", getattr(model, "module", model).state_dict(), tinfo)
         memo = {"tokenizer": tokenizer, "model": model, "info": tinfo, "folder": folder, "trained": True}
     args._biencoder_memo = memo

@@ -197,7 +197,9 @@ def train_from_args(args: argparse.Namespace,
 
 
 def _filter_settings(args) -> dict:
-    if args.method.endswith("_lh"):
+    from figbench_baselines.cdec.pipeline_defaults import method
+
+    if method(args.method).candidates == "lh":
         return {"filter": "lh", "lh_threshold": args.lh_threshold, "within": args.within,
                 "skip_same_sentence": not args.keep_same_sentence}
     return {"filter": "knn", "k": args.k, "knn_within": args.knn_within, "biencoder": args.biencoder,

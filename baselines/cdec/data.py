@@ -48,10 +48,18 @@ def filter_class(rows: list[dict], mention_class: str | None) -> list[dict]:
 
 
 def sibling_data_dir(data_dir: str | None, corpus: str) -> str | None:
-    """``<parent of data_dir>/<corpus>`` when it exists (ecbmeta's data dir -> ecbplus's), else None."""
-    if os.environ.get(DATA_DIR_ENV) or not data_dir:
+    """The folder of ``corpus`` under ``data_dir`` (a data root or search path), else, for a corpus folder given
+    as ``data_dir``, ``<its parent>/<corpus>`` (ecbmeta's folder -> ecbplus's) when it exists; else None."""
+    if not data_dir:
         return None
-    cand = Path(data_dir).expanduser().resolve().parent / corpus
+    from figbench.paths import split_roots
+
+    for root in split_roots(data_dir):   # --data-dir is a data root (or search path) holding it
+        if (root / corpus).is_dir():
+            return str(root / corpus)
+    if os.environ.get(DATA_DIR_ENV) or os.pathsep in str(data_dir):
+        return None
+    cand = Path(data_dir).expanduser().resolve().parent / corpus   # the corpus folder given as --data-dir
     return str(cand) if cand.is_dir() else None
 
 

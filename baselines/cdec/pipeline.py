@@ -38,7 +38,7 @@ from figbench_baselines.cdec.filters import (
     same_lemma_pairs,
     synonymous_lemma_pairs,
 )
-from figbench_baselines.cdec.pipeline_defaults import METHODS
+from figbench_baselines.cdec.pipeline_defaults import METHODS, Method, method, topic_source
 
 HEURISTIC = {"name": "heuristic", "revision": None, "type": "heuristic", "parameters": None}
 
@@ -127,84 +127,92 @@ def knn_candidates(rows, args, stage: Stage) -> np.ndarray:
 
 
 def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, Stage]:
-    """Cluster labels of ``rows`` by ``args.method``; fills a :class:`Stage` with what was done."""
+    """Cluster labels of ``rows`` by ``args.method`` (its :data:`~.pipeline_defaults.METHOD_TABLE` entry); fills a
+    :class:`Stage` with what was done. ``rows`` carry gold clusters (the pipeline scores against them)."""
     stage = Stage()
-    method = args.method
+    m = method(args.method)
     within = args.within
-    stage.options.update(method=method, within=within or "split", skip_same_sentence=not args.keep_same_sentence)
-    if method == "wec_pairwise" and within == "predicted_topic":
-        raise ValueError("wec_pairwise tunes its threshold on another split, which has no predicted topics; "
+    stage.options.update(method=m.name, within=within or "split",
+                         skip_same_sentence=m.drops_same_sentence and not args.keep_same_sentence)
+    if m.candidates == "all_pairs" and within == "predicted_topic":
+        raise ValueError(f"{m.name} tunes its threshold on another split, which has no predicted topics; "
                          "use --within topic/subtopic/none")
-    if method == "lemma":
+    if m.candidates == "same_lemma":
         labels = same_lemma_labels(rows, within)
         stage.counts["candidate_pairs"] = len(same_lemma_pairs(rows, within))
         return labels, stage
 
-    if method in ("lh", "lh_oracle", "ce_lh", "llm_lh"):
-        pairs = lh_candidates(rows, args, stage)
-    elif method in ("knn_oracle", "ce_knn", "llm_knn"):
-        pairs = knn_candidates(rows, args, stage)
-    elif method == "wec_pairwise":
-        pairs = None
-    else:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-
-    if pairs is not None:
+    pairs = None
+    if m.candidates in _CANDIDATES:
+        pairs = _CANDIDATES[m.candidates](rows, args, stage)
         stage.counts["candidate_pairs"] = len(pairs)
         if len(pairs) == 0:
-            raise ValueError(f"{args.dataset}/{args.config}/{args.split}: the {method} filter produced no "
+            raise ValueError(f"{args.dataset}/{args.config}/{args.split}: the {m.name} filter produced no "
                              "candidate pairs; nothing to score (check the threshold, k or the split)")
-        if args.has_gold:
-            from figbench_baselines.cdec.oracle import gold_pair_recall
+        from figbench_baselines.cdec.oracle import gold_pair_recall
 
-            stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
+        stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
 
-    groups = _groups(rows, within)
-    if method in ("lh",):
-        scores = np.ones(len(pairs))
-        model_threshold = 0.5
-    elif method.endswith("_oracle"):
-        if not args.has_gold:
-            raise ValueError(f"{args.split}: oracle scoring needs gold clusters")
-        scores = gold_pair_labels(rows, pairs)
-        model_threshold = 0.5
-        stage.model = {"name": "oracle (gold pair labels)", "revision": None, "type": "other", "parameters": None}
-    elif method.startswith("ce_"):
-        from figbench_baselines.cdec.crossencoder import run_crossencoder
-
-        scores, info = run_crossencoder(rows, pairs, args, candidate_fn=lambda r: _train_candidates(r, args))
-        _take_training(stage, "crossencoder", info.pop("training"))
-        stage.model = info.pop("model")
-        stage.throughput.update(info.pop("throughput", {}))
-        stage.options.update(info)
-        model_threshold = args.threshold
-    elif method.startswith("llm_"):
-        from figbench_baselines.cdec.llm import run_llm
-
-        scores, info = run_llm(rows, pairs, args)
-        stage.model = info.pop("model")
-        stage.throughput.update(info.pop("throughput", {}))
-        stage.options.update(info)
-        model_threshold = args.threshold
-    else:  # wec_pairwise
-        from figbench_baselines.cdec.wec_pairwise import run_wec_pairwise
-
-        pairs, scores, info = run_wec_pairwise(rows, args)
-        _take_training(stage, "wec_pairwise", info.pop("training"))
-        stage.counts["candidate_pairs"] = len(pairs)
-        stage.options["skip_same_sentence"] = False  # all pairs inside each group
-        stage.model = info.pop("model")
-        stage.throughput.update(info.pop("throughput", {}))
-        model_threshold = info.pop("threshold")
-        stage.options.update(info)
-
-    clusterer = args.clustering or ("average" if method == "wec_pairwise" else "cc")
-    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=groups,
+    pairs, scores, model_threshold = _SCORERS[m.scorer](rows, pairs, args, stage)
+    clusterer = args.clustering or m.clustering
+    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=_groups(rows, within),
                                 greedy_unscored=args.greedy_unscored)
     stage.options.update(clustering=clusterer, cluster_threshold=model_threshold)
     if clusterer == "greedy":
         stage.options["greedy_unscored"] = args.greedy_unscored
     return labels, stage
+
+
+def _score_one(rows, pairs, args, stage: Stage):
+    """LH: every candidate pair links."""
+    return pairs, np.ones(len(pairs)), 0.5
+
+
+def _score_gold(rows, pairs, args, stage: Stage):
+    """The oracle: gold pair labels."""
+    stage.model = {"name": "oracle (gold pair labels)", "revision": None, "type": "other", "parameters": None}
+    return pairs, gold_pair_labels(rows, pairs), 0.5
+
+
+def _score_crossencoder(rows, pairs, args, stage: Stage):
+    from figbench_baselines.cdec.crossencoder import run_crossencoder
+
+    scores, info = run_crossencoder(rows, pairs, args, candidate_fn=lambda r: _train_candidates(r, args))
+    _take_training(stage, "crossencoder", info.pop("training"))
+    stage.model = info.pop("model")
+    stage.throughput.update(info.pop("throughput", {}))
+    stage.options.update(info)
+    return pairs, scores, args.threshold
+
+
+def _score_llm(rows, pairs, args, stage: Stage):
+    from figbench_baselines.cdec.llm import run_llm
+
+    scores, info = run_llm(rows, pairs, args)
+    stage.model = info.pop("model")
+    stage.throughput.update(info.pop("throughput", {}))
+    stage.options.update(info)
+    return pairs, scores, args.threshold
+
+
+def _score_wec_pairwise(rows, pairs, args, stage: Stage):
+    """WEC's pairwise MLP over every pair of each group (its own candidates), threshold tuned."""
+    from figbench_baselines.cdec.wec_pairwise import run_wec_pairwise
+
+    pairs, scores, info = run_wec_pairwise(rows, args)
+    _take_training(stage, "wec_pairwise", info.pop("training"))
+    stage.counts["candidate_pairs"] = len(pairs)
+    stage.model = info.pop("model")
+    stage.throughput.update(info.pop("throughput", {}))
+    threshold = info.pop("threshold")
+    stage.options.update(info)
+    return pairs, scores, threshold
+
+
+#: candidate filters and pair scorers of the method table's ``candidates`` and ``scorer``
+_CANDIDATES = {"lh": lh_candidates, "knn": knn_candidates}
+_SCORERS = {"one": _score_one, "gold": _score_gold, "crossencoder": _score_crossencoder, "llm": _score_llm,
+            "wec_pairwise": _score_wec_pairwise}
 
 
 def _take_training(stage: Stage, component: str, info: dict) -> None:
@@ -226,7 +234,7 @@ def _train_candidates(train_rows: list[dict], args) -> np.ndarray:
     CE_KNN: KNN pairs from the same bi-encoder that serves the test split (trained, loaded with
     ``--biencoder`` or frozen), as the ECB+META paper builds its training pairs.
     """
-    if args.method.endswith("_lh"):
+    if method(args.method).candidates == "lh":
         syn = synonymous_lemma_pairs(train_rows)
         within = "topic" if args.within == "predicted_topic" else args.within  # training: gold topics
         return lh_pairs(train_rows, syn, threshold=args.lh_threshold, within=within,
@@ -240,31 +248,41 @@ def train_only(args: argparse.Namespace) -> dict:
     """Train the method's model(s) and save them to ``--save-model`` without evaluating; returns the train info."""
     if not args.save_model:
         raise ValueError("--train-only needs --save-model DIR (where to put the trained model)")
-    method = args.method
-    if method == "knn_oracle":
-        from figbench_baselines.cdec.biencoder import _trained_biencoder
+    m = method(args.method)
+    if m.trains is None:
+        raise ValueError(f"--train-only: method {m.name!r} trains nothing")
+    return {m.trains: _TRAINERS[m.trains](args, m)}
 
-        if args.no_train_biencoder or args.biencoder:
-            raise ValueError("--train-only with knn_oracle trains a bi-encoder; drop --no-train-biencoder/--biencoder")
-        return {"biencoder": _trained_biencoder(args)["info"]}
-    if method in ("ce_lh", "ce_knn"):
-        from figbench_baselines.cdec.crossencoder import train_from_args
 
-        if args.load_model:
-            raise ValueError("--train-only and --load-model exclude each other")
-        _, _, info = train_from_args(args, lambda r: _train_candidates(r, args))
-        return {"crossencoder": info}
-    if method == "wec_pairwise":
-        from figbench_baselines.cdec.pipeline_defaults import setting
-        from figbench_baselines.cdec.wec_pairwise import _train_mlp
-        from figbench_baselines.common.encoder import load_tokenizer_and_model
+def _train_biencoder(args, m: Method) -> dict:
+    from figbench_baselines.cdec.biencoder import _trained_biencoder
 
-        seed_everything_args(args)
-        tokenizer, encoder = load_tokenizer_and_model(args.model)
-        enc_kw = dict(batch_size=args.encode_batch_size, max_length=setting(args, "max_length"),
-                      context_words=setting(args, "context_words"))
-        return {"wec_pairwise": _train_mlp(args, encoder, tokenizer, enc_kw, args.model)[1]}
-    raise ValueError(f"--train-only: method {method!r} trains nothing")
+    if args.no_train_biencoder or args.biencoder:
+        raise ValueError(f"--train-only with {m.name} trains a bi-encoder; drop --no-train-biencoder/--biencoder")
+    return _trained_biencoder(args)["info"]
+
+
+def _train_crossencoder(args, m: Method) -> dict:
+    from figbench_baselines.cdec.crossencoder import train_from_args
+
+    if args.load_model:
+        raise ValueError("--train-only and --load-model exclude each other")
+    return train_from_args(args, lambda r: _train_candidates(r, args))[2]
+
+
+def _train_wec_pairwise(args, m: Method) -> dict:
+    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.wec_pairwise import _train_mlp
+    from figbench_baselines.common.encoder import load_tokenizer_and_model
+
+    seed_everything_args(args)
+    tokenizer, encoder = load_tokenizer_and_model(args.model)
+    enc_kw = dict(batch_size=args.encode_batch_size, max_length=setting(args, "max_length"),
+                  context_words=setting(args, "context_words"))
+    return _train_mlp(args, encoder, tokenizer, enc_kw, args.model)[1]
+
+
+_TRAINERS = {"biencoder": _train_biencoder, "crossencoder": _train_crossencoder, "wec_pairwise": _train_wec_pairwise}
 
 
 def seed_everything_args(args) -> None:
@@ -286,14 +304,6 @@ def read_mentions_file(path: str) -> list[dict]:
     if not isinstance(rows, list):
         raise ValueError(f"{path}: expected a JSON list of mention rows")
     return rows
-
-
-def topic_source(args: argparse.Namespace) -> str:
-    """Where predicted topics cluster documents from (``--topic-source``; auto: see the CLI help)."""
-    if args.topic_source != "auto":
-        return args.topic_source
-    return "mentions" if (args.dataset, args.config) == ("ecbmeta", "meta_1") or args.dataset == "wec_eng" \
-        else "documents"
 
 
 def assign_predicted_topics(rows: list[dict], args: argparse.Namespace) -> tuple[list[dict], dict]:
@@ -350,7 +360,6 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
         rows = load_mentions(args.dataset, args.config, args.split, args.data_dir, args.mention_class)
     where = f"{args.dataset}/{args.config}/{args.split}"
     check_rows(rows, where, need_gold=True)
-    args.has_gold = True
     if args.max_mentions:
         rows = rows[: args.max_mentions]
     topic_info = None
@@ -426,4 +435,4 @@ def default_args(**overrides: Any) -> argparse.Namespace:
     return normalise(ns)
 
 
-__all__ = ["METHODS", "DEFAULT_LH_THRESHOLD", "run", "run_method", "default_args"]
+__all__ = ["METHODS", "DEFAULT_LH_THRESHOLD", "run", "run_method", "default_args", "topic_source"]

@@ -19,6 +19,8 @@ the values of the paper's Tables 1 and 2; so the paper paired within gold topics
 
 from __future__ import annotations
 
+import argparse
+
 from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
 from figbench_baselines.specs import BaselineSpec, Historical, Published
 
@@ -55,49 +57,63 @@ PAPER_LH_PROTOCOL = ("gold topics; singletons kept; connected components; LH: le
                      "same-sentence pairs dropped")
 
 
-def _flag(argv: tuple[str, ...], name: str, default: str | None = None) -> str | None:
-    return argv[argv.index(name) + 1] if name in argv else default
+def _parsed(argv: tuple[str, ...]):
+    """A spec's command (``cdec --dataset ...``) parsed by the cdec CLI itself: its defaults, no copies."""
+    from figbench_baselines.cdec.cli import build_parser
+
+    return build_parser().parse_args([*argv[1:], "--out", "unused.json"])
 
 
-def protocol_of(dataset: str, config: str, method: str, argv: tuple[str, ...], **extra: str) -> dict[str, str]:
-    """The protocol column of a run, read from its command (topics, singletons, clustering, thresholds)."""
-    within = _flag(argv, "--within", "auto")
-    default = within == "auto"
-    if default:
-        within = None if dataset == "wec_eng" else "subtopic"
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def _topics(dataset: str, config: str, args) -> str:
+    """The topics part of the protocol: the pairs' groups (and how predicted topics are made)."""
+    from figbench_baselines.cdec.cli import DEFAULT_WITHIN
+    from figbench_baselines.cdec.pipeline_defaults import topic_source
+
+    default = args.within == "auto"
+    within = DEFAULT_WITHIN[dataset] if default else None if args.within == "none" else args.within
     topics = TOPICS[within] + (" (default)" if default and within else "")
-    if within == "predicted_topic":
-        if _flag(argv, "--predicted-topics"):
-            topics += " read from a file"
-        else:
-            source = _flag(argv, "--topic-source", "auto")
-            mentions = source == "mentions" or (source == "auto" and (dataset, config) == ("ecbmeta", "meta_1"))
-            topics += (": K-Means over tf-idf of the split's " + ("mention sentences" if mentions else "documents")
-                       + f", k = {_flag(argv, '--topic-clusters') or 'gold subtopics'}, seed "
-                       + f"{_flag(argv, '--topic-seed', '665')} (Barhom et al. 2019)")
-    clustering = _flag(argv, "--clustering")
-    if method == "lemma":
+    if within != "predicted_topic":
+        return topics
+    if args.predicted_topics:
+        return topics + " read from a file"
+    mentions = topic_source(argparse.Namespace(topic_source=args.topic_source, dataset=dataset, config=config))
+    return (topics + ": K-Means over tf-idf of the split's "
+            + ("mention sentences" if mentions == "mentions" else "documents")
+            + f", k = {args.topic_clusters or 'gold subtopics'}, seed {args.topic_seed} (Barhom et al. 2019)")
+
+
+def protocol_of(dataset: str, config: str, method_name: str, argv: tuple[str, ...], **extra: str) -> dict[str, str]:
+    """The protocol column of a run (topics, singletons, clustering, thresholds): its command as the CLI
+    parses it, described through the method table (:data:`~.pipeline_defaults.METHOD_TABLE`)."""
+    from figbench_baselines.cdec.pipeline_defaults import method
+
+    args, m = _parsed(argv), method(method_name)
+    clustering = args.clustering or m.clustering
+    if m.candidates == "same_lemma":
         clusters = "one cluster per (group, head lemma)"
     elif clustering == "greedy":
-        unscored = _flag(argv, "--greedy-unscored", "zero")
         clusters = ("greedy agglomeration (Held et al. 2021), unscored pairs "
-                    + ("count 0" if unscored == "zero" else "left out of the average"))
-    elif clustering == "average" or (clustering is None and method == "wec_pairwise"):
+                    + ("count 0" if args.greedy_unscored == "zero" else "left out of the average"))
+    elif clustering == "average":
         clusters = "average link, threshold tuned"
     else:
         clusters = "connected components"
-    out = {"topics": topics, "singletons": "removed" if "--remove-singletons" in argv else "kept",
+    out = {"topics": _topics(dataset, config, args), "singletons": "removed" if args.remove_singletons else "kept",
            "clustering": clusters}
-    if method in ("lh", "lh_oracle", "ce_lh", "llm_lh"):
-        tokens = SENTENCES[_flag(argv, "--lh-sentence-tokens", "all")]
-        out["threshold"] = f"LH sentence Jaccard > {_flag(argv, '--lh-threshold', '0.05')} over {tokens}"
-    if method.startswith(("ce_", "llm_")):
-        out["pair threshold"] = _flag(argv, "--threshold", "0.5")
-    if method in ("knn_oracle", "ce_knn", "llm_knn"):
-        out["candidates"] = f"k={_flag(argv, '--k', '5')} neighbours within the group (FAISS flat)"
-    if method == "wec_pairwise":
-        tune = _flag(argv, "--tune-dataset", dataset)
-        out["threshold"] = f"tuned on {TUNE_NAMES.get(tune, tune)} {_flag(argv, '--tune-split', 'validation')}"
+    if m.candidates == "lh":
+        out["threshold"] = (f"LH sentence Jaccard > {_num(args.lh_threshold)} over "
+                            f"{SENTENCES[args.lh_sentence_tokens]}")
+    if m.pair_threshold:
+        out["pair threshold"] = _num(args.threshold)
+    if m.candidates == "knn":
+        out["candidates"] = f"k={args.k} neighbours within the group (FAISS flat)"
+    if m.scorer == "wec_pairwise":
+        tune = args.tune_dataset or dataset
+        out["threshold"] = f"tuned on {TUNE_NAMES.get(tune, tune)} {args.tune_split}"
     out.update(extra)
     return out
 
@@ -105,8 +121,11 @@ def protocol_of(dataset: str, config: str, method: str, argv: tuple[str, ...], *
 def _spec(name: str, table: str, dataset: str, config: str, split: str, method: str, *extra_argv: str,
           protocol_extra: dict[str, str] | None = None, **kw) -> BaselineSpec:
     argv = ("cdec", "--dataset", dataset, "--config", config, "--split", split, "--method", method, *extra_argv)
-    needs = kw.pop("needs", ("ecbplus",) if dataset == "ecbmeta" and method != "lemma" else ())
-    kw.setdefault("metrics", ORACLE if method.endswith("_oracle") else LH_METRICS if method == "lh" else CONLL)
+    from figbench_baselines.cdec.pipeline_defaults import method as method_of
+
+    m = method_of(method)
+    needs = kw.pop("needs", ("ecbplus",) if dataset == "ecbmeta" and m.uses_training_split else ())
+    kw.setdefault("metrics", ORACLE if m.oracle else LH_METRICS if m.scorer == "one" else CONLL)
     kw.setdefault("protocol", protocol_of(dataset, config, method, argv, **(protocol_extra or {})))
     return BaselineSpec(name=name, table=table, family="cdec", task="cdec", dataset=dataset, config=config,
                         split=split, method=method, argv=argv, data_version=DATA[(dataset, config)], needs=needs, **kw)

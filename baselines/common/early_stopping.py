@@ -27,6 +27,7 @@ generation) train through :func:`fit`; the cross-document coreference trainers k
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -165,14 +166,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     if n == 0:
         raise ValueError(f"{desc}: no training examples")
     lengths = list(lengths) if lengths is not None else feature_lengths(features)
-    max_epochs = early.max_epochs if early is not None else max(1, math.ceil(cfg.epochs))
-    n_batches = math.ceil(n / cfg.batch_size)
-    local_batches = math.ceil(n_batches / accelerator.num_processes)
-    steps_per_epoch = max(1, math.ceil(local_batches / cfg.grad_accum))
-    planned = early.max_epochs if early is not None else cfg.epochs
-    total_steps = max(1, math.ceil(steps_per_epoch * planned))
-    if cfg.max_steps is not None:
-        total_steps = min(total_steps, cfg.max_steps)
+    max_epochs, local_batches, steps_per_epoch, total_steps = _plan(n, cfg, early, accelerator.num_processes)
 
     optimizer = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
@@ -191,17 +185,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
                           f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
 
-    def save(*, best: bool = False) -> None:
-        if ckpt is None:
-            return
-        if best:  # a new file per best epoch: the checkpoint that names it is complete before the old one goes
-            state["best_file"] = f"best-epoch{state['best_epoch']:03d}.pt"
-            if accelerator.is_main_process:
-                ckpt.mkdir(parents=True, exist_ok=True)
-                tmp = ckpt / (state["best_file"] + ".tmp")
-                torch.save(_state_dict_cpu(accelerator.unwrap_model(model)), tmp)
-                tmp.replace(ckpt / state["best_file"])
-        checkpoints.save(accelerator, ckpt, state, keep=[state["best_file"]] if state["best_file"] else [])
+    save = functools.partial(_save, ckpt, accelerator, model, state)
 
     examples, losses, t0 = 0, [], time.perf_counter()
     t_epochs: list[float] = []
@@ -222,40 +206,24 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
                        desc=f"{desc} epoch {epoch + 1}/{max_epochs}")
         for batch in loader:
             loss = optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, cfg.max_grad_norm)
-            examples += _batch_size(batch)
             epoch_examples += _batch_size(batch)
-            value = float(loss.detach())
-            losses.append(value)
-            epoch_losses.append(value)
+            epoch_losses.append(float(loss.detach()))
             state["batch"] += 1
             bar.update(1)
             bar.set_postfix(loss=f"{np.mean(epoch_losses[-50:]):.4f}", refresh=False)
-            if accelerator.sync_gradients:
-                state["step"] += 1
-                if cfg.checkpoint_every and state["step"] % cfg.checkpoint_every == 0:
-                    save()
-                if state["step"] >= total_steps:
-                    break
+            if accelerator.sync_gradients and _optimizer_stepped(state, cfg, total_steps, save):
+                break
         bar.close()
+        examples += epoch_examples
+        losses.extend(epoch_losses)
         finished_epoch = state["batch"] >= local_batches
         record: dict[str, Any] = {"epoch": epoch + 1, "loss": float(np.mean(epoch_losses)) if epoch_losses else None,
                                   "train_seconds": round(time.perf_counter() - te, 3)}
         improved = False
         if early is not None:
-            tv = time.perf_counter()
-            scores = dict(evaluate(accelerator.unwrap_model(model)))
-            model.train()
-            record.update({"validation": scores, "eval_seconds": round(time.perf_counter() - tv, 3)})
-            value = float(scores[early.metric])
-            if state["best"] is None or value > state["best"] + early.min_delta:
-                state.update(best=value, best_epoch=epoch + 1, bad_epochs=0)
-                improved = True
-                if ckpt is None:
-                    best_weights = _state_dict_cpu(accelerator.unwrap_model(model))
-            else:
-                state["bad_epochs"] += 1
-            if state["bad_epochs"] >= early.patience:
-                state.update(done=True, stopped_early=True)
+            improved = _validate(early, evaluate, accelerator, model, state, record, epoch)
+            if improved and ckpt is None:
+                best_weights = _state_dict_cpu(accelerator.unwrap_model(model))
         state["history"].append(record)
         state.update(epoch=epoch + 1, batch=0) if finished_epoch else None
         if state["step"] >= total_steps or state["epoch"] >= max_epochs:
@@ -265,22 +233,11 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         state["examples"] += epoch_examples
         save(best=improved)
         if main:
-            left = max_epochs - state["epoch"]
-            line = f"[figbench] {desc} epoch {epoch + 1}/{max_epochs}: loss {record['loss']:.4f}"
-            if early is not None:
-                line += (f", validation {early.metric} {100 * value:.2f} (best {100 * state['best']:.2f} at epoch "
-                         f"{state['best_epoch']}; patience left {early.patience - state['bad_epochs']})")
-            line += f", {_fmt_seconds(t_epochs[-1])}"
-            if not state["done"] and left:
-                line += f"; at most {left} more epoch(s), ETA <= {_fmt_seconds(left * float(np.mean(t_epochs)))}"
-            print(line, file=sys.stderr, flush=True)
+            print(_epoch_line(desc, epoch, max_epochs, record, early, state, t_epochs), file=sys.stderr, flush=True)
 
     model = accelerator.unwrap_model(model)
     if early is not None and state["best_epoch"] is not None:
-        if ckpt is not None and state["best_file"] and (ckpt / state["best_file"]).is_file():
-            best_weights = torch.load(ckpt / state["best_file"], map_location="cpu")
-        if best_weights is not None:
-            model.load_state_dict(best_weights)
+        _restore_best(model, ckpt, state, best_weights)
     model.eval()
     model._figbench_finetuned = True  # never served from the frozen-embedding cache
     seconds = time.perf_counter() - t0
@@ -304,6 +261,86 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         stats.update(early_stopping=early.to_dict(), best_epoch=state["best_epoch"], best_score=state["best"],
                      stopped_early=bool(state["stopped_early"]))
     return model, stats
+
+
+def _save(ckpt: Path | None, accelerator, model, state: dict, *, best: bool = False) -> None:
+    """Checkpoint the run (``best``: also the weights of the new best epoch, in a new file)."""
+    import torch
+    from figbench_baselines.common import checkpoints
+
+    if ckpt is None:
+        return
+    if best:  # a new file per best epoch: the checkpoint that names it is complete before the old one goes
+        state["best_file"] = f"best-epoch{state['best_epoch']:03d}.pt"
+        if accelerator.is_main_process:
+            ckpt.mkdir(parents=True, exist_ok=True)
+            tmp = ckpt / (state["best_file"] + ".tmp")
+            torch.save(_state_dict_cpu(accelerator.unwrap_model(model)), tmp)
+            tmp.replace(ckpt / state["best_file"])
+    checkpoints.save(accelerator, ckpt, state, keep=[state["best_file"]] if state["best_file"] else [])
+
+
+def _optimizer_stepped(state: dict, cfg, total_steps: int, save: Callable[[], None]) -> bool:
+    """Count an optimizer step (checkpointing every ``cfg.checkpoint_every``); whether training is at its end."""
+    state["step"] += 1
+    if cfg.checkpoint_every and state["step"] % cfg.checkpoint_every == 0:
+        save()
+    return state["step"] >= total_steps
+
+
+def _restore_best(model, ckpt: Path | None, state: dict, best_weights: dict | None) -> None:
+    """Load the best epoch's weights: from its checkpoint file when there is one, else from memory."""
+    import torch
+
+    if ckpt is not None and state["best_file"] and (ckpt / state["best_file"]).is_file():
+        best_weights = torch.load(ckpt / state["best_file"], map_location="cpu")
+    if best_weights is not None:
+        model.load_state_dict(best_weights)
+
+
+def _plan(n: int, cfg, early: EarlyStopping | None, num_processes: int) -> tuple[int, int, int, int]:
+    """Epochs at most, batches per process and epoch, optimizer steps per epoch, and steps in all."""
+    max_epochs = early.max_epochs if early is not None else max(1, math.ceil(cfg.epochs))
+    local_batches = math.ceil(math.ceil(n / cfg.batch_size) / num_processes)
+    steps_per_epoch = max(1, math.ceil(local_batches / cfg.grad_accum))
+    planned = early.max_epochs if early is not None else cfg.epochs
+    total_steps = max(1, math.ceil(steps_per_epoch * planned))
+    if cfg.max_steps is not None:
+        total_steps = min(total_steps, cfg.max_steps)
+    return max_epochs, local_batches, steps_per_epoch, total_steps
+
+
+def _validate(early: EarlyStopping, evaluate, accelerator, model, state: dict, record: dict, epoch: int) -> bool:
+    """Score the validation split after ``epoch`` (into ``record``), update the best/patience ``state``;
+    whether the epoch is the new best."""
+    tv = time.perf_counter()
+    scores = dict(evaluate(accelerator.unwrap_model(model)))
+    model.train()
+    record.update({"validation": scores, "eval_seconds": round(time.perf_counter() - tv, 3)})
+    value = float(scores[early.metric])
+    improved = state["best"] is None or value > state["best"] + early.min_delta
+    if improved:
+        state.update(best=value, best_epoch=epoch + 1, bad_epochs=0)
+    else:
+        state["bad_epochs"] += 1
+    if state["bad_epochs"] >= early.patience:
+        state.update(done=True, stopped_early=True)
+    return improved
+
+
+def _epoch_line(desc: str, epoch: int, max_epochs: int, record: dict, early: EarlyStopping | None, state: dict,
+                t_epochs: list[float]) -> str:
+    """The progress line printed after an epoch: loss, validation, time, and an ETA for the epochs left."""
+    left = max_epochs - state["epoch"]
+    line = f"[figbench] {desc} epoch {epoch + 1}/{max_epochs}: loss {record['loss']:.4f}"
+    if early is not None:
+        value = float(record["validation"][early.metric])
+        line += (f", validation {early.metric} {100 * value:.2f} (best {100 * state['best']:.2f} at epoch "
+                 f"{state['best_epoch']}; patience left {early.patience - state['bad_epochs']})")
+    line += f", {_fmt_seconds(t_epochs[-1])}"
+    if not state["done"] and left:
+        line += f"; at most {left} more epoch(s), ETA <= {_fmt_seconds(left * float(np.mean(t_epochs)))}"
+    return line
 
 
 # ------------------------------------------------------------------ saved models

@@ -56,7 +56,8 @@ def add_common_args(p: argparse.ArgumentParser, *, trained: bool = False, out_re
     g = p.add_argument_group("run")
     g.add_argument("--out", required=out_required, default=None, help="result record to write (JSON)")
     g.add_argument("--data-dir", default=None,
-                   help="corpus folder (default: $FIGBENCH_DATA_DIR/<corpus>)")
+                   help="data root holding one folder per corpus, or several roots separated by os.pathsep "
+                        "(default $FIGBENCH_DATA_DIR); a corpus folder itself is accepted too")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_resamples_option(g)
     g.add_argument("--predictions-file", default=None,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-METHODS = ("random", "random_prior", "majority", "imm", "predicate", "finetune")
+#: the trivial baselines (majority, random, by class prior) are the metonymy task's, run by `figbench baseline trivial`
+METHODS = ("imm", "predicate", "finetune")
 TASK = "metonymy"
 #: GPU-scale defaults of the fine-tuned PMW-marked transformer (ours; the paper does not list them here)
 TRAIN_DEFAULTS = dict(epochs=3, batch_size=16, lr=3e-5, weight_decay=0.01, warmup_ratio=0.1)
@@ -14,11 +15,11 @@ QUICK = dict(max_train=800, max_steps=40, batch_size=16, lr=1e-4)
 def register(bsub: argparse._SubParsersAction) -> None:
     from figbench_baselines.common.runs import add_common_args, add_training_run_args
 
-    p = bsub.add_parser("wimcor", help="WiMCor metonymy resolution (random, random_prior, majority, imm, predicate, "
-                                       "finetune)",
+    p = bsub.add_parser("wimcor", help="WiMCor metonymy resolution (imm, predicate, finetune; the trivial "
+                                       "baselines: figbench baseline trivial --task metonymy)",
                         description="Classify the potentially metonymic word (PMW) of WiMCor into its medium "
                                     "class (or coarse literal/metonymic) and write a result record.")
-    p.add_argument("--method", choices=METHODS, default="majority")
+    p.add_argument("--method", choices=METHODS, default="imm")
     p.add_argument("--config", default="sample", help="wimcor config (default: sample, the offline files)")
     p.add_argument("--train-split", default="train")
     p.add_argument("--train-config", default=None,
@@ -88,16 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     throughput: dict[str, float] = {}
     options = {"granularity": args.granularity, "n_train": len(train), "quick": bool(args.quick)}
-    if args.method in ("random", "random_prior", "majority"):
-        if args.method == "majority":
-            pred = methods.majority_baseline(train, test, key)
-        else:
-            draw = "prior" if args.method == "random_prior" else "uniform"
-            pred = methods.random_baseline(train, test, key, seed=args.seed, draw=draw)
-            options["draw"] = draw
-        model = model_record(args.method, type="heuristic", parameters=0)
-        method = args.method
-    elif args.method in ("imm", "predicate"):
+    if args.method in ("imm", "predicate"):
         if args.method == "predicate":
             nlp = methods.find_parser("en")
             w_train = methods.predicate_windows(train, args.window, nlp)

@@ -1,4 +1,4 @@
-"""WiMCor metonymy baselines (Mathews & Strube): random (uniform or by class prior), majority, immediate-context windows
+"""WiMCor metonymy baselines (Mathews & Strube): immediate-context windows
 (frozen contextual embeddings + a pooled logistic-regression classifier), a predicate window
 (needs a spaCy dependency parser) and a fine-tuned transformer with the PMW marked.
 
@@ -7,9 +7,7 @@ Every method maps (train examples, test examples, label key) to (predictions, th
 
 from __future__ import annotations
 
-import random
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,29 +15,6 @@ import numpy as np
 from figbench_baselines.common.figurative import rate
 
 PMW_OPEN, PMW_CLOSE = "[pmw]", "[/pmw]"
-
-
-# ------------------------------------------------------------------ trivial baselines
-
-def random_baseline(train: Sequence[dict], test: Sequence[dict], key: str, *, seed: int = 0,
-                    draw: str = "uniform") -> list[str]:
-    """A label drawn for every test example (seeded) from the training labels: ``uniform`` over the
-    label set, or ``prior``: by the training class frequencies (the paper's random baseline)."""
-    counts = Counter(ex[key] for ex in train)
-    labels = sorted(counts)
-    rng = random.Random(seed)
-    if draw == "uniform":
-        return [rng.choice(labels) for _ in test]
-    if draw == "prior":
-        return rng.choices(labels, weights=[counts[lab] for lab in labels], k=len(test))
-    raise ValueError(f"unknown random draw {draw!r}; choose uniform or prior")
-
-
-def majority_baseline(train: Sequence[dict], test: Sequence[dict], key: str) -> list[str]:
-    """The most frequent training label (ties: alphabetically first) for every test example."""
-    counts = Counter(ex[key] for ex in train)
-    best = max(sorted(counts), key=lambda lab: counts[lab])
-    return [best] * len(test)
 
 
 # ------------------------------------------------------------------ context windows

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
 from figbench_baselines.specs import BaselineSpec, Historical, Published
+from figbench_baselines.trivial.specs import trivial_spec
 
 SAMPLE = ("WiMCor sample files (nlpAThits/WiMCor glove/sample_data: 2,482 train / 2,180 test; test scored on "
           "2,173, the 7 sentences that repeat train ones dropped); wimcor builder 1.1.0")
@@ -36,6 +37,15 @@ def _spec(name: str, method: str, record_method: str, *extra_argv: str, config: 
                         quick="--quick" in extra_argv, **kw)
 
 
+def _trivial(name: str, method: str, record_method: str, *, granularity: str = "medium", config: str = "sample",
+             **kw) -> BaselineSpec:
+    """A trivial baseline of the metonymy task (``figbench baseline trivial``) on a config's test split."""
+    return trivial_spec(name, "wimcor", "metonymy", "wimcor", config, "test", method,
+                        data_version=SAMPLE if config == "sample" else FULL, record_method=record_method,
+                        label_column="coarse" if granularity == "coarse" else None,
+                        protocol=_protocol(config, granularity), metrics=METRICS, **kw)
+
+
 def _gpu(*argv: str) -> str:
     return "accelerate launch -m figbench.cli baseline wimcor " + " ".join(argv) + " --config full --out run.json"
 
@@ -43,16 +53,16 @@ def _gpu(*argv: str) -> str:
 READ = "read in the paper's text"
 
 SPECS: tuple[BaselineSpec, ...] = (
-    _spec("wimcor_majority_sample_test", "majority", "majority", title="majority", fast=True,
-          historical=Historical("22.9 [21.2, 24.9] / 7.5 [7.0, 8.0]", _C),
-          comparability=SAMPLE_NOTE + "; the sample's majority class is a tie (ARTIFACT chosen)"),
-    _spec("wimcor_majority_coarse_sample_test", "majority", "majority_coarse", "--granularity", "coarse",
-          title="majority, coarse labels", protocol=_protocol("sample", "coarse"),
-          historical=Historical("77.1 [75.4, 78.7] / 43.5 [43.0, 44.0]", _C), comparability=SAMPLE_NOTE),
-    _spec("wimcor_random_sample_test", "random", "random", title="random (uniform)", fast=True,
-          historical=Historical("19.7 [18.0, 21.4] / 19.2 [17.5, 20.8]", _C), comparability=SAMPLE_NOTE),
-    _spec("wimcor_random_prior_sample_test", "random_prior", "random_prior", title="random (by class prior)",
-          fast=True, comparability=SAMPLE_NOTE),
+    _trivial("wimcor_majority_sample_test", "majority", "majority", title="majority", fast=True,
+             historical=Historical("22.9 [21.2, 24.9] / 7.5 [7.0, 8.0]", _C),
+             comparability=SAMPLE_NOTE + "; the sample's majority class is a tie (ARTIFACT chosen)"),
+    _trivial("wimcor_majority_coarse_sample_test", "majority", "majority_coarse", granularity="coarse",
+             title="majority, coarse labels",
+             historical=Historical("77.1 [75.4, 78.7] / 43.5 [43.0, 44.0]", _C), comparability=SAMPLE_NOTE),
+    _trivial("wimcor_random_sample_test", "random", "random", title="random (uniform)", fast=True,
+             historical=Historical("19.7 [18.0, 21.4] / 19.2 [17.5, 20.8]", _C), comparability=SAMPLE_NOTE),
+    _trivial("wimcor_random_prior_sample_test", "prior", "random_prior", title="random (by class prior)",
+             fast=True, comparability=SAMPLE_NOTE),
     *(_spec(f"wimcor_imm{w}_quick", "imm", f"imm{w}", "--window", str(w), "--quick", title=f"IMM{w}",
             model=f"frozen {DEFAULT_MODEL_ID} + logistic regression, 800 train", encoder=DEFAULT_MODEL_ID,
             historical=Historical(value, _C, rates), comparability=SAMPLE_NOTE + "; frozen MiniLM, not BERT",
@@ -87,12 +97,12 @@ SPECS: tuple[BaselineSpec, ...] = (
           not_run="no spaCy dependency parser offline (`python -m spacy download en_core_web_sm`)",
           comparability=SAMPLE_NOTE),
     # ---------------------------------------------------------------- the paper's corpus (not offline)
-    _spec("wimcor_majority_full", "majority", "majority", config="full", title="majority", not_run=FULL_NOT_RUN,
-          published=Published(".749 / .171", "micro / macro F1", PAPER, "Table 7", "test",
-                              "full corpus, 5 medium labels",
-                              verified=READ, cell="row Majority, columns Micro average F1, Macro average F1",
-                              verdict="same setting")),
-    _spec("wimcor_random_prior_full", "random_prior", "random_prior", config="full", title="random (by class prior)",
+    _trivial("wimcor_majority_full", "majority", "majority", config="full", title="majority", not_run=FULL_NOT_RUN,
+             published=Published(".749 / .171", "micro / macro F1", PAPER, "Table 7", "test",
+                                 "full corpus, 5 medium labels",
+                                 verified=READ, cell="row Majority, columns Micro average F1, Macro average F1",
+                                 verdict="same setting")),
+    _trivial("wimcor_random_prior_full", "prior", "random_prior", config="full", title="random (by class prior)",
           not_run=FULL_NOT_RUN,
           published=Published(".587", "micro F1", PAPER, "Table 7", "test",
                               "full corpus, 5 medium labels; labels drawn by class prior (implied by the value)",

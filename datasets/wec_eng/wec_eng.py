@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import datasets
 from figbench.corpora import wec_eng as wec
@@ -68,7 +69,7 @@ class WecEng(FigbenchBuilder):
         # The files found (and the splits missing) are part of the cache key, so adding the train file
         # later, or editing a file, rebuilds instead of reusing a partial cache.
         config, config_id = super()._create_builder_config(*args, **kwargs)
-        root = corpus_dir(self.CORPUS, self.source_dir or config.data_dir)
+        root = Path(self.source_dir) if self.source_dir else corpus_dir(self.CORPUS, config.data_dir)
         self._sources = wec.local_sources(root, wec.check_source(config.source), wec.parse_splits(config.splits))
         if self._sources.files:
             self.hash = f"{self.hash or 'local'}-{self._sources.layout}-{self._sources.fingerprint()}"

@@ -139,7 +139,9 @@ class FigbenchBuilder(datasets.ArrowBasedBuilder):
         return self.source_dir or self.config.data_dir
 
     def corpus_root(self) -> Path:
-        return corpus_dir(self.CORPUS, self.explicit_dir())
+        if self.source_dir:   # already resolved by figbench.load_dataset
+            return Path(self.source_dir)
+        return corpus_dir(self.CORPUS, self.config.data_dir)
 
     def resolve(self, files: Sequence[RemoteFile], *, hint: str = "") -> dict[str, Path]:
         """Paths of ``files`` in the corpus folder (downloaded when missing and allowed); see :func:`resolve`."""

@@ -74,8 +74,6 @@ FILES: tuple[RemoteFile, ...] = (
                description="the 277 Dev_small mentions of ECB+META_1 (sheet Comprehension_analysis)"),
 )
 _BY_PATH = {f.path: f for f in FILES}
-#: ``path -> (url, sha256)`` of :data:`FILES`.
-URLS: dict[str, tuple[str, str | None]] = {f.path: (f.url, f.sha256) for f in FILES}
 
 
 def needed_files(kind: str, root: Path) -> list[str]:

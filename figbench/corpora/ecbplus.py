@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from figbench.corpora import files
-from figbench.corpora.files import ChecksumError, MissingDataError, RemoteFile, sha256_file  # noqa: F401
+from figbench.corpora.files import MissingDataError, RemoteFile
 from figbench.corpora.lemmas import lookup_lemma
 
 #: Topic folders of ECB+ (15 and 17 do not exist).
@@ -201,7 +201,6 @@ def parse_ecb_document(path: str | Path) -> EcbDocument:
     seen_tids: set[int] = set()
     markables: dict[str, Markable] = {}
     relations: list[Relation] = []
-    section = None
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:
@@ -214,61 +213,67 @@ def parse_ecb_document(path: str | Path) -> EcbDocument:
     if name and name != path.name:
         raise EcbFormatError(f"{path}: doc_name={name!r} does not match the file name")
     for child in root:
-        section = child.tag
-        if section == "token":
-            t_id = _int_attr(child, "t_id", path, "a <token>")
-            if t_id in seen_tids:
-                raise EcbFormatError(f"{path}: duplicate token t_id={t_id}")
-            seen_tids.add(t_id)
-            tokens.append(
-                Token(
-                    t_id,
-                    _int_attr(child, "sentence", path, f"token t_id={t_id}"),
-                    _int_attr(child, "number", path, f"token t_id={t_id}"),
-                    (child.text or "").strip(),
-                )
-            )
-        elif section == "Markables":
+        if child.tag == "token":
+            tokens.append(_parse_token(child, path, seen_tids))
+        elif child.tag == "Markables":
             for m in child:
-                if m.tag not in MARKABLE_TAGS:
-                    raise EcbFormatError(f"{path}: unknown markable tag <{m.tag}> (m_id={m.get('m_id')!r})")
-                m_id = m.get("m_id")
-                if not m_id:
-                    raise EcbFormatError(f"{path}: <{m.tag}> without m_id")
-                if m_id in markables:
-                    raise EcbFormatError(f"{path}: duplicate markable m_id={m_id}")
-                t_ids = []
-                for a in m:
-                    if a.tag != "token_anchor":
-                        raise EcbFormatError(f"{path}: unknown element <{a.tag}> in markable m_id={m_id}")
-                    t = _int_attr(a, "t_id", path, f"token_anchor of markable m_id={m_id}")
-                    if t not in seen_tids:
-                        raise EcbFormatError(f"{path}: markable m_id={m_id} anchors unknown token t_id={t}")
-                    t_ids.append(t)
-                markables[m_id] = Markable(
-                    m_id, m.tag, tuple(sorted(t_ids)), m.get("instance_id", ""), m.get("TAG_DESCRIPTOR", "")
-                )
-        elif section == "Relations":
-            for r in child:
-                if r.tag not in RELATION_TAGS:
-                    raise EcbFormatError(f"{path}: unknown relation tag <{r.tag}> (r_id={r.get('r_id')!r})")
-                r_id = r.get("r_id", "")
-                sources, targets = [], []
-                for end in r:
-                    if end.tag not in ("source", "target"):
-                        raise EcbFormatError(f"{path}: unknown element <{end.tag}> in relation r_id={r_id}")
-                    m_id = end.get("m_id", "")
-                    if m_id not in markables:
-                        raise EcbFormatError(f"{path}: relation r_id={r_id} refers to unknown markable m_id={m_id!r}")
-                    (sources if end.tag == "source" else targets).append(m_id)
-                if len(targets) != 1:
-                    raise EcbFormatError(f"{path}: relation r_id={r_id} has {len(targets)} targets, expected 1")
-                relations.append(Relation(r.tag, r_id, r.get("note", ""), tuple(sources), targets[0]))
+                markable = _parse_markable(m, path, seen_tids, markables)
+                markables[markable.m_id] = markable
+        elif child.tag == "Relations":
+            relations.extend(_parse_relation(r, path, markables) for r in child)
         else:
-            raise EcbFormatError(f"{path}: unknown element <{section}> in <Document>")
+            raise EcbFormatError(f"{path}: unknown element <{child.tag}> in <Document>")
     if not tokens:
         raise EcbFormatError(f"{path}: document has no tokens")
     return EcbDocument(path, doc_id, topic, subtopic, tokens, markables, relations)
+
+
+def _parse_token(child: ET.Element, path: Path, seen_tids: set[int]) -> Token:
+    """A ``<token>`` (its ``t_id`` new, then added to ``seen_tids``)."""
+    t_id = _int_attr(child, "t_id", path, "a <token>")
+    if t_id in seen_tids:
+        raise EcbFormatError(f"{path}: duplicate token t_id={t_id}")
+    seen_tids.add(t_id)
+    return Token(t_id, _int_attr(child, "sentence", path, f"token t_id={t_id}"),
+                 _int_attr(child, "number", path, f"token t_id={t_id}"), (child.text or "").strip())
+
+
+def _parse_markable(m: ET.Element, path: Path, seen_tids: set[int], markables: Mapping[str, Markable]) -> Markable:
+    """A markable of ``<Markables>`` (an ``m_id`` not in ``markables``), anchored on tokens of ``seen_tids``."""
+    if m.tag not in MARKABLE_TAGS:
+        raise EcbFormatError(f"{path}: unknown markable tag <{m.tag}> (m_id={m.get('m_id')!r})")
+    m_id = m.get("m_id")
+    if not m_id:
+        raise EcbFormatError(f"{path}: <{m.tag}> without m_id")
+    if m_id in markables:
+        raise EcbFormatError(f"{path}: duplicate markable m_id={m_id}")
+    t_ids = []
+    for a in m:
+        if a.tag != "token_anchor":
+            raise EcbFormatError(f"{path}: unknown element <{a.tag}> in markable m_id={m_id}")
+        t = _int_attr(a, "t_id", path, f"token_anchor of markable m_id={m_id}")
+        if t not in seen_tids:
+            raise EcbFormatError(f"{path}: markable m_id={m_id} anchors unknown token t_id={t}")
+        t_ids.append(t)
+    return Markable(m_id, m.tag, tuple(sorted(t_ids)), m.get("instance_id", ""), m.get("TAG_DESCRIPTOR", ""))
+
+
+def _parse_relation(r: ET.Element, path: Path, markables: Mapping[str, Markable]) -> Relation:
+    """A relation of ``<Relations>``: sources and exactly one target, all known markables."""
+    if r.tag not in RELATION_TAGS:
+        raise EcbFormatError(f"{path}: unknown relation tag <{r.tag}> (r_id={r.get('r_id')!r})")
+    r_id = r.get("r_id", "")
+    sources, targets = [], []
+    for end in r:
+        if end.tag not in ("source", "target"):
+            raise EcbFormatError(f"{path}: unknown element <{end.tag}> in relation r_id={r_id}")
+        m_id = end.get("m_id", "")
+        if m_id not in markables:
+            raise EcbFormatError(f"{path}: relation r_id={r_id} refers to unknown markable m_id={m_id!r}")
+        (sources if end.tag == "source" else targets).append(m_id)
+    if len(targets) != 1:
+        raise EcbFormatError(f"{path}: relation r_id={r_id} has {len(targets)} targets, expected 1")
+    return Relation(r.tag, r_id, r.get("note", ""), tuple(sources), targets[0])
 
 
 def ecb_files(xml_dir: str | Path, topics: Iterable[int] = ALL_TOPICS) -> list[Path]:
@@ -513,27 +518,14 @@ FILES: tuple[RemoteFile, ...] = (
                "ba4d50b0c819bfd92377f48ff5c5ed686995907a62ec2915e5a614d542e0851f",
                description="the 40 Dev_small documents of the ECB+META paper"),
 )
-#: ``path -> (url, sha256)`` of :data:`FILES`.
-URLS: dict[str, tuple[str, str | None]] = {f.path: (f.url, f.sha256) for f in FILES}
+def release_documents(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
+                      download: bool | None = False) -> list[Path]:
+    """The XML documents of the ECB+ release under ``root`` (``ECB+/<topic>/`` for all 43 topics, the CSV,
+    ``dev_small_docs.txt``), resolved with :func:`figbench.corpora.files.resolve` (missing files are
+    downloaded when ``download``; one :class:`MissingDataError` lists every file or folder still missing).
 
-
-def verify_sha256(path: str | Path, expected: str | None, *, label: str = "") -> None:
-    """Raise :class:`ChecksumError` naming ``path`` (and ``label``, e.g. its URL) when its sha256 is not ``expected``.
-
-    ``expected=None`` means the checksum is unknown (recorded as such in the dataset card): no check.
-    """
-    files.verify_sha256(path, expected, corpus="ecbplus", label=label)
-
-
-def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str | None = None,
-                        download: bool | None = False) -> list[Path]:
-    """Check that ``root`` holds the ECB+ release (``ECB+/<topic>/`` for all 43 topics, the CSV,
-    ``dev_small_docs.txt``).
-
-    Missing release files are downloaded when ``download`` (None: when allowed, see
-    :func:`figbench.corpora.files.resolve`). Raises :class:`MissingDataError` listing every missing
-    file or folder. With ``strict`` the number of XML documents must be the release's 982; without it
-    (small fixtures) only the topic folders present are read. Returns the XML files.
+    With ``strict`` the number of XML documents must be the release's 982; without it (small fixtures)
+    only the topic folders present are read.
     """
     root = Path(root)
     wanted = list(FILES[1:])
@@ -541,20 +533,7 @@ def require_ecb_release(root: str | Path, *, strict: bool = True, data_dir: str 
         wanted += [RemoteFile(f"{XML_DIR}/{t}", FILES[0].url, None, extract=True) for t in ALL_TOPICS]
     else:
         wanted.append(RemoteFile(XML_DIR, FILES[0].url, None, extract=True))
-    absent = files.missing(root, wanted)
-    reason = ""
-    if absent and (download or (download is None and files.downloads_allowed())):
-        try:
-            files.fetch("ecbplus", root, [f for f in FILES if f in absent or f.extract], data_dir=data_dir)
-        except MissingDataError as e:  # list every file still missing, not only the failed download
-            reason = e.reason
-        absent = files.missing(root, wanted)
-    elif absent:
-        reason = files.offline_reason() if download is None else "Not downloaded (downloads are off for this call)."
-    if absent:
-        err = MissingDataError(files.missing_message("ecbplus", root, absent, data_dir=data_dir, reason=reason))
-        err.reason = reason
-        raise err
+    files.resolve("ecbplus", root, wanted, data_dir=data_dir, download=download)
     found = ecb_files(root / XML_DIR)
     if strict and len(found) != N_DOCUMENTS:
         raise MissingDataError(
@@ -577,9 +556,9 @@ class EcbSources:
     @classmethod
     def local(cls, root: str | Path, *, strict: bool = True, data_dir: str | None = None,
               download: bool | None = False) -> EcbSources:
-        """The release in its original layout under ``root`` (checked with :func:`require_ecb_release`)."""
+        """The release in its original layout under ``root`` (checked with :func:`release_documents`)."""
         root = Path(root)
-        require_ecb_release(root, strict=strict, data_dir=data_dir, download=download)
+        release_documents(root, strict=strict, data_dir=data_dir, download=download)
         return cls(root / XML_DIR, root / SENTENCES_CSV, root / DEV_SMALL_DOCS)
 
     def topics_present(self) -> list[int]:

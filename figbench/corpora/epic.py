@@ -50,7 +50,6 @@ SETTINGS = ("seen", "unseen")
 #: Relative paths of the eight original files.
 FILE_NAMES = [DATASET_FILE, PROVERBS_FILE] + [split_file(s, k) for s in SETTINGS
                                               for k in ("label_map", "train_data_indices", "test_data_indices")]
-URLS = {f: (_SPLITS_URL + f.split("/", 1)[1]) if f.startswith("data_splits/") else _DATA_URL + f for f in FILE_NAMES}
 #: sha256 of the original files, computed from the copies in ../shared/data/epic.
 SHA256 = {
     "full_dataset.json": "7191a5424aee5ee2c0fc0e6f1fe8c1d5df5a66d44105ab46adb96914e44dc148",
@@ -71,16 +70,13 @@ SHA256 = {
 MAX_SPANS = 5
 _PK = re.compile(r"^(Q\d+)N\d+$")
 #: The eight original files with their URLs and sha256.
-FILES: tuple[RemoteFile, ...] = tuple(RemoteFile(f, URLS[f], SHA256[f]) for f in FILE_NAMES)
+FILES: tuple[RemoteFile, ...] = tuple(
+    RemoteFile(f, _SPLITS_URL + f.split("/", 1)[1] if f.startswith("data_splits/") else _DATA_URL + f, SHA256[f])
+    for f in FILE_NAMES)
 
 
 class EpicFormatError(ValueError):
     """An ePiC file is malformed; the message names the file and the record."""
-
-
-def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
-    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
-    files.verify_sha256(path, expected, corpus=CORPUS, label=what)
 
 
 # ------------------------------------------------------------------------------------ parsing
@@ -123,110 +119,25 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
     report = {"case_insensitive_narrative_spans": 0, "case_insensitive_proverb_spans": 0,
               "unaligned_narrative_spans": 0, "unaligned_proverb_spans": 0,
               "ambiguous_narrative_spans": 0, "ambiguous_proverb_spans": 0, "pairs": 0}
-
-    pfile = paths[PROVERBS_FILE]
-    proverbs: dict[str, str] = {}
-    raw = _load_json(pfile)
-    if not isinstance(raw, list):
-        raise EpicFormatError(f"{pfile}: expected a list of {{quote_id, quote}} records")
-    for i, rec in enumerate(raw):
-        if (not isinstance(rec, dict) or not isinstance(rec.get("quote_id"), str)
-                or not isinstance(rec.get("quote"), str)):
-            raise EpicFormatError(f"{pfile}: record {i} lacks a string 'quote_id' or 'quote'")
-        if rec["quote_id"] in proverbs:
-            raise EpicFormatError(f"{pfile}: duplicate quote_id {rec['quote_id']!r} (record {i})")
-        proverbs[rec["quote_id"]] = rec["quote"].strip()
-
-    dfile = paths[DATASET_FILE]
+    pfile, dfile = paths[PROVERBS_FILE], paths[DATASET_FILE]
+    proverbs = _read_proverbs(pfile)
     raw = _load_json(dfile)
     if not isinstance(raw, list):
         raise EpicFormatError(f"{dfile}: expected a list of {{pk, fields}} records")
     records: dict[str, dict] = {}
     make_id = IdMaker(f"{dfile}: narratives")
     for i, rec in enumerate(raw):
-        pk = rec.get("pk") if isinstance(rec, dict) else None
-        fields = rec.get("fields") if isinstance(rec, dict) else None
-        if not isinstance(pk, str) or not isinstance(fields, dict):
-            raise EpicFormatError(f"{dfile}: record {i} lacks a string 'pk' or a 'fields' object")
-        if pk in records:
-            raise EpicFormatError(f"{dfile}: duplicate pk {pk!r} (record {i})")
-        m = _PK.match(pk)
-        if not m:
-            raise EpicFormatError(f"{dfile}: record {pk!r}: pk is not of the form Q<proverb>N<narrative>")
-        proverb_id = m.group(1)
-        if proverb_id not in proverbs:
-            raise EpicFormatError(f"{dfile}: record {pk!r}: proverb {proverb_id} is not in {pfile.name}")
-        for name in (["quote", "narrative"]
-                     + [f"span_{s}_{k}" for k in range(1, MAX_SPANS + 1) for s in ("quote", "narrative")]):
-            if not isinstance(fields.get(name), str):
-                raise EpicFormatError(f"{dfile}: record {pk!r}: field {name!r} is missing or not a string")
-        quote, narrative = fields["quote"].strip(), fields["narrative"]
-        if quote != proverbs[proverb_id]:
-            raise EpicFormatError(f"{dfile}: record {pk!r}: quote {quote!r} differs from proverb {proverb_id} "
-                                  f"{proverbs[proverb_id]!r} in {pfile.name}")
-        if not narrative.strip():
-            raise EpicFormatError(f"{dfile}: record {pk!r}: empty narrative")
-        rid = narrative_id(make_id, narrative)
-        pairs = []
-        for k in range(1, MAX_SPANS + 1):
-            sq, sn = fields[f"span_quote_{k}"].strip(), fields[f"span_narrative_{k}"].strip()
-            if not sq and not sn:
-                continue
-            if not sq or not sn:
-                raise EpicFormatError(f"{dfile}: record {pk!r}: span pair {k} has only one side "
-                                      f"(span_quote_{k}={sq!r}, span_narrative_{k}={sn!r})")
-            pair = {"pair_id": f"{rid}-{k}", "proverb_span": sq, "narrative_span": sn}
-            for side, span, text, field in (("proverb", sq, quote, f"span_quote_{k}"),
-                                            ("narrative", sn, narrative, f"span_narrative_{k}")):
-                start, end, match, occurrences = locate(span, text)
-                if match == "none":
-                    if on_unaligned == "error":
-                        raise EpicFormatError(f"{dfile}: record {pk!r}: {field} {span!r} is not found in its "
-                                              f"{'quote' if side == 'proverb' else 'narrative'}, even ignoring case "
-                                              "(pass on_unaligned='flag' to keep it with offsets -1)")
-                    report[f"unaligned_{side}_spans"] += 1
-                elif match == "case_insensitive":
-                    report[f"case_insensitive_{side}_spans"] += 1
-                if occurrences > 1:
-                    report[f"ambiguous_{side}_spans"] += 1
-                pair.update({f"{side}_start": start, f"{side}_end": end, f"{side}_match": match,
-                             f"{side}_occurrences": occurrences})
-            pairs.append(pair)
-        report["pairs"] += len(pairs)
-        records[pk] = {"id": rid, "narrative": narrative, "proverb": quote, "proverb_id": proverb_id, "pairs": pairs}
+        pk, record = _read_record(rec, i, dfile, pfile, proverbs, make_id, report, on_unaligned, records)
+        records[pk] = record
+        report["pairs"] += len(record["pairs"])
 
     by_text = {text.lower(): pid for pid, text in proverbs.items()}
     label_maps, splits = {}, {}
     for setting in SETTINGS:
         lfile = paths[split_file(setting, "label_map")]
-        raw = _load_json(lfile)
-        if not isinstance(raw, dict):
-            raise EpicFormatError(f"{lfile}: expected an object mapping proverb text to label index")
-        mapping = {}
-        for text, index in raw.items():
-            pid = by_text.get(str(text).strip().lower())
-            if pid is None:
-                raise EpicFormatError(f"{lfile}: label {text!r} matches no proverb of {pfile.name}")
-            if not isinstance(index, int) or isinstance(index, bool):
-                raise EpicFormatError(f"{lfile}: label {text!r} has a non-integer index {index!r}")
-            mapping[pid] = index
-        if sorted(mapping.values()) != list(range(len(mapping))):
-            raise EpicFormatError(f"{lfile}: label indices are not 0..{len(mapping) - 1} without gaps or repeats")
-        label_maps[setting] = mapping
-        splits[setting] = {}
-        for part in ("train", "test"):
-            sfile = paths[split_file(setting, f"{part}_data_indices")]
-            ids = _load_json(sfile)
-            if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
-                raise EpicFormatError(f"{sfile}: expected a list of record ids")
-            seen_ids: set[str] = set()
-            for x in ids:
-                if x not in records:
-                    raise EpicFormatError(f"{sfile}: record {x!r} is not in {dfile.name}")
-                if x in seen_ids:
-                    raise EpicFormatError(f"{sfile}: duplicate record id {x!r}")
-                seen_ids.add(x)
-            splits[setting][part] = ids
+        label_maps[setting] = mapping = _read_label_map(lfile, by_text, pfile)
+        splits[setting] = {part: _read_split_ids(paths[split_file(setting, f"{part}_data_indices")], records, dfile)
+                           for part in ("train", "test")}
         overlap = set(splits[setting]["train"]) & set(splits[setting]["test"])
         if overlap:
             raise EpicFormatError(f"epic {setting}: {len(overlap)} record(s) in both train and test, "
@@ -235,6 +146,115 @@ def read_epic(paths: dict[str, Path], on_unaligned: str = "error") -> EpicCorpus
         if missing:
             raise EpicFormatError(f"{lfile}: training proverb(s) without a label: {', '.join(sorted(missing)[:5])}")
     return EpicCorpus(records=records, proverbs=proverbs, label_maps=label_maps, splits=splits, report=report)
+
+
+def _read_proverbs(pfile: Path) -> dict[str, str]:
+    """``all_proverbs.json``: quote id -> proverb text."""
+    raw = _load_json(pfile)
+    if not isinstance(raw, list):
+        raise EpicFormatError(f"{pfile}: expected a list of {{quote_id, quote}} records")
+    proverbs: dict[str, str] = {}
+    for i, rec in enumerate(raw):
+        if (not isinstance(rec, dict) or not isinstance(rec.get("quote_id"), str)
+                or not isinstance(rec.get("quote"), str)):
+            raise EpicFormatError(f"{pfile}: record {i} lacks a string 'quote_id' or 'quote'")
+        if rec["quote_id"] in proverbs:
+            raise EpicFormatError(f"{pfile}: duplicate quote_id {rec['quote_id']!r} (record {i})")
+        proverbs[rec["quote_id"]] = rec["quote"].strip()
+    return proverbs
+
+
+def _read_record(rec, i: int, dfile: Path, pfile: Path, proverbs: dict[str, str], make_id: IdMaker,
+                 report: dict[str, int], on_unaligned: str, records: dict[str, dict]) -> tuple[str, dict]:
+    """One record of ``full_dataset.json`` (a pk not in ``records``): its pk and its row (id, narrative,
+    proverb, aligned span pairs)."""
+    pk = rec.get("pk") if isinstance(rec, dict) else None
+    fields = rec.get("fields") if isinstance(rec, dict) else None
+    if not isinstance(pk, str) or not isinstance(fields, dict):
+        raise EpicFormatError(f"{dfile}: record {i} lacks a string 'pk' or a 'fields' object")
+    if pk in records:
+        raise EpicFormatError(f"{dfile}: duplicate pk {pk!r} (record {i})")
+    m = _PK.match(pk)
+    if not m:
+        raise EpicFormatError(f"{dfile}: record {pk!r}: pk is not of the form Q<proverb>N<narrative>")
+    proverb_id = m.group(1)
+    if proverb_id not in proverbs:
+        raise EpicFormatError(f"{dfile}: record {pk!r}: proverb {proverb_id} is not in {pfile.name}")
+    for name in (["quote", "narrative"]
+                 + [f"span_{s}_{k}" for k in range(1, MAX_SPANS + 1) for s in ("quote", "narrative")]):
+        if not isinstance(fields.get(name), str):
+            raise EpicFormatError(f"{dfile}: record {pk!r}: field {name!r} is missing or not a string")
+    quote, narrative = fields["quote"].strip(), fields["narrative"]
+    if quote != proverbs[proverb_id]:
+        raise EpicFormatError(f"{dfile}: record {pk!r}: quote {quote!r} differs from proverb {proverb_id} "
+                              f"{proverbs[proverb_id]!r} in {pfile.name}")
+    if not narrative.strip():
+        raise EpicFormatError(f"{dfile}: record {pk!r}: empty narrative")
+    rid = narrative_id(make_id, narrative)
+    where = f"{dfile}: record {pk!r}"
+    pairs = []
+    for k in range(1, MAX_SPANS + 1):
+        sq, sn = fields[f"span_quote_{k}"].strip(), fields[f"span_narrative_{k}"].strip()
+        if not sq and not sn:
+            continue
+        if not sq or not sn:
+            raise EpicFormatError(f"{where}: span pair {k} has only one side "
+                                  f"(span_quote_{k}={sq!r}, span_narrative_{k}={sn!r})")
+        pair = {"pair_id": f"{rid}-{k}", "proverb_span": sq, "narrative_span": sn}
+        pair.update(_align(where, "proverb", sq, quote, f"span_quote_{k}", report, on_unaligned))
+        pair.update(_align(where, "narrative", sn, narrative, f"span_narrative_{k}", report, on_unaligned))
+        pairs.append(pair)
+    return pk, {"id": rid, "narrative": narrative, "proverb": quote, "proverb_id": proverb_id, "pairs": pairs}
+
+
+def _align(where: str, side: str, span: str, text: str, field: str, report: dict[str, int],
+           on_unaligned: str) -> dict:
+    """Offsets, match kind and occurrences of one side of a span pair in its text; counted in ``report``."""
+    start, end, match, occurrences = locate(span, text)
+    if match == "none":
+        if on_unaligned == "error":
+            raise EpicFormatError(f"{where}: {field} {span!r} is not found in its "
+                                  f"{'quote' if side == 'proverb' else 'narrative'}, even ignoring case "
+                                  "(pass on_unaligned='flag' to keep it with offsets -1)")
+        report[f"unaligned_{side}_spans"] += 1
+    elif match == "case_insensitive":
+        report[f"case_insensitive_{side}_spans"] += 1
+    if occurrences > 1:
+        report[f"ambiguous_{side}_spans"] += 1
+    return {f"{side}_start": start, f"{side}_end": end, f"{side}_match": match, f"{side}_occurrences": occurrences}
+
+
+def _read_label_map(lfile: Path, by_text: dict[str, str], pfile: Path) -> dict[str, int]:
+    """A ``label_map`` file: proverb id -> label index (0..n-1)."""
+    raw = _load_json(lfile)
+    if not isinstance(raw, dict):
+        raise EpicFormatError(f"{lfile}: expected an object mapping proverb text to label index")
+    mapping = {}
+    for text, index in raw.items():
+        pid = by_text.get(str(text).strip().lower())
+        if pid is None:
+            raise EpicFormatError(f"{lfile}: label {text!r} matches no proverb of {pfile.name}")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise EpicFormatError(f"{lfile}: label {text!r} has a non-integer index {index!r}")
+        mapping[pid] = index
+    if sorted(mapping.values()) != list(range(len(mapping))):
+        raise EpicFormatError(f"{lfile}: label indices are not 0..{len(mapping) - 1} without gaps or repeats")
+    return mapping
+
+
+def _read_split_ids(sfile: Path, records: dict[str, dict], dfile: Path) -> list[str]:
+    """A ``*_data_indices`` file: the record ids of one split, each known and listed once."""
+    ids = _load_json(sfile)
+    if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
+        raise EpicFormatError(f"{sfile}: expected a list of record ids")
+    seen_ids: set[str] = set()
+    for x in ids:
+        if x not in records:
+            raise EpicFormatError(f"{sfile}: record {x!r} is not in {dfile.name}")
+        if x in seen_ids:
+            raise EpicFormatError(f"{sfile}: duplicate record id {x!r}")
+        seen_ids.add(x)
+    return ids
 
 
 def narrative_id(make: IdMaker, narrative: str) -> str:

@@ -38,7 +38,8 @@ class ChecksumError(ValueError):
 class RemoteFile:
     """One file or folder of a corpus.
 
-    ``path`` is relative to the corpus folder. ``url`` is its public source; ``sha256`` that of the
+    ``path`` is relative to the corpus folder. ``url`` is its public source (``""`` for a file with no public
+    download: ``description`` then says how to obtain it); ``sha256`` that of the
     downloaded bytes (None where no copy was available to compute it: the card says so). With
     ``extract`` the download is a zip or tar archive that, unpacked into the corpus folder, creates
     ``path``.
@@ -95,7 +96,9 @@ def _listing(root: Path, files: Sequence[RemoteFile]) -> list[str]:
     lines: list[str] = []
     for i, f in enumerate(files):
         lines.append(f"  - {root / f.path}")
-        if f.url and (i + 1 == len(files) or files[i + 1].url != f.url):
+        if not f.url:
+            lines.append(f"    (no public URL: {f.description or 'obtain it from the corpus authors'})")
+        elif i + 1 == len(files) or files[i + 1].url != f.url:
             lines.append(f"    (from {f.url})")
     return lines
 
@@ -188,6 +191,11 @@ def fetch(corpus: str, root: Path, files: Iterable[RemoteFile], *, force: bool =
 
 def _fetch_one(corpus: str, root: Path, f: RemoteFile, *, data_dir: str | None) -> None:
     """Download ``f``, check its sha256 under a temporary name, then move it into place (or unpack it)."""
+    if not f.url:
+        reason = f"No public URL to download {f.path} from: place it in the folder by hand."
+        err = MissingDataError(missing_message(corpus, root, [f], data_dir=data_dir, reason=reason))
+        err.reason = reason
+        raise err
     name = Path(f.url.split("?", 1)[0]).name or Path(f.path).name
     dest = root / f.path
     part = root / f".download-{name}" if f.extract else dest.parent / f".download-{dest.name}"

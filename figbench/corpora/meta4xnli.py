@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from figbench.corpora.files import RemoteFile, sha256_file, verify_sha256  # noqa: F401 (sha256_file: public helper)
+from figbench.corpora.files import RemoteFile, verify_sha256
 from figbench.corpora.ids import IdMaker
 
 logger = logging.getLogger(__name__)

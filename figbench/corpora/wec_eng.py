@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from figbench.corpora import files
-from figbench.corpora.files import MissingDataError, RemoteFile, sha256_file, verify_sha256  # noqa: F401
+from figbench.corpora.files import MissingDataError, RemoteFile, verify_sha256
 from figbench.corpora.ids import IdMaker
 from figbench.corpora.lemmas import lookup_lemma
 

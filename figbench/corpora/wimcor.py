@@ -439,11 +439,6 @@ SAMPLE_FILES: tuple[RemoteFile, ...] = tuple(
 FILES: tuple[RemoteFile, ...] = (RELEASE_FILE, *SAMPLE_FILES)
 
 
-def verify_sha256(path: str | Path, expected: str | None, what: str) -> None:
-    """Raise ``ChecksumError`` (a ``ValueError``) naming ``what`` when the sha256 is not ``expected``."""
-    files.verify_sha256(path, expected, corpus=CORPUS, label=what)
-
-
 def full_sources(root: Path, *, data_dir: str | None = None, download: bool | None = None) -> dict[str, dict[str, str]]:
     """Where each partition of the ``full`` config is read from: ``{"path": xml}`` or ``{"archive": tar.gz}``.
 

@@ -91,28 +91,34 @@ def read_conll(path_or_text: str | os.PathLike) -> dict[str, Document]:
             continue
         cinfo = line.split()[-1]
         if cinfo not in ("_", "-"):
-            rest = _DOUBLE.sub("", cinfo)
-            for e in _SINGLE.findall(rest):
-                entities.setdefault(e, []).append((token, token, lineno))
-            rest = _SINGLE.sub("", rest)
-            for e in _OPEN.findall(rest):
-                entities.setdefault(e, [])
-                open_at.setdefault(e, []).append((token, lineno))
-            rest = _OPEN.sub("", rest)
-            for e in _CLOSE.findall(rest):
-                stack = open_at.get(e)
-                if not stack:
-                    raise ValueError(f"{where(lineno)}: entity {e} closes a mention that was never opened "
-                                     f"(unbalanced brackets in {cinfo!r})")
-                start, _ = stack.pop()
-                entities[e].append((start, token, lineno))
-            rest = _CLOSE.sub("", rest)
-            if not _LEFTOVER.match(rest):
-                raise ValueError(f"{where(lineno)}: cannot read coreference annotation {cinfo!r}")
+            _read_annotation(cinfo, token, lineno, entities, open_at, where)
         token += 1
     if name is not None:
         raise ValueError(f"{source}, document {name!r} (begins on line {begin_line}): no '#end document'")
     return docs
+
+
+def _read_annotation(cinfo: str, token: int, lineno: int, entities: dict[str, list[tuple[int, int, int]]],
+                     open_at: dict[str, list[tuple[int, int]]], where) -> None:
+    """Add the mentions that one token's coreference column opens, closes or holds whole."""
+    rest = _DOUBLE.sub("", cinfo)
+    for e in _SINGLE.findall(rest):
+        entities.setdefault(e, []).append((token, token, lineno))
+    rest = _SINGLE.sub("", rest)
+    for e in _OPEN.findall(rest):
+        entities.setdefault(e, [])
+        open_at.setdefault(e, []).append((token, lineno))
+    rest = _OPEN.sub("", rest)
+    for e in _CLOSE.findall(rest):
+        stack = open_at.get(e)
+        if not stack:
+            raise ValueError(f"{where(lineno)}: entity {e} closes a mention that was never opened "
+                             f"(unbalanced brackets in {cinfo!r})")
+        start, _ = stack.pop()
+        entities[e].append((start, token, lineno))
+    rest = _CLOSE.sub("", rest)
+    if not _LEFTOVER.match(rest):
+        raise ValueError(f"{where(lineno)}: cannot read coreference annotation {cinfo!r}")
 
 
 def _clusters(name: str, entities: dict[str, list[tuple[int, int, int]]], where) -> Document:

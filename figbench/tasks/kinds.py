@@ -13,6 +13,11 @@ Predictions, per kind (what a predictions file's ``predictions`` holds):
 * generation: ``{id: "generated text"}``.
 
 Per-example kinds also accept a list of ``{"id": ..., "prediction": ...}`` objects.
+
+Each kind declares its default metrics (``default_metrics``: what a task of the kind reports when its
+declaration gives no ``metrics``) and the trivial baselines it offers (``trivial_baselines``, made by
+:meth:`trivial_predictions` from the evaluated split's gold and, for label tasks, the training split's):
+majority, random and prior for labels; all singletons and one cluster per topic for clustering.
 """
 
 from __future__ import annotations
@@ -22,10 +27,41 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from figbench.scoring import Scored
-from figbench.tasks.base import Gold, PredictionsError, Task
+from figbench.tasks.base import Gold, Metric, PredictionsError, Task
 from figbench.tasks.gold import ClusterGold, LabelGold, RankingGold, SpanGold, TagGold, TextGold
 
 _MAX_LISTED = 5
+
+
+def _prf(prefix: str, title: str) -> tuple[Metric, ...]:
+    return tuple(Metric(f"{prefix}{m}", f"{title}{t}") for m, t in (("precision", "precision"),
+                                                                   ("recall", "recall"), ("f1", "F1")))
+
+
+_COREF_TITLES = {"muc": "MUC", "bcub": "B-cubed", "ceafm": "CEAF-m", "ceafe": "CEAF-e", "blanc": "BLANC",
+                 "lea": "LEA", "mentions": "Mentions"}
+#: every score :func:`figbench.scoring.coref.evaluate_coref` reports that the board shows
+CLUSTERING_METRICS = (Metric("conll_f1", "CoNLL F1"),
+                      *(m for k, t in _COREF_TITLES.items() for m in _prf(f"{k}_", f"{t} ")))
+#: every score :func:`figbench.scoring.classification.score_labels` reports (without per-group accuracies)
+LABEL_METRICS = (Metric("accuracy", "Accuracy"), *_prf("micro_", "Micro "), *_prf("macro_", "Macro "))
+TAGGING_METRICS = (*_prf("", "Span "), *_prf("token_", "Token "), Metric("accuracy", "Tag accuracy"))
+RANKING_METRICS = (Metric("accuracy", "Accuracy"), Metric("mrr", "MRR"), Metric("top5_accuracy", "Top-5 accuracy"))
+SPAN_METRICS = (*_prf("token_", "Token "), Metric("exact_match", "Exact match"), *_prf("micro_token_", "Micro token "))
+GENERATION_METRICS = (Metric("rougeL", "ROUGE-L F1"), Metric("bleu", "BLEU"),
+                      Metric("keyword_recall", "Keyword recall"))
+
+
+def _fill_metrics(task: Task) -> None:
+    """A declaration without ``metrics`` reports its kind's ``default_metrics``."""
+    if not task.metrics:
+        object.__setattr__(task, "metrics", tuple(task.default_metrics))
+
+
+def _rng(seed: int):
+    import random
+
+    return random.Random(seed)
 
 
 # --- shared checks --------------------------------------------------------------------------
@@ -113,7 +149,14 @@ class ClusteringTask(Task):
     group_column: str | None = None  #: resampling unit of the bootstrap (e.g. topic)
 
     kind: ClassVar[str] = "clustering"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = CLUSTERING_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ("singletons", "one_cluster_per_topic")
     gold_type: ClassVar[type[Gold]] = ClusterGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     def kind_gold_columns(self) -> tuple[str, ...]:
         return (self.cluster_column,)
@@ -191,6 +234,23 @@ class ClusteringTask(Task):
             return [[m] for m in gold.ids]
         return [list(gold.ids)]
 
+    def trivial_predictions(self, method: str, gold: ClusterGold, train: Gold | None = None, *,
+                            seed: int = 0) -> list[list[str]]:
+        """``singletons``: every mention alone; ``one_cluster_per_topic``: the mentions of each
+        ``group_column`` value (e.g. topic) in one cluster."""
+        if method == "singletons":
+            return [[m] for m in gold.ids]
+        if method == "one_cluster_per_topic":
+            if not gold.groups:
+                raise ValueError(f"{gold.key}: one_cluster_per_topic needs the task's group_column "
+                                 f"({self.group_column or 'none declared'}) in the split")
+            by_group: dict[str, list[str]] = {}
+            for m in gold.ids:
+                by_group.setdefault(gold.groups[m], []).append(m)
+            return list(by_group.values())
+        raise ValueError(f"task {self.name}: no trivial baseline {method!r}; "
+                         f"choose from {', '.join(self.trivial_baselines)}")
+
 
 # --- token tagging ---------------------------------------------------------------------------
 
@@ -204,7 +264,14 @@ class TaggingTask(Task):
     outside: str = "O"
 
     kind: ClassVar[str] = "tagging"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = TAGGING_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ()
     gold_type: ClassVar[type[Gold]] = TagGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     def kind_gold_columns(self) -> tuple[str, ...]:
         return (self.tags_column,)
@@ -259,7 +326,14 @@ class LabelTask(Task):
     group_columns: tuple[str, ...] = ()  #: per-group accuracy (``accuracy_<value>``)
 
     kind: ClassVar[str] = "label"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = LABEL_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ("majority", "random", "prior")
     gold_type: ClassVar[type[Gold]] = LabelGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     def kind_gold_columns(self) -> tuple[str, ...]:
         return (self.label_column,)
@@ -298,6 +372,28 @@ class LabelTask(Task):
         ls = list(gold.label_set)
         return {i: ls[(ls.index(lab) + 1) % len(ls)] for i, lab in gold.labels.items()}
 
+    def trivial_predictions(self, method: str, gold: LabelGold, train: LabelGold | None = None, *,
+                            seed: int = 0) -> dict[str, str]:
+        """A label per example of ``gold`` from the training labels (``train``): ``majority`` (the most
+        frequent, ties: alphabetically first), ``random`` (uniform over the training label set) or ``prior``
+        (drawn by the training class frequencies), seeded, in the split's order."""
+        from collections import Counter
+
+        if method not in self.trivial_baselines:
+            raise ValueError(f"task {self.name}: no trivial baseline {method!r}; "
+                             f"choose from {', '.join(self.trivial_baselines)}")
+        if train is None or not train.labels:
+            raise ValueError(f"{gold.key}: the {method} baseline needs the training split's labels")
+        counts = Counter(train.labels[i] for i in train.ids)
+        labels = sorted(counts)
+        if method == "majority":
+            best = max(labels, key=lambda lab: counts[lab])
+            return {i: best for i in gold.ids}
+        rng = _rng(seed)
+        if method == "random":
+            return {i: rng.choice(labels) for i in gold.ids}
+        return dict(zip(gold.ids, rng.choices(labels, weights=[counts[lab] for lab in labels], k=len(gold.ids))))
+
 
 # --- ranking ---------------------------------------------------------------------------------
 
@@ -309,7 +405,14 @@ class RankingTask(Task):
     label_column: str = "label"
 
     kind: ClassVar[str] = "ranking"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = RANKING_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ()
     gold_type: ClassVar[type[Gold]] = RankingGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     def kind_gold_columns(self) -> tuple[str, ...]:
         return (self.label_column,)
@@ -365,7 +468,14 @@ class SpanAlignmentTask(Task):
     pairs_column: str = "pairs"
 
     kind: ClassVar[str] = "span_alignment"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = SPAN_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ()
     gold_type: ClassVar[type[Gold]] = SpanGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     #: the fields of a pair that are inputs (the query span); the narrative side is the answer
     input_pair_fields: ClassVar[tuple[str, ...]] = ("pair_id", "proverb_span", "proverb_start", "proverb_end",
@@ -451,6 +561,8 @@ class NeighbourTask(LabelTask):
     (gold as for :class:`LabelTask`)."""
 
     kind: ClassVar[str] = "neighbour"
+    default_metrics: ClassVar[tuple[Metric, ...]] = (Metric("accuracy", "Accuracy"),)
+    trivial_baselines: ClassVar[tuple[str, ...]] = ()
 
     def parse_predictions(self, raw: Any, gold: LabelGold) -> dict[str, str]:
         preds = per_example(raw, gold)
@@ -493,7 +605,14 @@ class GenerationTask(Task):
     reference_column: str = "text"
 
     kind: ClassVar[str] = "generation"
+    metrics: tuple[Metric, ...] = ()  #: default: the kind's ``default_metrics``
+    default_metrics: ClassVar[tuple[Metric, ...]] = GENERATION_METRICS
+    trivial_baselines: ClassVar[tuple[str, ...]] = ()
     gold_type: ClassVar[type[Gold]] = TextGold
+
+    def __post_init__(self) -> None:
+        _fill_metrics(self)
+        super().__post_init__()
 
     def kind_gold_columns(self) -> tuple[str, ...]:
         return (self.reference_column,)

@@ -1,0 +1,91 @@
+"""``figbench baseline trivial``: the trivial baselines a task's kind offers, on any benchmark split."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(bsub: argparse._SubParsersAction) -> None:
+    from figbench_baselines.common.runs import add_common_args
+
+    p = bsub.add_parser("trivial", help="trivial baselines of any task (majority, random, prior; singletons, "
+                                        "one cluster per topic)",
+                        description="Predict a split with a trivial baseline its task's kind offers "
+                                    "(figbench.tasks.kinds: trivial_baselines) and write a result record.")
+    p.add_argument("--task", required=True, help="a task of figbench.tasks.TASKS")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--config", default=None, help="builder config (default: the builder's default)")
+    p.add_argument("--split", default="test")
+    p.add_argument("--method", required=True, help="one of the task kind's trivial_baselines")
+    p.add_argument("--train-split", default="train", help="where label baselines take their label counts")
+    p.add_argument("--label-column", default=None,
+                   help="label tasks: score this column instead of the task's (e.g. WiMCor's coarse labels)")
+    p.add_argument("--record-method", default=None,
+                   help="the record's method (its leaderboard name figbench-<method>; default --method)")
+    p.add_argument("--max-test", type=int, default=None, help="score a seeded subsample of N examples")
+    add_common_args(p)
+    p.set_defaults(func=run)
+
+
+def _task(args: argparse.Namespace):
+    from dataclasses import replace
+
+    from figbench.tasks import get_task
+
+    task = get_task(args.task)
+    if args.method not in task.trivial_baselines:
+        offered = ", ".join(task.trivial_baselines) or "none"
+        raise ValueError(f"task {task.name} ({task.kind}) offers no trivial baseline {args.method!r}; "
+                         f"it offers: {offered}")
+    if args.label_column:
+        if not hasattr(task, "label_column"):
+            raise ValueError(f"--label-column: task {task.name} ({task.kind}) has no label column")
+        task = replace(task, label_column=args.label_column)
+    return task
+
+
+def run(args: argparse.Namespace) -> int:
+    from figbench_baselines.common.figurative import model_record, write_predictions
+    from figbench_baselines.common.runs import finish_run
+    from figbench_baselines.common.scoring import benchmark_key, score_with_task
+    from figbench_baselines.common.splits import load_splits, sample_indices
+
+    from figbench.loading import builder_configs
+    from figbench.results import RunClock, make_result, provenance
+
+    clock = RunClock()
+    task = _task(args)
+    config = args.config or builder_configs(args.dataset)[1]
+    splits = load_splits(args.dataset, config, args.data_dir)
+    where = f"{args.dataset}/{config}"
+    if args.split not in splits:
+        raise ValueError(f"{where} has no {args.split!r} split (splits: {sorted(splits)})")
+    test = splits[args.split]
+    if args.max_test is not None:
+        test = test.select(sample_indices(len(test), args.max_test, args.seed))
+    key = benchmark_key(task.name, args.dataset, config, args.split)
+    gold = task.gold_from_dataset(test, key)
+    train = None
+    counts: dict[str, float] = {"n_test": float(len(gold.ids))}
+    if task.kind == "label":
+        if args.train_split not in splits:
+            raise ValueError(f"{where} has no {args.train_split!r} split for the {args.method} baseline's label "
+                             f"counts (splits: {sorted(splits)})")
+        train = task.gold_from_dataset(splits[args.train_split], f"{where}/{args.train_split}")
+        counts.update(n_train=float(len(train.ids)), n_labels=float(len(gold.label_set)))
+    predictions = task.trivial_predictions(args.method, gold, train, seed=args.seed)
+    ev = score_with_task(task, test, key, predictions, n_resamples=args.n_resamples, seed=args.seed)
+    method = args.record_method or args.method
+    options = {"trivial": args.method, "train_split": args.train_split if train is not None else None}
+    if args.label_column:
+        options["label_column"] = args.label_column
+    record = make_result(
+        task=task.name, dataset=args.dataset, config=config, split=args.split,
+        model=model_record(method, type="heuristic", parameters=0),
+        scores=ev.scores, confidence_intervals=ev.confidence_intervals,
+        predictions=predictions if not args.predictions_file else None,
+        predictions_path=write_predictions(args.predictions_file, predictions),
+        provenance=provenance(clock, seed=args.seed), method=method,
+        counts={**counts, **ev.counts}, options=options)
+    finish_run(record, args)
+    return 0
