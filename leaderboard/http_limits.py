@@ -104,23 +104,13 @@ class BodyLimit:
                                 (b"connection", b"close"), *(headers or [])]})
         await send({"type": "http.response.body", "body": body})
 
-    def _too_big(self) -> str:
-        return f"request body larger than {self.max_bytes:,} bytes"
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        length = headers.get(b"content-length")
-        has_body = length not in (None, b"0") or b"chunked" in headers.get(b"transfer-encoding", b"")
-        who = scope_identity(scope) if has_body else None
-        if has_body:
-            wait = self.refusals.retry_after(who)
-            if wait is not None:
-                await self._refuse(send, 429, f"too many refused requests from {who}; try again in {wait:.0f} s",
-                                   [(b"retry-after", str(int(wait)).encode())])
-                return
+    async def _refused_early(self, send: Any, who: str | None, length: bytes | None) -> bool:
+        """Answer a sender over its refusal limit (429) or a declared length over the limit (413)."""
+        wait = self.refusals.retry_after(who)
+        if wait is not None:
+            await self._refuse(send, 429, f"too many refused requests from {who}; try again in {wait:.0f} s",
+                               [(b"retry-after", str(int(wait)).encode())])
+            return True
         if length is not None:
             try:
                 too_big = int(length) > self.max_bytes
@@ -129,7 +119,20 @@ class BodyLimit:
             if too_big:
                 self.refusals.record(who)
                 await self._refuse(send, 413, self._too_big())
-                return
+                return True
+        return False
+
+    def _too_big(self) -> str:
+        return f"request body larger than {self.max_bytes:,} bytes"
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        has_body, length = _body_headers(scope)
+        who = scope_identity(scope) if has_body else None
+        if has_body and await self._refused_early(send, who, length):
+            return
         seen = 0
         shape = JsonShape(**self._shape_args) if self.structure and has_body else None
         started = refused = False
@@ -164,3 +167,10 @@ class BodyLimit:
         except Exception:
             if not refused:
                 raise   # the app's own error; a refused body's disconnect is expected
+
+
+def _body_headers(scope: dict) -> tuple[bool, bytes | None]:
+    """(whether the request has a body, its declared Content-Length)."""
+    headers = dict(scope.get("headers") or [])
+    length = headers.get(b"content-length")
+    return length not in (None, b"0") or b"chunked" in headers.get(b"transfer-encoding", b""), length

@@ -183,51 +183,22 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
     RUNNING is recovered (PENDING, or FAILED after the store's maximum attempts, its attempts kept)."""
     folder = Path(folder)
     private = Path(private) if private is not None else folder / PRIVATE_DIR
-    results: dict[str, dict[str, Any]] = {}
-    for path in sorted((folder / "results").rglob("*.json")):
-        res = _skip_bad(path, "results", "submission_id")
-        if res is not None:
-            results[str(res["submission_id"])] = res
-    secrets: dict[str, dict[str, Any]] = {}
-    for path in sorted((private / "predictions").glob("*.json")) if private.is_dir() else []:
-        sec = _skip_bad(path, "private", "id")
-        if sec is not None:
-            secrets[str(sec["id"])] = sec
+    results = _read_all(sorted((folder / "results").rglob("*.json")), "results", "submission_id")
+    secrets = _read_all(sorted((private / "predictions").glob("*.json")) if private.is_dir() else [], "private", "id")
     changed = 0
     for path in sorted((folder / "requests").rglob("*.json")):
         req = _skip_bad(path, "request", "id")
-        if req is None:
+        if req is None or not _newer(store, req):
             continue
-        sid = req["id"]
-        try:
-            current = store.get(sid)
-        except MalformedRowError:   # the local copy is damaged: the Hub's replaces it
-            current = {"updated_at": float("-inf")}
-        if current is not None and current["updated_at"] >= (req.get("updated_at") or 0):
-            continue
-        row = {k: req.get(k) for k in _REQUEST_KEYS}
         problem = _request_problem(req)
         if problem:
-            log.error("import: %s (submission %s) skipped, the store keeps what it had: %s", path.name, sid, problem)
+            log.error("import: %s (submission %s) skipped, the store keeps what it had: %s", path.name, req["id"],
+                      problem)
             continue
-        key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
-        res, sec = results.get(sid), secrets.get(sid, {})
-        row.update(predictions=sec.get("predictions"), client=sec.get("client"), account=sec.get("account"))
-        if req["status"] == "FINISHED":
-            row.update(scores=sec.get("scores") or (res or {}).get("results", {}).get(key),
-                       confidence_intervals=sec.get("confidence_intervals") or (res or {}).get(
-                           "confidence_intervals", {}).get(key),
-                       counts=sec.get("counts") or (res or {}).get("counts", {}).get(key),
-                       mismatches=sec.get("mismatches") or (res or {}).get("mismatches"))
-        if row.get("scores") is not None and not _scores_ok(row["scores"]):
-            log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
-                      path.name, sid)
-            row.update(scores=None, confidence_intervals=None)
-        if row["status"] in ("PENDING", "RUNNING") and row.get("predictions") is None:
-            row.update(status="FAILED", reason="predictions unavailable (the private repository was not readable)")
-        if current is not None:
-            with store.transaction() as db:
-                db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+        sid = req["id"]
+        row = _row_from_files(path, req, results.get(sid), secrets.get(sid, {}))
+        with store.transaction() as db:
+            db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
         repaired = _import_row(store, row, req)
         store._bad_ids().pop(sid, None)   # a quarantined local copy was replaced
         if imported is not None:
@@ -238,6 +209,47 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
     if recover:   # a row pushed RUNNING lost its scorer: back to PENDING, or FAILED after its maximum attempts
         store.recover_expired()
     return changed
+
+
+def _read_all(paths: list[Path], what: str, key: str) -> dict[str, dict[str, Any]]:
+    """The usable files of one kind, by their ``key`` (damaged ones logged and skipped)."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        obj = _skip_bad(path, what, key)
+        if obj is not None:
+            out[str(obj[key])] = obj
+    return out
+
+
+def _newer(store: Store, req: Mapping[str, Any]) -> bool:
+    """Whether a request file shows a later state than the store holds (a damaged local copy is older)."""
+    try:
+        current = store.get(req["id"])
+    except MalformedRowError:   # the local copy is damaged: the Hub's replaces it
+        return True
+    return current is None or current["updated_at"] < (req.get("updated_at") or 0)
+
+
+def _row_from_files(path: Path, req: Mapping[str, Any], res: Mapping[str, Any] | None,
+                    sec: Mapping[str, Any]) -> dict[str, Any]:
+    """A store row from a submission's request, results and private files."""
+    sid = req["id"]
+    row = {k: req.get(k) for k in _REQUEST_KEYS}
+    key = f"{req['task']}/{req['dataset']}/{req['config']}/{req['split']}"
+    row.update(predictions=sec.get("predictions"), client=sec.get("client"), account=sec.get("account"))
+    if req["status"] == "FINISHED":
+        res = res or {}
+        row.update(scores=sec.get("scores") or res.get("results", {}).get(key),
+                   confidence_intervals=sec.get("confidence_intervals") or res.get("confidence_intervals", {}).get(key),
+                   counts=sec.get("counts") or res.get("counts", {}).get(key),
+                   mismatches=sec.get("mismatches") or res.get("mismatches"))
+    if row.get("scores") is not None and not _scores_ok(row["scores"]):
+        log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
+                  path.name, sid)
+        row.update(scores=None, confidence_intervals=None)
+    if row["status"] in ("PENDING", "RUNNING") and row.get("predictions") is None:
+        row.update(status="FAILED", reason="predictions unavailable (the private repository was not readable)")
+    return row
 
 
 def _skip_bad(path: Path, what: str, key: str) -> dict[str, Any] | None:
