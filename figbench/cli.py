@@ -20,6 +20,7 @@ SUBCOMMAND_MODULES = (
     "figbench.score_cli",          # score
     "figbench.data_cli",           # data
     "figbench.quickstart",         # quickstart (the main job)
+    "figbench.generate.cli",       # generate (metaphoric paraphrasing of coreference corpora)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
 )

@@ -31,6 +31,10 @@ class LLMEndpointError(ValueError):
     """The endpoint could not be reached, refused the request, or gave an unusable reply."""
 
 
+class LLMRetriesExhausted(LLMEndpointError):
+    """429 / 5xx / timeouts went on past the retries (the request may succeed later)."""
+
+
 class LLMLoadError(ValueError):
     """A local causal LM could not be loaded (offline, misspelt id, missing files)."""
 
@@ -111,7 +115,7 @@ class ChatEndpoint:
             except json.JSONDecodeError as e:
                 raise LLMEndpointError(f"LLM endpoint {self.url}: reply is not JSON ({e})") from None
             if attempt > self.retries:
-                raise LLMEndpointError(f"LLM endpoint {self.url}: gave up after {attempt} attempts; last: {last}")
+                raise LLMRetriesExhausted(f"LLM endpoint {self.url}: gave up after {attempt} attempts; last: {last}")
             time.sleep(wait)
         try:
             text = str(reply["choices"][0]["message"]["content"] or "")

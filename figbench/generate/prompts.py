@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the prompt is verbatim, its lines as the paper prints them)
 """The metaphoric paraphrasing prompts of ECB+META (Ahmed et al. 2024, Fig. 2 and App. B), verbatim.
 
 The paper prints one prompt with ``single-word/multi-word`` where the two versions differ; ``--style single``

@@ -194,7 +194,7 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
                 flags.append("partial")
             tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
     if words:
-        for mid, s, e in triggers:
+        for mid, _, _ in triggers:
             phrase = tokenize(words[mid]) if words.get(mid) else []
             while phrase and is_punct(phrase[-1]):
                 phrase.pop()
