@@ -106,6 +106,8 @@ class ChatEndpoint:
             except urllib.error.URLError as e:
                 if isinstance(e.reason, TimeoutError):
                     last = f"timed out after {self.timeout:g} s"
+                elif isinstance(e.reason, ConnectionRefusedError):
+                    raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
                 else:
                     raise LLMEndpointError(f"LLM endpoint {self.url}: {e.reason}") from e
             except (ConnectionError, OSError) as e:

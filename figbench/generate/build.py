@@ -122,7 +122,6 @@ def _splice(rows: list[dict], para_of: dict[str, list[str]]) -> dict[str, tuple[
 
 def build(out: str | Path, *, repropose: bool = True) -> dict:
     """Write ``data/<split>-*.parquet`` and the card from the folder's files; returns the counts."""
-    import datasets
     from figbench.corpora.ecbmeta import phrase_head_index
     from figbench.corpora.ecbplus import ECB_LEMMA_CASE, head_index
     from figbench.corpora.lemmas import lookup_lemma
@@ -187,7 +186,11 @@ def build(out: str | Path, *, repropose: bool = True) -> dict:
     target.parent.mkdir(parents=True, exist_ok=True)
     for old in target.parent.glob(f"{split}-*.parquet"):
         old.unlink()
-    datasets.Dataset.from_list(kept, features=COREF_MENTION_FEATURES).to_parquet(str(target))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(kept, schema=COREF_MENTION_FEATURES.arrow_schema)
+    pq.write_table(table, target)
     report_path = out / folder.REPORT
     report = folder.read_json(report_path, "report") if report_path.is_file() else {}
     report["build"] = summary
