@@ -4,7 +4,7 @@ It answers Fig. 2 prompts the way a model would: the sentence and word list are 
 trigger replaced by a fixed metaphor, and the four JSON keys returned. ``script`` maps a sentence substring
 to the behaviour of its successive requests: ``json`` (a plain JSON answer), ``fenced`` (in a code fence,
 with a trailing comma: repairable), ``prose`` (no JSON), ``429`` (rate limited, ``Retry-After: 0``),
-``500``, ``loose`` (JSON whose word list is in base form), ``timeout`` (answers after ``delay``
+``500``, ``nolist`` (JSON with an empty word list), ``timeout`` (answers after ``delay``
 seconds). ``slow`` (seconds) delays every answer.
 """
 
@@ -76,13 +76,12 @@ class ScriptedLLM:
             if what == "timeout":
                 time.sleep(self.delay)
             ans = answer_for(prompt)
-            if what == "loose":  # the word list in base form, as models often give it: only a fuzzy match
-                ans["Metaphoric Word List"] = [re.sub(r"(ed|s)\b", "", w, count=1)
-                                               for w in ans["Metaphoric Word List"]]
+            if what == "nolist":  # a model that leaves its word list out
+                ans["Metaphoric Word List"] = []
             text = {"json": json.dumps(ans),
                     "fenced": "Here you go:\n```json\n" + json.dumps(ans, indent=1)[:-2] + ",\n}\n```",
                     "prose": "I would turn the words into vivid images, for example a storm."}[
-                "json" if what in ("timeout", "loose") else what]
+                "json" if what in ("timeout", "nolist") else what]
             reply = {"choices": [{"message": {"role": "assistant", "content": text}}],
                      "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}}
             data = json.dumps(reply).encode()

@@ -25,7 +25,7 @@ ECB_MINI = Path(__file__).parent / "fixtures" / "ecbplus" / "mini"
 FIGBENCH = [sys.executable, "-m", "figbench.cli"]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
        "OMP_NUM_THREADS": "1"}
-FIG3 = "A Vancouver man has been charged with first-degree murder after a killing at an office party .".split()
+FIG3 = "A Vancouver man has been charged with first-degree murder after a killing at an office party."
 
 
 def generate_cmd(out: Path, url: str | None, split: str = "train", *extra: str, model: str = "scripted") -> list[str]:
@@ -85,22 +85,24 @@ def test_answers_are_repaired_or_rejected():
 def test_retag_fig3_single_and_multi():
     from figbench.generate.retag import retag, tokenize
 
-    triggers = [("charged", 5, 6), ("killing", 11, 12), ("party", 15, 16)]
+    fig3 = tokenize(FIG3)
+    triggers = [("charged", 5, 6), ("killing", 13, 14), ("party", 17, 18)]
+    assert [fig3[s] for _, s, _ in triggers] == ["charged", "killing", "party"]
     single = tokenize("A Vancouver man has been implicated with first-degree murder after a slaying at an office "
                       "soirée.")
-    tags = retag(FIG3, triggers, single, style="single")
+    tags = retag(fig3, triggers, single, style="single")
     assert [" ".join(single[t.start:t.end]) for t in tags] == ["implicated", "slaying", "soirée"]
     assert not any(t.flagged for t in tags)
     multi = tokenize("A Vancouver man has been ensnared in the web of the law with first-degree murder after "
                      "extinguishing the candle of life at a conclave of festive hearts.")
     words = {"charged": "ensnared in the web of the law", "killing": "extinguishing the candle of life",
              "party": "conclave of festive hearts"}
-    tags = retag(FIG3, triggers, multi, words, style="multi")
+    tags = retag(fig3, triggers, multi, words, style="multi")
     assert [" ".join(multi[t.start:t.end]) for t in tags] == list(words.values())
-    blind = retag(FIG3, triggers, multi, style="multi")  # no word list: "a killing at an office party"
+    blind = retag(fig3, triggers, multi, style="multi")  # no word list: "a killing at an office party"
     assert " ".join(multi[blind[0].start:blind[0].end]) == "ensnared in the web of the law"
     assert blind[2].flagged or " ".join(multi[blind[2].start:blind[2].end]) == "conclave of festive hearts"
-    gone = retag(FIG3, triggers, tokenize("A Vancouver man has been with first-degree murder after a at an office ."))
+    gone = retag(fig3, triggers, tokenize("A Vancouver man has been with first-degree murder after a at an office ."))
     assert gone[0].start is None and "missing" in gone[0].flags
 
 
@@ -194,9 +196,13 @@ def test_lemma_baseline_scores_a_generated_corpus(tmp_path):
     import datasets
     from figbench.results import validate_result
 
-    out = tmp_path / "gen"
+    out = tmp_path / "lemma_run"
     with ScriptedLLM() as srv:
         assert run_cli(generate_cmd(out, srv.url, "validation")).returncode == 0
+    from figbench.generate.build import build, save_correction
+
+    save_correction(out, "2_1ecb_2", action="accept", qc="valid")  # what the review app's Accept writes
+    assert build(out)["qc"] == {"judged": 1, "valid": 1, "share_valid": 1.0}
     rows = datasets.load_dataset(str(out), split="validation").to_list()
     args = default_args(dataset="ecbmeta", config="meta_m", split="validation", method="lh", n_resamples=0,
                         within="topic")
@@ -209,7 +215,7 @@ def test_lemma_baseline_scores_a_generated_corpus(tmp_path):
 
 
 def test_killed_run_resumes_from_the_cache(tmp_path):
-    out = tmp_path / "gen"
+    out = tmp_path / "killed_run"
     with ScriptedLLM(slow=1.5) as srv:
         cmd = generate_cmd(out, srv.url, "validation", "--concurrency", "1", "--timeout", "30")
         proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -238,7 +244,7 @@ def test_killed_run_resumes_from_the_cache(tmp_path):
 def test_prose_answers_are_counted_and_listed_never_dropped(tmp_path):
     import datasets
 
-    out = tmp_path / "gen"
+    out = tmp_path / "prose_run"
     with ScriptedLLM({"76ers": ["prose"]}) as srv:
         r = run_cli(generate_cmd(out, srv.url, "validation", "--json-retries", "2"))
     assert r.returncode == 0, r.stderr

@@ -25,6 +25,7 @@ FLAGS = {
     "missing": "the trigger has no counterpart in the paraphrase (deleted or moved)",
     "long": "the proposed span is long",
     "partial": "only part of the trigger was rewritten",
+    "weak_boundary": "the span ends at a function word the model kept, which may belong to the metaphor",
     "fuzzy_word": "the metaphoric word list entry is not in the sentence verbatim; a close match was taken",
     "word_elsewhere": "the metaphoric word list entry is not where the alignment puts the trigger",
     "word_repeated": "the metaphoric word list entry occurs several times",
@@ -82,8 +83,9 @@ def tokenize(text: str) -> list[str]:
     return [t.text for t in _tokenizer()(text) if not t.is_space]
 
 
-def _anchors(orig: list[str], para: list[str]) -> dict[int, int]:
-    """orig index -> para index of the tokens the paraphrase kept (longest matching blocks)."""
+def _anchors(orig: list[str], para: list[str], weak: set[int] | None = None) -> dict[int, int]:
+    """orig index -> para index of the tokens the paraphrase kept (longest matching blocks); ``weak``
+    receives the orig indices of short blocks of function words and punctuation only."""
     sm = SequenceMatcher(None, [norm(t) for t in orig], [norm(t) for t in para], autojunk=False)
     out: dict[int, int] = {}
     for a, b, size in sm.get_matching_blocks():
@@ -91,6 +93,9 @@ def _anchors(orig: list[str], para: list[str]) -> dict[int, int]:
             continue  # a lone "the" / "of" / "," the model re-used inside its metaphor is no anchor
         for k in range(size):
             out[a + k] = b + k
+        if weak is not None and size <= 2 and not any(is_content(t) for t in orig[a: a + size]) \
+                and not all(is_punct(t) for t in orig[a: a + size]):
+            weak.update(range(a, a + size))
     return out
 
 
@@ -159,7 +164,8 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
     stretch with several content words is flagged ``long``) or ``multi`` (phrases: only leading ones).
     """
     trim = "both" if style == "single" else "lead"
-    anchored = _anchors(orig, para)
+    weak: set[int] = set()
+    anchored = _anchors(orig, para, weak)
     anchored_set = set(anchored)
     tags: dict[str, Tag] = {}
     gaps: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
@@ -192,6 +198,8 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
                 flags.append("extra_words")
             if any(i in anchored_set for i in range(s, e)):
                 flags.append("partial")
+            if left in weak or right in weak:
+                flags.append("weak_boundary")
             tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
     if words:
         for mid, _, _ in triggers:
@@ -214,24 +222,21 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
 def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:
     """Replace ``tag``'s span by the word-list phrase's position when it is in the paraphrase."""
     hits = _find(para, phrase)
-    inside = [i for i in hits if tag.start is not None and tag.start <= i and i + len(phrase) <= tag.end]
-    near = [i for i in hits if tag.start is not None and i < tag.end and i + len(phrase) > tag.start]
-    gap_flags = [f for f in tag.flags if f in ("shared", "extra_words")]
-    if len(inside) == 1 or (len(inside) == 0 and len(near) == 1):
-        i = (inside or near)[0]
+    had_span = tag.start is not None
+    near = [i for i in hits if had_span and i < tag.end and i + len(phrase) > tag.start]
+    if len(near) == 1 or (len(hits) == 1 and not had_span):
+        i = (near or hits)[0]
         tag.start, tag.end, tag.how = i, i + len(phrase), "word_list"
-        tag.flags = [f for f in tag.flags if f not in ("shared", "extra_words", "missing", "partial")]
+        tag.flags = []  # the model's own word, where the alignment expects it (or the alignment found nothing)
         return
     if len(hits) == 1:
         i = hits[0]
-        tag.start, tag.end, tag.how = i, i + len(phrase), "word_list"
-        tag.flags = ["word_elsewhere"] if tag.how != "unchanged" and gap_flags is not None else []
+        tag.start, tag.end, tag.how, tag.flags = i, i + len(phrase), "word_list", ["word_elsewhere"]
         return
     if len(hits) > 1:
-        if tag.start is None:
-            i = hits[0]
-            tag.start, tag.end = i, i + len(phrase)
-        tag.flags = sorted(set(tag.flags) | {"word_repeated"})
+        if not had_span:
+            tag.start, tag.end = hits[0], hits[0] + len(phrase)
+        tag.flags = sorted(set(tag.flags) - {"missing"} | {"word_repeated"})
         tag.how = "word_list"
         return
     found = _fuzzy(para, phrase)
@@ -239,9 +244,7 @@ def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:
         return
     a, b, _ = found
     a, b = _trim(para, a, b)
-    if b <= a:
-        return
-    if tag.start is not None and a < tag.end and b > tag.start and tag.how == "unchanged":
+    if b <= a or (had_span and tag.how == "unchanged"):
         return
     tag.start, tag.end, tag.how = a, b, "word_list_fuzzy"
     tag.flags = sorted(set(tag.flags) - {"missing"} | {"fuzzy_word"})
