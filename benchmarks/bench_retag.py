@@ -112,7 +112,7 @@ def cost_estimate(ecb_rows: list[dict], meta_rows: list[dict], price_in: float =
     for r in meta_rows:
         para.setdefault(f"{r['doc_id']}#{r['sentence_id']}", (r["sentence"], []))[1].append(r["text"])
     n_in = n_out = answered = 0
-    units = units_of(ecb_rows, "ecbplus/events")
+    units, _ = units_of(ecb_rows, "ecbplus/events")
     for u in units:
         n_in += len(tok(render("multi", u.text, u.words), add_special_tokens=False)["input_ids"])
         if u.key in para:

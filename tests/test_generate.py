@@ -314,3 +314,36 @@ def test_local_transformers_model_path(tmp_path, tiny_gpt):
     assert r2.returncode == 0 and report(out)["run"]["requests"] == 0 and report(out)["run"]["cache_hits"] == 4
     assert [c["text"] for c in cached] == [json.loads(line)["text"] for line in
                                            (out / "generation" / "cache.jsonl").read_text().splitlines()]
+
+
+def test_wec_eng_context_relative_offsets_and_a_mention_across_sentences(tmp_path):
+    """WEC-Eng rows give context-relative offsets: the sentence is found around the mention; a mention that
+    crosses a sentence break is reported (no span on one sentence), not dropped silently."""
+    import pyarrow.parquet as pq
+
+    import datasets
+    from figbench.generate.source import sentence_span, units_of
+
+    wec = Path(__file__).parent / "fixtures" / "wec_eng" / "original"
+    out = tmp_path / "wec_run"
+    with ScriptedLLM() as srv:
+        r = run_cli([*FIGBENCH, "generate", "metaphors", "--dataset", "wec_eng", "--split", "validation",
+                     "--data-dir", str(wec), "--style", "single", "--llm-endpoint", srv.url, "--llm-model", "s",
+                     "--out", str(out), "--no-progress"])
+    assert r.returncode == 0, r.stderr
+    rows = datasets.load_dataset(str(out), split="validation").to_list()
+    source = {s["mention_id"]: s for s in pq.read_table(out / "generation" / "source.parquet").to_pylist()}
+    assert len(rows) == len(source) == 4
+    for row in rows:
+        assert row["cluster_id"] == source[row["mention_id"]]["cluster_id"]
+        assert row["context"][row["context_start"]:row["context_end"]] == \
+            row["sentence"][row["token_start"]:row["token_end"]] == row["text"].split()
+        assert row["original_text"] == source[row["mention_id"]]["text"]
+    one = dict(next(iter(source.values())))
+    s, e, off = sentence_span(one)
+    assert one["sentence"][s:e] == one["context"][one["context_start"]:one["context_end"]]
+    cut = {**one, "mention_id": "across", "sentence": one["sentence"][: s + 1]}  # the sentence ends inside it
+    if e - s == 1:
+        cut["sentence"] = one["sentence"][:s]
+    units, skipped = units_of([one, cut], "wec")
+    assert skipped == ["across"] and [m for u in units for m, *_ in u.triggers] == [one["mention_id"]]

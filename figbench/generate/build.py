@@ -16,7 +16,7 @@ from pathlib import Path
 
 from figbench.generate import folder
 from figbench.generate.retag import FLAGS, retag, tokenize, words_for_triggers
-from figbench.generate.source import units_of
+from figbench.generate.source import sentence_span, units_of
 
 #: reviewer actions on a proposed span
 ACTIONS = ("accept", "move", "unusable")
@@ -37,8 +37,10 @@ def propose(out: Path) -> list[dict]:
     """Re-tag every mention of every paraphrased sentence; written to ``generation/retag.jsonl``."""
     settings = folder.read_json(out / folder.SETTINGS, "settings")
     answers = {a["key"]: a for a in folder.read_jsonl(out / folder.ANSWERS, "parsed answers")}
-    units = units_of(source_rows(out), str(out / folder.SOURCE))
-    proposals = []
+    units, skipped = units_of(source_rows(out), str(out / folder.SOURCE))
+    proposals = [{"mention_id": mid, "unit": None, "status": "no_span", "failure": "no span on one sentence",
+                  "original": [], "trigger": "", "paraphrase": [], "start": None, "end": None, "flags": []}
+                 for mid in skipped]
     for unit in units:
         ans = answers.get(unit.key) or {}
         parsed = ans.get("answer")
@@ -98,10 +100,9 @@ def _splice(rows: list[dict], para_of: dict[str, list[str]]) -> dict[str, tuple[
         ctx = list(ctx)
         offsets: dict[str, int] = {}
         for r in members:
-            off = int(r.get("context_start", 0)) - int(r["token_start"])
-            sent = list(r["sentence"])
-            if ctx and 0 <= off and ctx[off: off + len(sent)] == sent:
-                offsets[f"{r['doc_id']}#{r['sentence_id']}"] = off
+            span = sentence_span(r)
+            if span is not None and span[2] is not None:
+                offsets[f"{r['doc_id']}#{r['sentence_id']}"] = span[2]
         new_ctx, shift = list(ctx), {}
         for unit, off in sorted(offsets.items(), key=lambda kv: -kv[1]):
             para = para_of.get(unit)
@@ -143,6 +144,9 @@ def build(out: str | Path, *, repropose: bool = True) -> dict:
         p = by_id[r["mention_id"]]
         d = corrections.get(r["mention_id"], {})
         counts["source_mentions"] += 1
+        if p["status"] == "no_span":
+            dropped["no_sentence_span"].append(r["mention_id"])
+            continue
         if p["status"] != "ok":
             dropped["failed_sentence"].append(r["mention_id"])
             continue

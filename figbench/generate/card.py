@@ -68,6 +68,7 @@ def write_card(out: Path, settings: dict, report: dict) -> None:
         f"- mentions: {c.get('mentions', 0):,} of {c.get('source_mentions', 0):,} source mentions; "
         f"{c.get('clusters', 0):,} clusters, {c.get('documents', 0):,} documents",
         f"- not in the corpus: {len(dropped.get('failed_sentence', [])):,} of failed sentences, "
+        f"{len(dropped.get('no_sentence_span', [])):,} without a span on one source sentence, "
         f"{len(dropped.get('untagged', [])):,} without a span, {len(dropped.get('unusable', [])):,} marked "
         "unusable (ids in `generation/report.json`)",
         f"- flagged by the re-tagger: {c.get('flagged', 0):,} ({c.get('flagged_reviewed', 0):,} reviewed); "

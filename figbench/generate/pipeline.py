@@ -35,7 +35,7 @@ def run_metaphors(args: argparse.Namespace) -> dict:
     out = Path(args.out)
     where = f"{args.dataset}/{args.config or '(default)'}/{args.split}"
     rows = load_source(args)
-    units = units_of(rows, where)
+    units, _ = units_of(rows, where)
     if args.max_sentences:
         units = units[: args.max_sentences]
         keep = {mid for u in units for mid, _, _, _ in u.triggers}
