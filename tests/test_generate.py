@@ -347,3 +347,25 @@ def test_wec_eng_context_relative_offsets_and_a_mention_across_sentences(tmp_pat
         cut["sentence"] = one["sentence"][:s]
     units, skipped = units_of([one, cut], "wec")
     assert skipped == ["across"] and [m for u in units for m, *_ in u.triggers] == [one["mention_id"]]
+
+
+def test_corrections_file_errors_name_the_file_and_mention(tmp_path):
+    from figbench.generate.build import load_corrections, save_correction
+
+    out = tmp_path / "corr"
+    assert load_corrections(out) == {}
+    save_correction(out, "m:1 ü", action="move", start=1, end=3)
+    save_correction(out, "m:1 ü", qc="invalid")  # a later judgement keeps the earlier decision
+    assert load_corrections(out) == {"m:1 ü": {"action": "move", "start": 1, "end": 3, "qc": "invalid"}}
+    with pytest.raises(ValueError, match="corrections.json: mention 'x': a moved span needs integer start < end"):
+        save_correction(out, "x", action="move", start=3, end=3)
+    assert "x" not in load_corrections(out)  # the refused decision never reached the file
+    path = out / "generation" / "corrections.json"
+    path.write_text(json.dumps({"mentions": {"y": {"action": "delete"}}}))
+    with pytest.raises(ValueError, match="corrections.json: mention 'y': action must be one of"):
+        load_corrections(out)
+    path.write_text("{")
+    with pytest.raises(ValueError, match="corrections.json: corrections is not valid JSON"):
+        load_corrections(out)
+    r = run_cli([*FIGBENCH, "generate", "review", str(tmp_path / "nothing")])
+    assert r.returncode == 1 and "no re-tagger proposals" in r.stderr

@@ -71,22 +71,28 @@ def load_corrections(out: Path) -> dict[str, dict]:
     mentions = data.get("mentions") if isinstance(data, dict) else None
     if not isinstance(mentions, dict):
         raise ValueError(f"{path}: expected {{\"mentions\": {{mention_id: decision}}}}")
+    _check_decisions(path, mentions)
+    return mentions
+
+
+def _check_decisions(path: Path, mentions: dict) -> None:
     for mid, d in mentions.items():
+        if not isinstance(d, dict):
+            raise ValueError(f"{path}: mention {mid!r}: a decision is an object, not {d!r}")
         if d.get("action") not in (None, *ACTIONS) or d.get("qc") not in (None, *QC):
             raise ValueError(f"{path}: mention {mid!r}: action must be one of {ACTIONS} and qc one of {QC}: {d}")
         if d.get("action") == "move" and not (isinstance(d.get("start"), int) and isinstance(d.get("end"), int)
                                                and 0 <= d["start"] < d["end"]):
             raise ValueError(f"{path}: mention {mid!r}: a moved span needs integer start < end, got {d}")
-    return mentions
 
 
 def save_correction(out: Path, mention_id: str, **decision) -> dict:
     """Record one decision (``action``, ``start``/``end`` for ``move``, ``qc``) in the corrections file."""
     mentions = load_corrections(out)
     entry = {**mentions.get(mention_id, {}), **{k: v for k, v in decision.items() if v is not None}}
+    _check_decisions(out / folder.CORRECTIONS, {mention_id: entry})  # nothing invalid reaches the file
     mentions[mention_id] = entry
     folder.write_json(out / folder.CORRECTIONS, {"version": 1, "mentions": mentions})
-    load_corrections(out)  # what was written must read back
     return entry
 
 
