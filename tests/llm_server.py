@@ -37,6 +37,7 @@ class ScriptedLLM:
         self.script, self.delay, self.slow = script or {}, delay, slow
         self.requests: list[dict] = []
         self.seen: dict[str, int] = defaultdict(int)
+        self.inflight = self.max_inflight = 0
         self.lock = threading.Lock()
         owner = self
 
@@ -65,6 +66,15 @@ class ScriptedLLM:
         prompt = body["messages"][0]["content"]
         with self.lock:
             self.requests.append(body)
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
+        try:
+            self._answer(h, body, prompt)
+        finally:
+            with self.lock:
+                self.inflight -= 1
+
+    def _answer(self, h: BaseHTTPRequestHandler, body: dict, prompt: str) -> None:
         what = self.behaviour(prompt)
         if self.slow:
             time.sleep(self.slow)

@@ -239,6 +239,15 @@ def test_killed_run_resumes_from_the_cache(tmp_path):
         new = prompts[len(first):]
         cached_sentence = {"2_1ecb#0": "The 76ers fired", "2_2ecb#0": "Cheeks was fired"}[cached_prompt["unit"]]
         assert len(new) == 1 and cached_sentence not in new[0]
+        assert srv.max_inflight == 1  # --concurrency 1
+
+
+def test_concurrency_is_bounded(tmp_path):
+    with ScriptedLLM(slow=1.0) as srv:
+        r = run_cli(generate_cmd(tmp_path / "conc_run", srv.url, "validation", "--concurrency", "2",
+                                 "--timeout", "30"))
+        assert r.returncode == 0, r.stderr
+        assert srv.max_inflight == 2 and len(srv.requests) == 2
 
 
 def test_prose_answers_are_counted_and_listed_never_dropped(tmp_path):
