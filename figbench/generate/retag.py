@@ -32,8 +32,6 @@ FLAGS = {
 }
 #: a proposed span longer than this many tokens is flagged ``long``
 LONG_SPAN = 8
-#: a matching block of at most this many tokens, all function words or punctuation, is not an anchor
-WEAK_BLOCK = 0
 _QUOTES = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"}
 
 
@@ -85,17 +83,48 @@ def tokenize(text: str) -> list[str]:
 
 def _anchors(orig: list[str], para: list[str], weak: set[int] | None = None) -> dict[int, int]:
     """orig index -> para index of the tokens the paraphrase kept (longest matching blocks); ``weak``
-    receives the orig indices of short blocks of function words and punctuation only."""
-    sm = SequenceMatcher(None, [norm(t) for t in orig], [norm(t) for t in para], autojunk=False)
+    receives the orig indices of short blocks of function words and punctuation only.
+
+    A weak block is slid next to the strong anchor it touches in the original when the paraphrase has the
+    same words there too (``hosting the 81st`` -> ``conducting the orchestra for the 81st``: the ``the``
+    of ``the 81st``, not the one inside the metaphor).
+    """
+    po = [norm(t) for t in orig]
+    pp = [norm(t) for t in para]
+    blocks = [(a, b, size) for a, b, size in SequenceMatcher(None, po, pp, autojunk=False).get_matching_blocks()
+              if size]
     out: dict[int, int] = {}
-    for a, b, size in sm.get_matching_blocks():
-        if size <= WEAK_BLOCK and not any(is_content(t) for t in orig[a: a + size]):
-            continue  # a lone "the" / "of" / "," the model re-used inside its metaphor is no anchor
+    for a, b, size in blocks:
         for k in range(size):
             out[a + k] = b + k
-        if weak is not None and size <= 2 and not any(is_content(t) for t in orig[a: a + size]) \
-                and not all(is_punct(t) for t in orig[a: a + size]):
+    for a, b, size in blocks:
+        if size > 2 or any(is_content(t) for t in orig[a: a + size]) or all(is_punct(t) for t in orig[a: a + size]):
+            continue
+        if weak is not None:
             weak.update(range(a, a + size))
+        nxt, prv = out.get(a + size), out.get(a - 1)
+        if nxt is not None and nxt > b + size and pp[nxt - size: nxt] == po[a: a + size]:
+            shift = nxt - size
+        elif prv is not None and prv < b - 1 and pp[prv + 1: prv + 1 + size] == po[a: a + size]:
+            shift = prv + 1
+        elif prv is None or nxt is None:
+            # between two rewritten stretches: take its last occurrence before the next kept token, since a
+            # metaphor tends to start with the rewritten word and run on ("conducting the orchestra for the")
+            lo = max((out[i] for i in out if i < a), default=-1) + 1
+            hi = min((out[i] for i in out if i >= a + size), default=len(para))
+            hits = [j for j in range(lo, hi - size + 1) if pp[j: j + size] == po[a: a + size]]
+            if not hits or hits[-1] == b:
+                continue
+            shift = hits[-1]
+            for k in range(size):
+                out[a + k] = shift + k
+            continue
+        else:
+            continue
+        for k in range(size):
+            out[a + k] = shift + k
+        if weak is not None:
+            weak.difference_update(range(a, a + size))  # now bound to its strong neighbour
     return out
 
 
@@ -184,6 +213,8 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
         pstart, pend = _trim(para, pstart, pend, trim)
         group.sort(key=lambda t: t[1])
         extra = any(is_content(orig[i]) and i not in trigger_tokens for i in range(left + 1, right))
+        if right in weak and trim == "lead":  # a kept function word ends it: drop function words before it
+            pstart, pend = _trim(para, pstart, pend, "both")
         if pend <= pstart:
             for mid, _, _ in group:
                 tags[mid] = Tag(mid, None, None, ["missing"], "gap")
