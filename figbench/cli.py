@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES = (
     "figbench.data_cli",           # data
     "figbench.quickstart",         # quickstart (the main job)
     "figbench.docs",               # docs (the generated blocks of the markdown files)
+    "figbench.generate.cli",       # generate (metaphoric paraphrasing of coreference corpora)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
 )

@@ -1,6 +1,7 @@
 """LLM yes/no pairwise scorer (GPT_LH / GPT_KNN of the ECB+META paper), with answers cached on disk.
 
-Two back-ends:
+Two back-ends, both :mod:`figbench.llm` clients (the one LLM client of figbench, shared with
+``figbench generate metaphors``):
 
 * a ``transformers`` causal LM (``--llm-model`` id or path): the score is P("Yes") / (P("Yes") + P("No"))
   of the next token after the prompt;
@@ -13,17 +14,17 @@ Answers are cached in a JSON-lines file keyed by (back-end, model, prompt), so a
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from figbench.llm import CausalLM, ChatEndpoint, DiskCache, LLMEndpointError
+
+__all__ = ["AnswerCache", "EndpointScorer", "LLMEndpointError", "TransformersScorer", "build_prompt", "run_llm",
+           "score_pairs"]
 
 PROMPT = (
     "Two sentences from news articles each contain a marked event (between <m> and </m>).\n"
@@ -43,104 +44,59 @@ def build_prompt(a: Mapping, b: Mapping, context_words: int = 30) -> str:
     return PROMPT.format(a=marked_sentence(a, context_words), b=marked_sentence(b, context_words))
 
 
-class LLMEndpointError(ValueError):
-    """The endpoint could not be reached or gave an answer that is not yes/no."""
-
-
-class AnswerCache:
-    """Append-only JSON-lines cache of scores keyed by sha256(backend, model, prompt)."""
-
-    def __init__(self, path: str | os.PathLike | None):
-        self.path = Path(path) if path else None
-        self.data: dict[str, float] = {}
-        if self.path and self.path.is_file():
-            for n, line in enumerate(self.path.read_text("utf-8").splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    self.data[rec["key"]] = float(rec["score"])
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-                    raise ValueError(f"{self.path}: line {n} is not a cache record: {e}") from None
+class AnswerCache(DiskCache):
+    """The pairwise scores' cache: :class:`figbench.llm.DiskCache` records ``{"key", "score", "answer"}``
+    keyed by sha256(backend, model, prompt)."""
 
     @staticmethod
-    def key(backend: str, model: str, prompt: str) -> str:
-        return hashlib.sha256(json.dumps([backend, model, prompt]).encode("utf-8")).hexdigest()
+    def key(backend: str, model: str, prompt: str, params: dict | None = None, sample: int | None = None) -> str:
+        return DiskCache.key(backend, model, prompt, params, sample)
 
-    def get(self, key: str) -> float | None:
-        return self.data.get(key)
+    def get(self, key: str) -> float | None:  # type: ignore[override]
+        rec = self.data.get(key)
+        if rec is None:
+            return None
+        try:
+            return float(rec["score"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{self.path}: record {key[:12]} has no numeric score") from None
 
-    def put(self, key: str, score: float, answer: str = "") -> None:
-        self.data[key] = score
-        if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"key": key, "score": score, "answer": answer}) + "\n")
+    def put(self, key: str, score: float, answer: str = "") -> None:  # type: ignore[override]
+        super().put(key, {"score": score, "answer": answer})
 
 
 class TransformersScorer:
-    """P(Yes) from a causal LM's next-token distribution."""
+    """P(Yes) from a causal LM's next-token distribution (:meth:`figbench.llm.CausalLM.yes_probability`)."""
 
-    backend = "transformers"
+    backend = CausalLM.backend
 
     def __init__(self, model_name: str):
         from figbench_baselines.common.encoder import ModelLoadError
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from figbench.llm import LLMLoadError
 
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(model_name)
-            self.model = AutoModelForCausalLM.from_pretrained(model_name).eval()
-        except (OSError, ValueError) as e:
-            raise ModelLoadError(f"cannot load causal LM {model_name!r}: {e}") from e
-        self.name = model_name
-        self.yes = self._first_id(" Yes"), self._first_id("Yes")
-        self.no = self._first_id(" No"), self._first_id("No")
-
-    def _first_id(self, text: str) -> int:
-        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        if not ids:
-            raise ValueError(f"tokenizer of {self.name!r} encodes {text!r} to nothing")
-        return int(ids[0])
+            self.lm = CausalLM(model_name)
+        except LLMLoadError as e:
+            raise ModelLoadError(str(e)) from e
+        self.name, self.model = model_name, self.lm.model
 
     def __call__(self, prompt: str) -> tuple[float, str]:
-        import torch
-
-        enc = self.tokenizer(prompt, return_tensors="pt", truncation=True,
-                             max_length=getattr(self.model.config, "max_position_embeddings", 1024) or 1024)
-        with torch.no_grad():
-            logits = self.model(**enc).logits[0, -1].float()
-        probs = torch.softmax(logits, dim=-1)
-        p_yes = float(sum(probs[i] for i in set(self.yes)))
-        p_no = float(sum(probs[i] for i in set(self.no)))
-        score = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.0
+        score = self.lm.yes_probability(prompt)
         return score, "Yes" if score > 0.5 else "No"
 
 
 class EndpointScorer:
-    """An OpenAI-compatible ``/chat/completions`` endpoint over plain HTTP."""
+    """Yes/no from an OpenAI-compatible endpoint (:class:`figbench.llm.ChatEndpoint`, temperature 0)."""
 
-    backend = "openai-chat"
+    backend = ChatEndpoint.backend
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0):
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.name, self.api_key, self.timeout = model, api_key, timeout
+        self.client = ChatEndpoint(base_url, model, api_key, timeout=timeout)
+        self.url, self.name = self.client.url, model
 
     def __call__(self, prompt: str) -> tuple[float, str]:
-        body = json.dumps({"model": self.name, "temperature": 0, "max_tokens": 3,
-                           "messages": [{"role": "user", "content": prompt}]}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                reply = json.loads(resp.read().decode("utf-8"))
-        except (urllib.error.URLError, OSError) as e:
-            raise LLMEndpointError(f"LLM endpoint {self.url}: {e}") from e
-        try:
-            text = str(reply["choices"][0]["message"]["content"]).strip()
-        except (KeyError, IndexError, TypeError):
-            raise LLMEndpointError(f"LLM endpoint {self.url}: unexpected reply {str(reply)[:200]!r}") from None
+        text = self.client.complete(prompt, temperature=0, max_tokens=3).text.strip()
         word = text.split()[0].strip(".,!:;\"'").lower() if text.split() else ""
         if word not in ("yes", "no"):
             raise LLMEndpointError(f"LLM endpoint {self.url}: answer {text!r} is neither yes nor no")

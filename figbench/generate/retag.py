@@ -1,0 +1,306 @@
+"""Automatic re-tagging of the original event triggers in a paraphrased sentence (ECB+META §3.1, step 2).
+
+The paraphrase keeps most of the sentence and rewrites the triggers (and sometimes words next to them).
+:func:`retag` aligns the two token sequences (``difflib``'s longest matching blocks over normalised
+tokens); each trigger's span in the paraphrase is the rewritten stretch between the unchanged tokens
+around it, without edge punctuation. The metaphoric word list of the model's answer, when given, is
+looked up in the paraphrase first (exact, then a fuzzy match by word stems).
+
+Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding several triggers (split by a
+guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
+word-list phrase found only fuzzily, several times or away from the stretch.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+#: flag -> what a reviewer should check
+FLAGS = {
+    "shared": "the rewritten stretch holds several triggers; the split between them is a guess",
+    "extra_words": "other content words around the trigger were rewritten too; the span may be too wide",
+    "missing": "the trigger has no counterpart in the paraphrase (deleted or moved)",
+    "long": "the proposed span is long",
+    "partial": "only part of the trigger was rewritten",
+    "weak_boundary": "the span ends at a function word the model kept, which may belong to the metaphor",
+    "fuzzy_word": "the metaphoric word list entry is not in the sentence verbatim; a close match was taken",
+    "word_elsewhere": "the metaphoric word list entry is not where the alignment puts the trigger",
+    "word_repeated": "the metaphoric word list entry occurs several times",
+}
+#: a proposed span longer than this many tokens is flagged ``long``
+LONG_SPAN = 8
+_QUOTES = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"}
+
+
+@dataclass
+class Tag:
+    """The proposed span of one trigger on the paraphrase tokens (``start``/``end`` None when missing)."""
+
+    mention_id: str
+    start: int | None
+    end: int | None
+    flags: list[str] = field(default_factory=list)
+    how: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flags)
+
+
+def norm(token: str) -> str:
+    t = _QUOTES.get(token, token).lower()
+    return t.replace("\u2019", "'")
+
+
+def is_punct(token: str) -> bool:
+    return not any(c.isalnum() for c in token)
+
+
+@functools.lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from figbench.corpora.ecbplus import _stop_words
+
+    return frozenset(_stop_words())
+
+
+def is_content(token: str) -> bool:
+    return not is_punct(token) and token.lower() not in _stop_words()
+
+
+def _stem(token: str) -> str:
+    return norm(token)[:5]
+
+
+def tokenize(text: str) -> list[str]:
+    """spaCy's English tokenizer (as ECB+META_1's released sentences), spaces dropped."""
+    from figbench.corpora.ecbmeta import _tokenizer
+
+    return [t.text for t in _tokenizer()(text) if not t.is_space]
+
+
+def _anchors(orig: list[str], para: list[str], weak: set[int] | None = None) -> dict[int, int]:
+    """orig index -> para index of the tokens the paraphrase kept (longest matching blocks); ``weak``
+    receives the orig indices of short blocks of function words and punctuation only.
+
+    A weak block is slid next to the strong anchor it touches in the original when the paraphrase has the
+    same words there too (``hosting the 81st`` -> ``conducting the orchestra for the 81st``: the ``the``
+    of ``the 81st``, not the one inside the metaphor).
+    """
+    po = [norm(t) for t in orig]
+    pp = [norm(t) for t in para]
+    blocks = [(a, b, size) for a, b, size in SequenceMatcher(None, po, pp, autojunk=False).get_matching_blocks()
+              if size]
+    out: dict[int, int] = {}
+    for a, b, size in blocks:
+        for k in range(size):
+            out[a + k] = b + k
+    for a, b, size in blocks:
+        if size > 2 or any(is_content(t) for t in orig[a: a + size]) or all(is_punct(t) for t in orig[a: a + size]):
+            continue
+        if weak is not None:
+            weak.update(range(a, a + size))
+        nxt, prv = out.get(a + size), out.get(a - 1)
+        if nxt is not None and nxt > b + size and pp[nxt - size: nxt] == po[a: a + size]:
+            shift = nxt - size
+        elif prv is not None and prv < b - 1 and pp[prv + 1: prv + 1 + size] == po[a: a + size]:
+            shift = prv + 1
+        elif prv is None or nxt is None:
+            # between two rewritten stretches: take its last occurrence before the next kept token, since a
+            # metaphor tends to start with the rewritten word and run on ("conducting the orchestra for the")
+            lo = max((out[i] for i in out if i < a), default=-1) + 1
+            hi = min((out[i] for i in out if i >= a + size), default=len(para))
+            hits = [j for j in range(lo, hi - size + 1) if pp[j: j + size] == po[a: a + size]]
+            if not hits or hits[-1] == b:
+                continue
+            shift = hits[-1]
+            for k in range(size):
+                out[a + k] = shift + k
+            continue
+        else:
+            continue
+        for k in range(size):
+            out[a + k] = shift + k
+        if weak is not None:
+            weak.difference_update(range(a, a + size))  # now bound to its strong neighbour
+    return out
+
+
+def _trim(para: list[str], start: int, end: int, stop: str | None = "lead") -> tuple[int, int]:
+    """Without edge punctuation, and (``stop``) without edge function words when a content word remains."""
+    while start < end and is_punct(para[start]):
+        start += 1
+    while end > start and is_punct(para[end - 1]):
+        end -= 1
+    if stop and any(is_content(t) for t in para[start:end]):
+        while not is_content(para[start]):
+            start += 1
+        while stop == "both" and not is_content(para[end - 1]):
+            end -= 1
+    return start, end
+
+
+def _find(para: list[str], phrase: list[str]) -> list[int]:
+    n = len(phrase)
+    p = [norm(t) for t in para]
+    q = [norm(t) for t in phrase]
+    return [i for i in range(len(p) - n + 1) if n and p[i: i + n] == q]
+
+
+def _fuzzy(para: list[str], phrase: list[str]) -> tuple[int, int, float] | None:
+    """Best window of the paraphrase by stem overlap with ``phrase`` (Dice), or None."""
+    want = [_stem(t) for t in phrase if not is_punct(t)]
+    if not want:
+        return None
+    best = None
+    for size in {max(1, len(phrase) - 1), len(phrase), len(phrase) + 1}:
+        for i in range(len(para) - size + 1):
+            got = [_stem(t) for t in para[i: i + size] if not is_punct(t)]
+            common = sum(min(got.count(s), want.count(s)) for s in set(want))
+            score = 2 * common / (len(got) + len(want)) if got else 0.0
+            if best is None or score > best[2] + 1e-9:
+                best = (i, i + size, score)
+    return best if best and best[2] >= 0.5 else None
+
+
+def _split(start: int, end: int, parts: list[tuple[int, int]], para: list[str]) -> list[tuple[int, int]]:
+    """Divide the para stretch [start, end) among triggers whose original spans are ``parts`` (in order),
+    in proportion to where they sit in the original stretch, cutting at punctuation or function words."""
+    n = len(parts)
+    if n == 1:
+        return [(start, end)]
+    lo, hi = parts[0][0], parts[-1][1]
+    width = max(1, hi - lo)
+    cuts = [start]
+    for k in range(1, n):
+        target = start + round((parts[k][0] - lo) / width * (end - start))
+        # move the cut to the nearest punctuation / function-word boundary
+        best = min(range(cuts[-1] + 1, end), key=lambda j: (is_content(para[j - 1]) and is_content(para[j]),
+                                                            abs(j - target)), default=cuts[-1])
+        cuts.append(best)
+    cuts.append(end)
+    return [(cuts[k], cuts[k + 1]) for k in range(n)]
+
+
+def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str],
+          words: dict[str, str] | None = None, style: str = "multi") -> list[Tag]:
+    """Spans on ``para`` of the ``triggers`` ``(mention_id, start, end)`` of ``orig``.
+
+    ``words``: mention id -> the metaphoric word/phrase the model says replaced it (its word list).
+    ``style``: ``single`` (one-word metaphors: function words at both edges of a stretch are dropped, and a
+    stretch with several content words is flagged ``long``) or ``multi`` (phrases: only leading ones).
+    """
+    trim = "both" if style == "single" else "lead"
+    weak: set[int] = set()
+    anchored = _anchors(orig, para, weak)
+    anchored_set = set(anchored)
+    tags: dict[str, Tag] = {}
+    gaps: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
+    for mid, s, e in triggers:
+        free = [i for i in range(s, e) if i not in anchored_set]
+        if not free:
+            tags[mid] = Tag(mid, anchored[s], anchored[e - 1] + 1, [], "unchanged")
+            continue
+        left = max((i for i in anchored_set if i < free[0]), default=-1)
+        right = min((i for i in anchored_set if i > free[-1]), default=len(orig))
+        gaps.setdefault((left, right), []).append((mid, s, e))
+    trigger_tokens = {i for _, s, e in triggers for i in range(s, e)}
+    for (left, right), group in gaps.items():
+        pstart = anchored[left] + 1 if left >= 0 else 0
+        pend = anchored[right] if right < len(orig) else len(para)
+        pstart, pend = _trim(para, pstart, pend, trim)
+        group.sort(key=lambda t: t[1])
+        extra = any(is_content(orig[i]) and i not in trigger_tokens for i in range(left + 1, right))
+        if right in weak and trim == "lead":  # a kept function word ends it: drop function words before it
+            pstart, pend = _trim(para, pstart, pend, "both")
+        if pend <= pstart:
+            for mid, _, _ in group:
+                tags[mid] = Tag(mid, None, None, ["missing"], "gap")
+            continue
+        pieces = _split(pstart, pend, [(s, e) for _, s, e in group], para)
+        for (mid, s, e), (a, b) in zip(group, pieces, strict=True):
+            a, b = _trim(para, a, b, trim)
+            flags = []
+            if len(group) > 1:
+                flags.append("shared")
+            if extra:
+                flags.append("extra_words")
+            if any(i in anchored_set for i in range(s, e)):
+                flags.append("partial")
+            if left in weak or right in weak:
+                flags.append("weak_boundary")
+            tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
+    if words:
+        for mid, _, _ in triggers:
+            phrase = tokenize(words[mid]) if words.get(mid) else []
+            while phrase and is_punct(phrase[-1]):
+                phrase.pop()
+            if not phrase:
+                continue
+            _use_word(tags[mid], para, phrase)
+    longest = 1 if style == "single" else LONG_SPAN
+    for tag in tags.values():
+        if tag.how == "unchanged" or tag.start is None:
+            continue
+        size = tag.end - tag.start if style != "single" else sum(is_content(t) for t in para[tag.start: tag.end])
+        if size > longest and "long" not in tag.flags:
+            tag.flags.append("long")
+    return [tags[mid] for mid, _, _ in triggers]
+
+
+def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:
+    """Replace ``tag``'s span by the word-list phrase's position when it is in the paraphrase."""
+    hits = _find(para, phrase)
+    had_span = tag.start is not None
+    near = [i for i in hits if had_span and i < tag.end and i + len(phrase) > tag.start]
+    if len(near) == 1 or (len(hits) == 1 and not had_span):
+        i = (near or hits)[0]
+        tag.start, tag.end, tag.how = i, i + len(phrase), "word_list"
+        tag.flags = []  # the model's own word, where the alignment expects it (or the alignment found nothing)
+        return
+    if len(hits) == 1:
+        i = hits[0]
+        tag.start, tag.end, tag.how, tag.flags = i, i + len(phrase), "word_list", ["word_elsewhere"]
+        return
+    if len(hits) > 1:
+        if not had_span:
+            tag.start, tag.end = hits[0], hits[0] + len(phrase)
+        tag.flags = sorted(set(tag.flags) - {"missing"} | {"word_repeated"})
+        tag.how = "word_list"
+        return
+    found = _fuzzy(para, phrase)
+    if found is None:
+        return
+    a, b, _ = found
+    a, b = _trim(para, a, b)
+    if b <= a or (had_span and tag.how == "unchanged"):
+        return
+    tag.start, tag.end, tag.how = a, b, "word_list_fuzzy"
+    tag.flags = sorted(set(tag.flags) - {"missing"} | {"fuzzy_word"})
+
+
+def words_for_triggers(triggers: list[tuple[str, str]], original_words: list[str],
+                       metaphoric_words: list[str]) -> dict[str, str]:
+    """mention id -> metaphoric phrase from the answer's two word lists (``triggers``: (mention id, text)).
+
+    A trigger takes the entry of the original word list equal to its text (case-insensitive, first unused),
+    else the entry at its own position when both lists are as long as the trigger list.
+    """
+    out: dict[str, str] = {}
+    if len(original_words) != len(metaphoric_words):
+        if len(metaphoric_words) == len(triggers):
+            return {mid: w for (mid, _), w in zip(triggers, metaphoric_words, strict=True)}
+        return out
+    used: set[int] = set()
+    key = [re.sub(r"\s+", " ", w).strip().lower() for w in original_words]
+    for n, (mid, text) in enumerate(triggers):
+        want = re.sub(r"\s+", " ", text).strip().lower()
+        k = next((i for i, w in enumerate(key) if w == want and i not in used), None)
+        if k is None and len(key) == len(triggers) and n not in used:
+            k = n
+        if k is not None:
+            used.add(k)
+            out[mid] = metaphoric_words[k]
+    return out

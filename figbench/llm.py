@@ -1,0 +1,272 @@
+"""The one LLM client of figbench: an OpenAI-compatible chat endpoint or a local ``transformers`` causal LM,
+and a disk cache of their answers.
+
+Used by the GPT_LH / GPT_KNN pairwise baseline (:mod:`figbench_baselines.cdec.llm`) and by the metaphoric
+paraphrasing pipeline (:mod:`figbench.generate`).
+
+* :class:`ChatEndpoint`: ``POST <base>/chat/completions`` over plain HTTP (``urllib``). 429, 5xx and timeouts
+  are retried with exponential back-off (``Retry-After`` honoured); a refused connection or another 4xx is
+  an immediate :class:`LLMEndpointError` naming the URL.
+* :class:`CausalLM`: a ``transformers`` causal LM (model id or folder): sampled completions, and the
+  probability of "Yes" against "No" as the next token.
+* :class:`DiskCache`: append-only JSON lines keyed by sha256 of (backend, model, prompt, parameters, sample);
+  one line per answer, flushed as it is written, so a killed run loses at most the answer in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class LLMEndpointError(ValueError):
+    """The endpoint could not be reached, refused the request, or gave an unusable reply."""
+
+
+class LLMRetriesExhausted(LLMEndpointError):
+    """429 / 5xx / timeouts went on past the retries (the request may succeed later)."""
+
+
+class LLMLoadError(ValueError):
+    """A local causal LM could not be loaded (offline, misspelt id, missing files)."""
+
+
+@dataclass
+class Completion:
+    """One answer: its text and token counts (prompt, completion) and how many HTTP attempts it took."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 1
+
+
+#: HTTP statuses worth retrying (rate limit, server trouble).
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+class ChatEndpoint:
+    """An OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    backend = "openai-chat"
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0,
+                 retries: int = 5, backoff: float = 1.0, max_backoff: float = 60.0):
+        if not base_url.startswith(("http://", "https://")):
+            raise LLMEndpointError(f"--llm-endpoint must be an http(s) URL, not {base_url!r}")
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.name, self.api_key, self.timeout = model, api_key, timeout
+        self.retries, self.backoff, self.max_backoff = retries, backoff, max_backoff
+
+    def _post(self, body: dict) -> dict:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
+        # a private opener: urlopen's global one would keep the proxy settings of its first use
+        opener = urllib.request.build_opener()
+        with opener.open(req, timeout=self.timeout) as resp:
+            return json.loads(resp.read().decode("utf-8"))
+
+    def complete(self, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = None,
+                 seed: int | None = None, json_mode: bool = False) -> Completion:
+        """The model's answer to one user message; transient failures retried, others raised."""
+        body: dict[str, Any] = {"model": self.name, "temperature": temperature,
+                                "messages": [{"role": "user", "content": prompt}]}
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if seed is not None:
+            body["seed"] = seed
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
+        last = ""
+        for attempt in range(1, self.retries + 2):
+            wait = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+            try:
+                reply = self._post(body)
+                break
+            except urllib.error.HTTPError as e:
+                detail = e.read()[:300].decode("utf-8", "replace") if e.fp else ""
+                if e.code not in RETRY_STATUS:
+                    raise LLMEndpointError(f"LLM endpoint {self.url}: HTTP {e.code} {e.reason}: {detail}") from None
+                last = f"HTTP {e.code} {e.reason}"
+                retry_after = e.headers.get("Retry-After") if e.headers else None
+                if retry_after and retry_after.replace(".", "", 1).isdigit():
+                    wait = min(self.max_backoff, float(retry_after))
+            except TimeoutError as e:
+                last = f"timed out after {self.timeout:g} s ({e})"
+            except urllib.error.URLError as e:
+                if isinstance(e.reason, TimeoutError):
+                    last = f"timed out after {self.timeout:g} s"
+                elif isinstance(e.reason, ConnectionRefusedError):
+                    raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
+                else:
+                    raise LLMEndpointError(f"LLM endpoint {self.url}: {e.reason}") from e
+            except (ConnectionError, OSError) as e:
+                if isinstance(e, ConnectionRefusedError):
+                    raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
+                last = f"{type(e).__name__}: {e}"
+            except json.JSONDecodeError as e:
+                raise LLMEndpointError(f"LLM endpoint {self.url}: reply is not JSON ({e})") from None
+            if attempt > self.retries:
+                raise LLMRetriesExhausted(f"LLM endpoint {self.url}: gave up after {attempt} attempts; last: {last}")
+            time.sleep(wait)
+        try:
+            text = str(reply["choices"][0]["message"]["content"] or "")
+        except (KeyError, IndexError, TypeError):
+            raise LLMEndpointError(f"LLM endpoint {self.url}: unexpected reply {str(reply)[:200]!r}") from None
+        usage = reply.get("usage") or {}
+        return Completion(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+                          attempt)
+
+
+class CausalLM:
+    """A local ``transformers`` causal LM (hub id or folder)."""
+
+    backend = "transformers"
+
+    def __init__(self, model_name: str):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model_name)
+            self.model = AutoModelForCausalLM.from_pretrained(model_name).eval()
+        except (OSError, ValueError) as e:
+            raise LLMLoadError(f"cannot load causal LM {model_name!r}: {e}") from e
+        self.name = model_name
+        self._lock = threading.Lock()  # one forward pass at a time: the model is not thread-safe to share
+
+    @property
+    def parameters(self) -> int:
+        return int(sum(p.numel() for p in self.model.parameters()))
+
+    def _max_len(self) -> int:
+        return int(getattr(self.model.config, "max_position_embeddings", 0)
+                   or getattr(self.model.config, "n_positions", 0) or 1024)
+
+    def _encode(self, prompt: str, room: int = 0):
+        return self.tokenizer(prompt, return_tensors="pt", truncation=True,
+                              max_length=max(1, self._max_len() - room), add_special_tokens=False)
+
+    def complete(self, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = None,
+                 seed: int | None = None, json_mode: bool = False) -> Completion:
+        """A sampled (temperature > 0) or greedy continuation of ``prompt``."""
+        import torch
+
+        new = int(max_tokens or 256)
+        with self._lock:
+            enc = self._encode(prompt, room=new)
+            if seed is not None:
+                torch.manual_seed(seed)
+            kw: dict[str, Any] = {"max_new_tokens": new, "pad_token_id": self.tokenizer.pad_token_id
+                                  if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id}
+            if temperature > 0:
+                kw.update(do_sample=True, temperature=temperature, top_k=0)
+            else:
+                kw.update(do_sample=False)
+            with torch.no_grad():
+                out = self.model.generate(**enc, **kw)
+        gen = out[0, enc["input_ids"].shape[1]:]
+        return Completion(self.tokenizer.decode(gen, skip_special_tokens=True),
+                          int(enc["input_ids"].shape[1]), int(gen.shape[0]))
+
+    def _first_id(self, text: str) -> int:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        if not ids:
+            raise ValueError(f"tokenizer of {self.name!r} encodes {text!r} to nothing")
+        return int(ids[0])
+
+    def yes_probability(self, prompt: str) -> float:
+        """P("Yes") / (P("Yes") + P("No")) of the next token after ``prompt`` (both with and without a space)."""
+        import torch
+
+        yes = {self._first_id(" Yes"), self._first_id("Yes")}
+        no = {self._first_id(" No"), self._first_id("No")}
+        enc = self.tokenizer(prompt, return_tensors="pt", truncation=True, max_length=self._max_len())
+        with self._lock, torch.no_grad():
+            logits = self.model(**enc).logits[0, -1].float()
+        probs = torch.softmax(logits, dim=-1)
+        p_yes = float(sum(probs[i] for i in yes))
+        p_no = float(sum(probs[i] for i in no))
+        return p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.0
+
+
+def make_client(model: str, endpoint: str | None = None, api_key: str | None = None, **endpoint_kw: Any):
+    """:class:`ChatEndpoint` when ``endpoint`` is given, else a local :class:`CausalLM` named ``model``."""
+    if not model:
+        raise ValueError("an LLM needs --llm-model (a transformers causal LM, or the endpoint's model name)")
+    if endpoint:
+        return ChatEndpoint(endpoint, model, api_key, **endpoint_kw)
+    return CausalLM(model)
+
+
+def model_label(model: str) -> str:
+    """A model name for reports: a local folder's base name, else the id as given."""
+    return os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
+
+
+class DiskCache:
+    """Append-only JSON-lines answer cache; thread-safe.
+
+    Each line is ``{"key": ..., **record}``. A torn last line (a run killed mid-write) is ignored; any
+    other unreadable line is an error naming the file and line.
+    """
+
+    def __init__(self, path: str | os.PathLike | None):
+        self.path = Path(path) if path else None
+        self.data: dict[str, dict] = {}
+        self.torn_lines = 0
+        self._lock = threading.Lock()
+        if self.path and self.path.is_file():
+            lines = self.path.read_text("utf-8").splitlines()
+            for n, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    self.data[str(rec["key"])] = rec
+                except (json.JSONDecodeError, KeyError, TypeError) as e:
+                    if n == len(lines):
+                        self.torn_lines += 1
+                        continue
+                    raise ValueError(f"{self.path}: line {n} is not a cache record: {e}") from None
+
+    @staticmethod
+    def key(backend: str, model: str, prompt: str, params: dict | None = None, sample: int | None = None) -> str:
+        """sha256 of (backend, model, prompt[, parameters, sample]): the cache key of one answer."""
+        parts: list[Any] = [backend, model, prompt]
+        if params is not None or sample is not None:
+            parts += [params or {}, sample]
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def get(self, key: str) -> dict | None:
+        return self.data.get(key)
+
+    def put(self, key: str, record: dict) -> None:
+        rec = {"key": key, **record}
+        with self._lock:
+            self.data[key] = rec
+            if self.path:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                if self.torn_lines:
+                    self._drop_torn_tail()
+                with self.path.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    f.flush()
+
+    def _drop_torn_tail(self) -> None:
+        text = self.path.read_text("utf-8")
+        keep = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
+        self.path.write_text(keep, "utf-8")
+        self.torn_lines = 0
+
+    def __len__(self) -> int:
+        return len(self.data)
