@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = (
     "figbench.quickstart",         # quickstart (the main job)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
+    "figbench.harvest.cli",        # harvest (wec, wimcor)
 )
 
 

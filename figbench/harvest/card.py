@@ -27,7 +27,8 @@ def filter_section(report: dict, descriptions: dict[str, str]) -> str:
     rows = [(name, "on" if name in report["filters_on"] else "off", f"{n:,}", descriptions.get(name, ""))
             for name, n in report["removed"].items()]
     return ("## Filters\n\nEach filter is applied in this order and removes the candidates counted here "
-            f"(of {report['candidates']:,} candidates).\n\n" + _table(rows, ("filter", "state", "removed", "what")) + "\n")
+            f"(of {report['candidates']:,} candidates).\n\n"
+            + _table(rows, ("filter", "state", "removed", "what")) + "\n")
 
 
 def write(out: Path, title: str, sections: list[str], report: dict) -> None:

@@ -30,7 +30,8 @@ def read_mapping(path: str | Path, *, labels: tuple[str, ...] | None = None, wha
             name, _, label = line.partition("\t")
             name, label = template_name(name.removeprefix("Infobox").removeprefix("infobox")), label.strip()
             if labels is not None and label and label not in labels:
-                raise ValueError(f"{path}: line {lineno}: unknown label {label!r} (expected one of {', '.join(labels)})")
+                raise ValueError(f"{path}: line {lineno}: unknown label {label!r} "
+                                 f"(expected one of {', '.join(labels)})")
             out[name] = label
     if not out:
         raise ValueError(f"{path}: the {what} is empty")

@@ -47,7 +47,7 @@ DEFAULT_NER_MODELS = {"en": "en_core_web_sm"}
 MONTHS = {"en": ("january february march april may june july august september october november december "
                  "jan feb mar apr jun jul aug sep sept oct nov dec").split()}
 ERAS = {"en": ("bc", "ad", "bce", "ce", "century", "centuries", "decade", "year", "years", "th", "st", "nd", "rd",
-               "early", "late", "mid", "summer", "winter", "spring", "autumn", "fall", "the", "of", "in")}
+               "early", "late", "mid", "summer", "winter", "spring", "autumn", "fall")}
 
 
 @dataclass
@@ -232,7 +232,8 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
                     words = tokens[span.start:span.end]
                     h = span.start + head_index(words, opts.language)
                     m.update(sent_id=sid[span.start], head=tokens[h],
-                             lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else tokens[h].lower(),
+                             lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else
+                             tokens[h].lower(),
                              tokens_str=span.text, boilerplate=any(s in block.text for s in BOILERPLATE))
                     label = ""
                     if ner is not None:
@@ -499,3 +500,51 @@ def _write_card(out: Path, report: dict) -> None:
         "## Options\n\n```json\n" + __import__("json").dumps(report["options"], indent=1) + "\n```\n",
     ]
     card.write(out, "WEC-style event coreference harvested from " + report["dump"]["dbname"], sections, report)
+
+
+def check_released(records: list[dict], opts: WecOptions | None = None) -> dict:
+    """Released WEC-Eng mentions that this harvester's mention-level filters would remove, per filter.
+
+    Applies what can be checked on a released record (no dump): ``context``, ``boilerplate``,
+    ``stop_words``, ``named_entity`` (the spaCy model when installed, else the offline DATE check; the
+    gazetteer part needs the dump) and ``lexical_diversity`` (per cluster, in file order). Returns
+    {"mentions": n, "removed": {filter: count}, "examples": {filter: [tokens_str, ...]}}.
+    """
+    opts = opts or WecOptions()
+    stops = stop_list(opts)
+    ner = ner_pipeline(opts.ner_model, opts.language)
+    removed: Counter = Counter()
+    examples: dict[str, list[str]] = {}
+    seen: Counter = Counter()
+
+    def hit(name: str, rec: dict) -> None:
+        removed[name] += 1
+        examples.setdefault(name, [])
+        if len(examples[name]) < 10:
+            examples[name].append(str(rec["tokens_str"]))
+
+    for rec in records:
+        tokens = rec["mention_context"]
+        words = [tokens[i] for i in rec["tokens_number"]]
+        text = " ".join(tokens)
+        if len(tokens) < opts.min_context_tokens:
+            hit("context", rec)
+        if any(s in text for s in BOILERPLATE):
+            hit("boilerplate", rec)
+        if all(w.lower() in stops for w in words if any(c.isalnum() for c in w)):
+            hit("stop_words", rec)
+        if ner is not None:
+            ents = ner(str(rec["tokens_str"])).ents
+            label = ents[0].label_ if len(ents) == 1 and ents[0].text == str(rec["tokens_str"]).strip() else ""
+        else:
+            label = "DATE" if is_date(words, opts.language) else ""
+        if label in NE_LABELS:
+            hit("named_entity", rec)
+        key = (rec["coref_chain"], str(rec["tokens_str"]).strip().lower())
+        seen[key] += 1
+        if seen[key] > opts.max_same_anchor:
+            hit("lexical_diversity", rec)
+    return {"mentions": len(records), "removed": {f: removed.get(f, 0) for f in
+                                                  ("context", "boilerplate", "stop_words", "named_entity",
+                                                   "lexical_diversity")},
+            "examples": examples, "ner": "spaCy" if ner is not None else "offline DATE check"}

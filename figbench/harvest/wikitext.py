@@ -29,11 +29,10 @@ BASE_NAMESPACES = frozenset({"file", "image", "media", "category", "template", "
 FILE_NAMESPACES = frozenset({"file", "image", "media", "файл", "картинка"})
 #: Template names (lower case) that mark a disambiguation page (English defaults; a parameter).
 DISAMBIGUATION_TEMPLATES = frozenset({
-    "disambiguation", "disambig", "dab", "disamb", "hndis", "geodis", "hospital disambiguation", "school disambiguation",
-    "place name disambiguation", "surname", "given name", "letter-number combination disambiguation",
-    "mountainindex", "shipindex", "set index article", "sia", "roaddis", "numberdis", "mathdab", "airport disambiguation",
-    "call sign disambiguation", "species latin name disambiguation", "caselaw disambiguation", "genus disambiguation",
-    "disambiguation cleanup", "dabnav",
+    "disambiguation", "disambig", "dab", "disamb", "hndis", "geodis", "hospital disambiguation",
+    "school disambiguation", "place name disambiguation", "letter-number combination disambiguation",
+    "roaddis", "numberdis", "mathdab", "airport disambiguation", "call sign disambiguation",
+    "species latin name disambiguation", "caselaw disambiguation", "genus disambiguation", "disambiguation cleanup",
 })
 
 
