@@ -5,9 +5,10 @@ streams compressed in parallel) of growing size, harvests each with 1 and 2 loca
 prints per run: compressed MB, pages, wall seconds, pages/s per worker (pages over the summed task
 seconds), the speed-up of 2 workers over 1, and the peak RSS of the worker processes (flat as the dump
 grows: pages are streamed). ``--filler`` sets the sizes (pages of filler articles); a 1 GB dump is
-about ``--filler 1500000 --paragraphs 6`` (measure what the machine allows, see README).
+about ``--filler 1150000`` (6 paragraphs of 60 pseudo-words a page: ~0.9 KB of bz2 a page); measure
+what the machine allows (see README).
 
-    python benchmarks/bench_harvest.py --filler 2000 8000 --out /tmp/bench_harvest
+    python benchmarks/bench_harvest.py --filler 20000 120000 --out /tmp/bench_harvest
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ def main() -> None:
     from figbench.harvest import synthetic, wec
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--filler", type=int, nargs="+", default=[2000, 8000])
+    ap.add_argument("--filler", type=int, nargs="+", default=[20000, 120000])
     ap.add_argument("--paragraphs", type=int, default=6)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--partition-mb", type=float, default=1.0)
+    ap.add_argument("--partition-mb", type=float, default=4.0)
     ap.add_argument("--gen-processes", type=int, default=2)
     ap.add_argument("--out", default="/tmp/bench_harvest")
     args = ap.parse_args()
@@ -36,11 +37,9 @@ def main() -> None:
         d = root / f"dump{n}"
         shutil.rmtree(d, ignore_errors=True)
         t0 = time.perf_counter()
-        path, _ = synthetic.write_dump(
-            d / "enwiki-20240601-pages-articles-multistream.xml.bz2",
-            synthetic.synthetic_pages(n_events=50, backlinks=max(n // 20, 10), n_towns=10, filler=n,
-                                      filler_paragraphs=args.paragraphs),
-            processes=args.gen_processes)
+        path, _ = synthetic.write_large_dump(
+            d / "enwiki-20240601-pages-articles-multistream.xml.bz2", n, paragraphs=args.paragraphs,
+            processes=args.gen_processes, n_events=50, backlinks=200, n_towns=10)
         gen = time.perf_counter() - t0
         mb = path.stat().st_size / 2**20
         for w in args.workers:

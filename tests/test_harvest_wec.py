@@ -175,3 +175,16 @@ def test_killed_harvest_resumes(syn_dump, syn_out, tmp_path):
     ref, _ = syn_out
     for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json"):
         assert json.loads((out / name).read_text()) == json.loads((ref / name).read_text())
+
+
+def test_scheduler_option_uses_an_existing_dask_cluster(tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None) as lc:
+        opts = wec.WecOptions(min_cluster_size=1)
+        report = wec.harvest(FIXTURE, tmp_path, opts, scheduler=lc.scheduler_address)
+        with Client(lc.scheduler_address) as c:
+            assert c.scheduler_info()["workers"]  # the cluster outlives the harvest (not ours to close)
+    assert report["candidates"] == 10
+    with pytest.raises(ConnectionError, match="cannot reach the dask scheduler"):
+        wec.harvest(FIXTURE, tmp_path / "x", opts, scheduler="tcp://127.0.0.1:9")

@@ -89,3 +89,22 @@ def test_dbpedia_instance_types_and_bad_lines(tmp_path):
     bad.write_text("Delft\tLOCATION\nMilan\tSPACESHIP\n")
     with pytest.raises(ValueError, match=r"cats.tsv: line 2: unknown class 'SPACESHIP'"):
         list(wimcor.iter_categories(bad))
+
+
+def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path):
+    import os
+    from pathlib import Path
+
+    wiki = Path(os.environ.get("FIGBENCH_DATA_DIR", "/work/shared/data")) / "wikipedia"
+    dump = wiki / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+    if not dump.is_file():
+        pytest.skip("shared Wikipedia dumps not available")
+    cats = tmp_path / "cats.tsv"
+    cats.write_text("Aberdeen\tCity\nUniversity of Aberdeen\tUniversity\nAberdeen F.C.\tSoccerClub\n"
+                    "Austin\tLOCATION\nUniversity of Texas at Austin\tINSTITUTE\n")
+    r = wimcor.harvest(dump, tmp_path / "out", wimcor.WimcorOptions(categories=str(cats)), workers=1)
+    assert r["disambiguation_pages"] == 8
+    # Aberdeen: (city, university), (city, club); Austin: (city, university) -- but the shortened dump lacks
+    # those articles, so the mutual-link check (second step of §3.2.1) drops all three
+    assert r["removed"]["mutual_links"] == 3 and r["pairs"] == []
+    assert r["classes_found"] == 5
