@@ -493,7 +493,8 @@ def _write_card(out: Path, report: dict) -> None:
         card.filter_section(report, FILTER_TEXT),
         f"Metadata links by kind: {report['metadata_kinds']}. Named-entity labels removed: "
         f"{report['named_entity_labels']}. Clusters removed by size: {report['clusters_removed_by_size']}.\n\n"
-        f"Named-entity tagger: {report['ner']}.\n",
+        f"Named-entity tagger: {report['ner']}. Named-entity infobox list: "
+        + ", ".join(f"{k} ({v})" for k, v in report["ne_infoboxes"].items()) + ".\n",
         "## Splits\n\nClusters are split by a hash of the event title. The dev and test files are **not** manually "
         "validated (the paper's §3.3 validation is human work); their names are the release's.\n\n"
         f"| split | mentions | clusters |\n|---|---|---|\n{kept}\n",

@@ -364,9 +364,10 @@ def _write_card(out: Path, report: dict) -> None:
     sections = [
         card.dump_section(report["dump"]),
         f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
-        "pages' articles have a class. DBpedia classes map to medium labels as in "
-        "`figbench.harvest.wimcor.DBPEDIA_CLASSES`. Associations (Table 1): "
-        + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ".\n",
+        "pages' articles have a class. Associations (Table 1): "
+        + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
+        + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m) for m in MEDIUM_LABELS)
+        + "\n",
         f"## Pairs\n\n{report['disambiguation_pages']:,} disambiguation pages, {report['candidate_links']:,} links, "
         f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
         f"({report['pairs_by_association']}).\n\n{pairs}\n",
