@@ -97,3 +97,14 @@ def test_wikitext_blocks_of_the_tricky_fixture():
     assert kinds == ["file", "list", "ref", "table", "template"]
     file_block = next(b for b in blocks if b.kind == "file")
     assert [k.target for k in file_block.links] == ["1999 Zorn earthquake", "Zorn"]  # nested links in a caption
+
+
+def test_link_prefixes_and_same_named_parts(tmp_path):
+    code = wikitext.parse("See [[Re:Zero]], [[Star Wars: Episode IV|the film]], [[de:Krieg]], [[:Category:X]].")
+    (block,) = wikitext.blocks(code, ["Category"])
+    assert [k.target for k in block.links] == ["Re:Zero", "Star Wars: Episode IV"]
+    pages = list(synthetic.synthetic_pages(n_events=1, backlinks=1, n_towns=1, filler=2))
+    for d in ("a", "b"):  # the same file name in two folders: two partitions, two keys
+        synthetic.write_dump(tmp_path / d / "xxwiki-pages-articles.xml.bz2", pages, multistream=False)
+    parts = dump.partitions(str(tmp_path / "*" / "xxwiki-pages-articles.xml.bz2"))
+    assert len({p.key for p in parts}) == 2

@@ -44,7 +44,8 @@ class Partition:
     def key(self) -> str:
         """A file-system-safe id, stable for the same dump file and range."""
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.path).name)[:80]
-        return f"{name}.{self.start}-{self.end}"
+        where = hashlib.sha256(str(Path(self.path).resolve()).encode()).hexdigest()[:8]  # same name, other folder
+        return f"{name}.{where}.{self.start}-{self.end}"
 
     def as_dict(self) -> dict:
         return asdict(self)

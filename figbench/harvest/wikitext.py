@@ -112,9 +112,9 @@ def _prefix(title: str) -> str | None:
 
 def _article_target(title: str, namespaces: frozenset[str]) -> str | None:
     prefix = _prefix(title)
-    if prefix is not None and (prefix in namespaces or (len(prefix) <= 3 and prefix.isalpha()
-                                                         and prefix.islower() and title.strip()[:1] != ":")):
-        return None  # namespace, interwiki or interlanguage link
+    raw = title.strip().split(":", 1)[0]
+    if prefix is not None and (prefix in namespaces or (len(raw) <= 3 and raw.isalpha() and raw.islower())):
+        return None  # namespace, interwiki or interlanguage link ([[de:Foo]]; not [[Re:Zero]])
     t = normalize_title(title)
     return t or None
 
