@@ -108,3 +108,17 @@ def test_link_prefixes_and_same_named_parts(tmp_path):
         synthetic.write_dump(tmp_path / d / "xxwiki-pages-articles.xml.bz2", pages, multistream=False)
     parts = dump.partitions(str(tmp_path / "*" / "xxwiki-pages-articles.xml.bz2"))
     assert len({p.key for p in parts}) == 2
+
+
+def test_truncated_dump_names_file_and_last_page(tmp_path):
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=2, n_towns=1, filler=40))
+    (path,) = synthetic.write_dump(tmp_path / "zzwiki-pages-articles.xml.bz2", pages, multistream=False)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 3 // 4])
+    (part,) = dump.partitions(path)
+    with pytest.raises(dump.DumpError, match=r"zzwiki-pages-articles.xml.bz2 \[bytes 0:end\]: .*truncated or "
+                                             r"corrupt"):
+        list(dump.iter_pages(part))
+    path.write_bytes(data[:200])  # inside the header
+    with pytest.raises(dump.DumpError, match=r"zzwiki-pages-articles.xml.bz2 \[bytes 0:end\]: cannot read"):
+        list(dump.iter_pages(part))

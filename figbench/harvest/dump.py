@@ -236,27 +236,34 @@ def open_partition(part: Partition) -> IO[bytes]:
             tail = [] if part.end >= size else [io.BytesIO(b"</mediawiki>\n")]
             stream = io.BufferedReader(_Chain([io.BytesIO(header), body, *tail]))  # type: ignore[list-item]
         return _with_siteinfo(stream, part.path)
-    except OSError as e:
-        raise DumpError(f"{part.path}: cannot read ({e})") from e
+    except (OSError, EOFError) as e:
+        raise DumpError(f"{part.path} [bytes {part.start}:{part.end or 'end'}]: cannot read, truncated or "
+                        f"corrupt ({e})") from e
 
 
 def iter_pages(part: Partition) -> Iterator[Page]:
     """Pages of a partition, one at a time (latest revision)."""
+    from xml.etree.ElementTree import ParseError
+
     import mwxml
+    from mwxml.errors import MalformedXML
 
     stream = open_partition(part)
+    last = None
     try:
         try:
             dump = mwxml.Dump.from_file(stream)
-        except Exception as e:  # mwxml raises MalformedXML / ParseError
+        except (MalformedXML, ParseError, AssertionError) as e:
             raise DumpError(f"{part.path}: not a MediaWiki XML export: {e}") from e
         for page in dump:
             text, ts = "", ""
             for rev in page:
                 text, ts = rev.text or "", str(rev.timestamp or "")
+            last = page.title
             yield Page(int(page.namespace or 0), int(page.id or 0), page.title, page.redirect, text, ts)
-    except OSError as e:
-        raise DumpError(f"{part.path} [{part.start}:{part.end}]: truncated or corrupt bz2 ({e})") from e
+    except (OSError, EOFError, ParseError, MalformedXML) as e:
+        raise DumpError(f"{part.path} [bytes {part.start}:{part.end or 'end'}]: truncated or corrupt "
+                        f"after page {last!r}: {e}") from e
     finally:
         stream.close()
 
