@@ -98,6 +98,7 @@ def test_real_english_dump_with_an_edited_infobox_list(tmp_path):
                          workers=1)
     assert report["event_articles"] == 1 and report["infobox_statistics"]["military conflict"] == 1
     assert report["infobox_statistics"]["country"] == 7
+    assert "\ncountry\t7\n" in (tmp_path / "out" / wec.INFOBOX_STATS).read_text()
     assert report["candidates"] == 3 and report["kept"]["train"] == 3
     dd = figbench.load_dataset("wec_eng", data_dir=tmp_path / "out", cache_dir=str(tmp_path / "c"))
     assert set(dd["train"]["cluster_id"]) == {"771"}  # the page id of American Revolutionary War
@@ -188,3 +189,18 @@ def test_scheduler_option_uses_an_existing_dask_cluster(tmp_path):
     assert report["candidates"] == 10
     with pytest.raises(ConnectionError, match="cannot reach the dask scheduler"):
         wec.harvest(FIXTURE, tmp_path / "x", opts, scheduler="tcp://127.0.0.1:9")
+
+
+def test_spacy_ner_model_is_used_when_given(tmp_path):
+    """A spaCy pipeline given as --ner-model (here a saved rule-based one) tags the anchors instead of the
+    offline approximation; the card says which was used."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "Zorn"},
+                                               {"label": "EVENT", "pattern": "the quake"}])
+    nlp.to_disk(tmp_path / "ner")
+    opts = wec.WecOptions(min_cluster_size=1, ner_model=str(tmp_path / "ner"))
+    report = wec.harvest(FIXTURE, tmp_path / "out", opts, workers=1)
+    assert report["named_entity_labels"] == {"GPE": 1}  # "1999" is no entity of this model: kept
+    assert report["ner"].startswith("spaCy model") and "spaCy model" in (tmp_path / "out" / "README.md").read_text()

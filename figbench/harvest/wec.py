@@ -393,6 +393,7 @@ def load_lists(opts: WecOptions) -> tuple[dict[str, str], dict[str, str]]:
 
 # --------------------------------------------------------------------------- the whole harvest
 
+INFOBOX_STATS = "infobox_statistics.tsv"
 FILTER_TEXT = {
     "metadata": "link in a table, list, template/infobox, file caption or reference (§3.2 step 3)",
     "self_link": "link from the event article to itself",
@@ -472,6 +473,10 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                   infobox_statistics=dict(infobox_stats.most_common()),
                   partitions={"scan": scan_stats, "extract": extract_stats})
     _write_card(out, report)
+    (out / INFOBOX_STATS).write_text(
+        "# infobox type<TAB>articles of this dump (App. A.1: pick the event types with at least dozens of "
+        "articles; write them as 'type<TAB>CorefType' for --event-infoboxes)\n"
+        + "".join(f"{t}\t{n}\n" for t, n in infobox_stats.most_common()), encoding="utf-8")
     if not keep_work:
         run.clean()
     return report
