@@ -71,7 +71,7 @@ def cluster(scheduler: str | None = None, workers: int | None = None) -> Iterato
             client.close()
         return
     n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as lc, Client(lc) as client:
         yield client
 
