@@ -100,7 +100,8 @@ def test_wikitext_blocks_of_the_tricky_fixture():
 
 
 def test_link_prefixes_and_same_named_parts(tmp_path):
-    code = wikitext.parse("See [[Re:Zero]], [[Star Wars: Episode IV|the film]], [[de:Krieg]], [[:Category:X]].")
+    code = wikitext.parse("See [[Re:Zero]], [[Star Wars: Episode IV|the film]], [[de:Krieg]], [[:Category:X]], "
+                          "[[En:Help:Editing]].")
     (block,) = wikitext.blocks(code, ["Category"])
     assert [k.target for k in block.links] == ["Re:Zero", "Star Wars: Episode IV"]
     pages = list(synthetic.synthetic_pages(n_events=1, backlinks=1, n_towns=1, filler=2))

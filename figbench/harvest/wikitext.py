@@ -25,6 +25,11 @@ DROPPED_TAGS = frozenset({"ref", "references", "math", "chem", "code", "pre", "s
 BASE_NAMESPACES = frozenset({"file", "image", "media", "category", "template", "wikipedia", "wp", "help", "portal",
                              "user", "talk", "special", "module", "draft", "mediawiki", "wiktionary", "wikt",
                              "s", "q", "n", "b", "v", "voy", "d", "c", "commons", "meta", "m", "species", "mw"})
+#: Wikipedia language codes (interlanguage links, in any case: ``[[En:Help:Editing]]``); other short lower-case
+#: prefixes count as interlanguage links too, capitalised ones as titles (``[[Re:Zero]]``)
+LANGUAGE_CODES = frozenset(
+    "en de fr es it nl pl pt ru ja zh sv uk ar fa ca no nn fi cs hu ko id tr ro vi he da bg sr sk eo lt et sl hr el ms "
+    "simple ceb war arz hy be kk az ur uz ta hi bn th ka la gl eu cy ga sq mk bs is lv af sw tl".split())
 #: Namespace prefixes whose links carry a caption (its links are metadata of kind ``file``).
 FILE_NAMESPACES = frozenset({"file", "image", "media", "файл", "картинка"})
 #: Template names (lower case) that mark a disambiguation page (English defaults; a parameter).
@@ -113,7 +118,8 @@ def _prefix(title: str) -> str | None:
 def _article_target(title: str, namespaces: frozenset[str]) -> str | None:
     prefix = _prefix(title)
     raw = title.strip().split(":", 1)[0]
-    if prefix is not None and (prefix in namespaces or (len(raw) <= 3 and raw.isalpha() and raw.islower())):
+    if prefix is not None and (prefix in namespaces or prefix in LANGUAGE_CODES or
+                               (len(raw) <= 3 and raw.isalpha() and raw.islower())):
         return None  # namespace, interwiki or interlanguage link ([[de:Foo]]; not [[Re:Zero]])
     t = normalize_title(title)
     return t or None

@@ -157,6 +157,10 @@ def categories_for(path: str | Path, titles: set[str]) -> dict[str, str]:
 # --------------------------------------------------------------------------- stages
 
 
+def _namespaces(shared: Shared) -> frozenset[str]:
+    return wikitext.BASE_NAMESPACES | set(shared.namespaces)
+
+
 def anchor_of(title: str) -> str:
     """The anchor text of a disambiguation page: its title without `` (disambiguation)``."""
     t = title
@@ -188,7 +192,7 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
         code = wikitext.parse(page.text)
         if wikitext.is_disambiguation(code, templates):
             dabs.setdefault(anchor_of(title), [])
-            dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, wikitext.BASE_NAMESPACES))
+            dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, _namespaces(shared)))
                                        if t != title]
     return ({"dabs": dabs, "redirects": redirects, "latest": latest},
             {"pages": pages, "disambiguation_pages": len(dabs), "redirects": len(redirects)})
@@ -212,7 +216,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
             continue
         code = wikitext.parse(page.text)
         if title in aliases:
-            links[aliases[title]] = {aliases[t] for t in wikitext.links_of(code, wikitext.BASE_NAMESPACES)
+            links[aliases[title]] = {aliases[t] for t in wikitext.links_of(code, _namespaces(shared))
                                      if t in aliases}
         for b, block in enumerate(wikitext.blocks(code, shared.namespaces)):
             seen: set[str] = set()
