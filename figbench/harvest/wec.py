@@ -221,8 +221,10 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
             for link in hits:
                 m = {"source": source, "target": aliases[link.target], "link": link.target, "anchor": link.anchor,
                      "kind": block.kind, "block": b, "id": _mention_id(dbname, source, b, link.start)}
-                if doc is not None:
-                    span = doc.char_span(link.start, link.end, alignment_mode="expand")
+                span = doc.char_span(link.start, link.end, alignment_mode="expand") if doc is not None else None
+                if span is None and doc is not None:
+                    m["kind"] = "unaligned"  # no token span (counted with the metadata links)
+                if span is not None:
                     tokens = [t.text for t in doc]
                     m.update(tokens=tokens, span=[span.start, span.end])
                     sent, sid = 0, []
