@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES = (
     "figbench.generate.cli",       # generate (metaphoric paraphrasing of coreference corpora)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
+    "figbench.harvest.cli",        # harvest (wec, wimcor)
 )
 
 

@@ -1,0 +1,145 @@
+"""Stages over dump partitions on Dask, with atomic per-partition outputs, a manifest and resume.
+
+A stage maps a function over the partitions on a ``dask.distributed`` cluster: a ``LocalCluster`` of
+this machine's cores (one single-threaded worker process per core, or ``workers``), or the cluster
+at ``scheduler`` (``tcp://host:8786``; the workers need the dump at the same path and figbench
+installed). Each partition's result comes back to this process, which writes it to
+``<out>/.harvest/<stage>/<partition>.pkl.gz`` atomically (temporary file + rename) and records it in
+``<out>/.harvest/manifest.json``. A rerun with the same dump files and options skips every partition
+already recorded (a killed job resumes); another dump or other options start afresh.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import pickle
+import resource
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from figbench.harvest.dump import Partition, fingerprint
+
+WORK = ".harvest"
+MANIFEST = "manifest.json"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (a reader never sees half a file)."""
+    _atomic_write(Path(path), json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8"))
+
+
+def run_task(func: Callable, part: Partition, shared: Any) -> tuple[Any, dict]:
+    """Run ``func(part, shared)`` on a worker; the result and the task's stats (seconds, peak RSS)."""
+    t0 = time.perf_counter()
+    payload, stats = func(part, shared)
+    stats = {**stats, "seconds": round(time.perf_counter() - t0, 3),
+             "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "pid": os.getpid()}
+    return payload, stats
+
+
+@contextmanager
+def cluster(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """A ``dask.distributed`` client: of the cluster at ``scheduler``, else of a new local cluster."""
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except OSError as e:
+            raise ConnectionError(f"cannot reach the dask scheduler at {scheduler}: {e}") from e
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    n = workers or os.cpu_count() or 1
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=logging.ERROR) as lc, Client(lc) as client:
+        yield client
+
+
+class Run:
+    """The work folder of one harvest: manifest, finished partitions, their outputs."""
+
+    def __init__(self, out: str | Path, parts: list[Partition], options: dict):
+        self.out = Path(out)
+        self.work = self.out / WORK
+        self.parts = parts
+        self.identity = {"fingerprint": fingerprint(parts), "options": options}
+        self.manifest = self._load()
+
+    def _load(self) -> dict:
+        path = self.work / MANIFEST
+        if path.is_file():
+            try:
+                m = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                m = {}
+            if {k: m.get(k) for k in self.identity} == self.identity:
+                return m
+            shutil.rmtree(self.work)  # another dump or other options: start afresh
+        return {**self.identity, "stages": {}}
+
+    def _save(self) -> None:
+        write_json(self.work / MANIFEST, self.manifest)
+
+    def output(self, stage: str, part: Partition) -> Path:
+        return self.work / stage / f"{part.key}.pkl.gz"
+
+    def done(self, stage: str) -> dict[str, dict]:
+        """partition key -> stats of the partitions of ``stage`` finished (recorded and on disk)."""
+        got = self.manifest["stages"].get(stage, {})
+        return {k: v for k, v in got.items() if self.output(stage, Partition(**v["partition"])).is_file()}
+
+    def stage(self, name: str, func: Callable, client, shared: Any = None,
+              progress: Callable[[str], None] | None = None) -> list[dict]:
+        """Run ``func`` on every unfinished partition; every partition's stats (finished before or now)."""
+        from dask.distributed import as_completed
+
+        finished = self.done(name)
+        todo = [p for p in self.parts if p.key not in finished]
+        if progress and finished:
+            progress(f"{name}: {len(finished)} of {len(self.parts)} partitions already done (resuming)")
+        if todo:
+            data = client.scatter(shared, broadcast=True) if shared is not None else None
+            futures = [client.submit(run_task, func, p, data, pure=False) for p in todo]
+            by_future = dict(zip(futures, todo))
+            for fut in as_completed(futures):
+                part = by_future[fut]
+                payload, stats = fut.result()
+                _atomic_write(self.output(name, part), gzip.compress(pickle.dumps(payload, protocol=5), 3))
+                self.manifest["stages"].setdefault(name, {})[part.key] = {**stats, "partition": part.as_dict()}
+                self._save()
+                fut.release()
+                if progress:
+                    progress(f"{name}: {part.key} done ({stats.get('pages', 0)} pages, {stats['seconds']} s)")
+        stats = self.done(name)
+        return [stats[p.key] for p in self.parts]
+
+    def outputs(self, stage: str) -> Iterator[Any]:
+        """The payloads of a finished stage, one partition at a time, in partition order."""
+        for p in self.parts:
+            with gzip.open(self.output(stage, p), "rb") as f:
+                yield pickle.load(f)
+
+    def clean(self) -> None:
+        """Remove the intermediate outputs (after the corpus is written)."""
+        shutil.rmtree(self.work, ignore_errors=True)

@@ -1,0 +1,285 @@
+"""MediaWiki XML dumps as partitions of page streams (never decompressed to disk).
+
+A dump is one or more files named by a path or a glob: ``pages-articles`` parts (``.xml.bz2`` or
+plain ``.xml``), each one partition, or ``pages-articles-multistream`` files with their
+``-multistream-index`` file beside them, cut into byte ranges of whole bz2 streams (each stream
+holds about 100 pages). A range is read as the file's first stream (the ``<mediawiki>`` and
+``<siteinfo>`` header), its own streams and a closing ``</mediawiki>``, chained into one stream that
+:mod:`mwxml` parses page by page. Encodings other than UTF-8 (the Bulgarian dump is UTF-16) are
+left to the XML parser (byte-order mark); an export without ``<siteinfo>`` gets a minimal one.
+"""
+
+from __future__ import annotations
+
+import bz2
+import glob
+import hashlib
+import io
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO
+
+#: target compressed bytes of one multistream partition
+DEFAULT_PARTITION_BYTES = 64 << 20
+_HEAD = 1 << 16
+
+
+class DumpError(ValueError):
+    """A dump file is missing, unreadable or not a MediaWiki export; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One unit of work: a whole file (``start == end == 0``) or a byte range of a multistream file."""
+
+    path: str
+    start: int = 0
+    end: int = 0
+    header_end: int = 0  # multistream: end of the header stream (the index's first offset)
+
+    @property
+    def key(self) -> str:
+        """A file-system-safe id, stable for the same dump file and range."""
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.path).name)[:80]
+        where = hashlib.sha256(str(Path(self.path).resolve()).encode()).hexdigest()[:8]  # same name, other folder
+        return f"{name}.{where}.{self.start}-{self.end}"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of the dump: namespace, id, title, redirect target (or None) and wikitext."""
+
+    ns: int
+    id: int
+    title: str
+    redirect: str | None
+    text: str
+    timestamp: str
+
+
+def index_path(path: str | Path) -> Path | None:
+    """The multistream index beside ``path`` (``X-multistream.xml.bz2`` -> ``X-multistream-index.txt.bz2``;
+    parts ``X-multistream1.xml-pA.bz2`` -> ``X-multistream-index1.txt-pA.bz2``), or None."""
+    p = Path(path)
+    name = p.name
+    if "multistream" not in name or "index" in name:
+        return None
+    m = re.match(r"(.*multistream)(\d*)\.xml(.*)\.bz2$", name)
+    if not m:
+        return None
+    cand = p.with_name(f"{m.group(1)}-index{m.group(2)}.txt{m.group(3)}.bz2")
+    return cand if cand.is_file() else None
+
+
+def resolve_files(spec: str | os.PathLike | list) -> list[Path]:
+    """Dump files named by a path, a glob or a list of them (index files are not dump files)."""
+    specs = spec if isinstance(spec, (list, tuple)) else [spec]
+    out: list[Path] = []
+    for s in specs:
+        hits = sorted(glob.glob(str(s))) if glob.has_magic(str(s)) else [str(s)]
+        for h in hits:
+            p = Path(h)
+            if "multistream-index" in p.name:
+                continue
+            if not p.is_file():
+                raise DumpError(f"dump file {p} does not exist")
+            out.append(p)
+    if not out:
+        raise DumpError(f"no dump file matches {spec!r}")
+    return list(dict.fromkeys(out))
+
+
+def read_index_offsets(index: Path) -> list[int]:
+    """Distinct stream offsets of a multistream index (lines ``offset:page_id:title``), ascending."""
+    offsets: list[int] = []
+    last = -1
+    with bz2.open(index, "rt", encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            head = line.split(":", 1)[0]
+            if not head.strip().isdigit():
+                raise DumpError(f"{index}: line {lineno} is not 'offset:page_id:title': {line[:80]!r}")
+            off = int(head)
+            if off != last:
+                if off < last:
+                    raise DumpError(f"{index}: line {lineno}: offset {off} goes back (previous {last})")
+                offsets.append(off)
+                last = off
+    return offsets
+
+
+def partitions(spec, *, partition_bytes: int = DEFAULT_PARTITION_BYTES) -> list[Partition]:
+    """The partitions of a dump: one per plain file, byte ranges of about ``partition_bytes`` per multistream file."""
+    parts: list[Partition] = []
+    for path in resolve_files(spec):
+        index = index_path(path)
+        if index is None:
+            parts.append(Partition(str(path)))
+            continue
+        offsets = read_index_offsets(index)
+        size = path.stat().st_size
+        if not offsets or offsets[-1] >= size:
+            raise DumpError(f"{index}: offsets do not fit {path} ({size} bytes); index of another dump?")
+        header_end = offsets[0]
+        start = offsets[0]
+        for off in offsets[1:]:
+            if off - start >= partition_bytes:
+                parts.append(Partition(str(path), start, off, header_end))
+                start = off
+        parts.append(Partition(str(path), start, size, header_end))
+    return parts
+
+
+def fingerprint(parts: list[Partition]) -> str:
+    """Files (name, size, mtime) and ranges of a partitioning: a rerun resumes only on the same dump."""
+    h = hashlib.sha256()
+    for p in parts:
+        st = os.stat(p.path)
+        h.update(f"{p.path}|{st.st_size}|{st.st_mtime_ns}|{p.start}|{p.end}\n".encode())
+    return h.hexdigest()[:16]
+
+
+class _Range(io.RawIOBase):
+    """Bytes ``[start, end)`` of a file."""
+
+    def __init__(self, path: str, start: int, end: int):
+        self._f = open(path, "rb")
+        self._f.seek(start)
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self._left <= 0:
+            return 0
+        n = self._f.readinto(memoryview(b)[: min(len(b), self._left)])
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
+
+
+class _Chain(io.RawIOBase):
+    """Several binary streams read one after another."""
+
+    def __init__(self, parts: list[IO[bytes]]):
+        self._parts = parts
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while self._parts:
+            n = self._parts[0].readinto(b)
+            if n:
+                return n
+            self._parts.pop(0).close()
+        return 0
+
+    def close(self) -> None:
+        for p in self._parts:
+            p.close()
+        self._parts = []
+        super().close()
+
+
+def _encoding(head: bytes) -> str:
+    if head.startswith(b"\xff\xfe"):
+        return "utf-16-le"
+    if head.startswith(b"\xfe\xff"):
+        return "utf-16-be"
+    return "utf-8"
+
+
+def _with_siteinfo(stream: IO[bytes], name: str) -> IO[bytes]:
+    """The stream, with a minimal ``<siteinfo>`` spliced in when the export has none before its first page."""
+    head = b""
+    while len(head) < _HEAD:
+        chunk = stream.read(_HEAD - len(head))
+        if not chunk:
+            break
+        head += chunk
+    enc = _encoding(head)
+    e = lambda s: s.encode(enc)
+    if e("<mediawiki") not in head:
+        raise DumpError(f"{name}: not a MediaWiki XML export (no <mediawiki> element in its first {len(head)} bytes)")
+    site, page = head.find(e("<siteinfo")), head.find(e("<page"))
+    if site < 0 or (0 <= page < site):
+        tag_end = head.find(e(">"), head.find(e("<mediawiki"))) + len(e(">"))
+        dbname = Path(name).name.split("-", 1)[0]
+        head = head[:tag_end] + e(f"<siteinfo><dbname>{dbname}</dbname></siteinfo>") + head[tag_end:]
+    return io.BufferedReader(_Chain([io.BytesIO(head), stream]), 1 << 16)
+
+
+def open_partition(part: Partition) -> IO[bytes]:
+    """The decompressed XML of a partition as one binary stream."""
+    try:
+        if part.end == 0:
+            raw = open(part.path, "rb")
+            magic = raw.read(3)
+            raw.seek(0)
+            stream: IO[bytes] = bz2.open(raw) if magic == b"BZh" else raw  # type: ignore[assignment]
+        else:
+            header = bz2.open(_Range(part.path, 0, part.header_end)).read()
+            cut = header.find(b"<page")
+            header = header if cut < 0 else header[:cut]
+            body = bz2.open(io.BufferedReader(_Range(part.path, part.start, part.end)))
+            size = os.path.getsize(part.path)
+            tail = [] if part.end >= size else [io.BytesIO(b"</mediawiki>\n")]
+            stream = io.BufferedReader(_Chain([io.BytesIO(header), body, *tail]))  # type: ignore[list-item]
+        return _with_siteinfo(stream, part.path)
+    except (OSError, EOFError) as e:
+        raise DumpError(f"{part.path} [bytes {part.start}:{part.end or 'end'}]: cannot read, truncated or "
+                        f"corrupt ({e})") from e
+
+
+def iter_pages(part: Partition) -> Iterator[Page]:
+    """Pages of a partition, one at a time (latest revision)."""
+    from xml.etree.ElementTree import ParseError
+
+    import mwxml
+    from mwxml.errors import MalformedXML
+
+    stream = open_partition(part)
+    last = None
+    try:
+        try:
+            dump = mwxml.Dump.from_file(stream)
+        except (MalformedXML, ParseError, AssertionError) as e:
+            raise DumpError(f"{part.path}: not a MediaWiki XML export: {e}") from e
+        for page in dump:
+            text, ts = "", ""
+            for rev in page:
+                text, ts = rev.text or "", str(rev.timestamp or "")
+            last = page.title
+            yield Page(int(page.namespace or 0), int(page.id or 0), page.title, page.redirect, text, ts)
+    except (OSError, EOFError, ParseError, MalformedXML) as e:
+        raise DumpError(f"{part.path} [bytes {part.start}:{part.end or 'end'}]: truncated or corrupt "
+                        f"after page {last!r}: {e}") from e
+    finally:
+        stream.close()
+
+
+def site_name(part: Partition) -> str:
+    """The dump's database name (``enwiki``) from its siteinfo."""
+    import mwxml
+
+    stream = open_partition(part)
+    try:
+        return mwxml.Dump.from_file(stream).site_info.dbname or Path(part.path).name.split("-", 1)[0]
+    finally:
+        stream.close()
+
+
+def dump_date(path: str | Path) -> str | None:
+    """The date in a dump file name (``enwiki-20240601-...`` -> ``2024-06-01``), or None (``latest``)."""
+    m = re.search(r"-(\d{4})(\d{2})(\d{2})-", Path(path).name)
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None

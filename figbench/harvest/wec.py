@@ -1,0 +1,558 @@
+"""The WEC method (Eirew et al., NAACL 2021, §3.2-3.4) over a dump: event-coreference clusters from links.
+
+Stages (per partition, on Dask):
+
+1. ``scan``: every article's infobox types (from its lead, before the first heading: the infobox
+   statistics of the card), the event articles (an infobox type in the event list), the articles
+   naming a person or place (the offline named-entity gazetteer) and the redirects.
+2. ``extract``: every internal link to an event article (or a redirect to one), with its paragraph
+   tokenised (spaCy's rule tokenizer of the language), the anchor's token span, a head and its lemma,
+   the named-entity label of the anchor and the context checks.
+
+Then, in this process, the mention-level filters (each switchable, each counted): ``metadata``
+(links in tables, lists, templates, file captions, references), ``self_link``, ``context`` (fewer than
+``min_context_tokens`` tokens), ``boilerplate`` (markup left in the paragraph), ``stop_words`` (an
+anchor of stop words only), ``named_entity`` (PERSON, GPE, LOC, DATE, NORP anchors) and
+``lexical_diversity`` (at most ``max_same_anchor`` = 4 identical anchors per cluster); the cluster-level
+filter ``cluster_size`` (fewer than ``min_cluster_size`` mentions); the split by cluster, and
+``split_leakage`` (train mentions from a source article that also has a dev/test mention, §3.3).
+
+Output: WEC-Eng's original layout (``Train_Event_gold_mentions.json``, ``Dev_Event_gold_mentions_validated.json``,
+``Test_Event_gold_mentions_validated.json``), which :mod:`figbench.corpora.wec_eng` reads. Mention ids
+hash the dump's database name, the source article, the paragraph's index and the anchor's offset:
+the same on every rerun of the same dump.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from figbench.corpora.wec_eng import COREF_TYPES, ORIGINAL_FILES, SENTENCE_END
+from figbench.harvest import common, wikitext
+from figbench.harvest.dump import Partition, iter_pages
+
+#: the paper's NER labels of arguments (PERSON, GPE, LOC, DATE, NORP)
+NE_LABELS = ("PERSON", "GPE", "LOC", "DATE", "NORP")
+MENTION_FILTERS = ("metadata", "self_link", "context", "boilerplate", "stop_words", "named_entity",
+                   "lexical_diversity")
+CLUSTER_FILTERS = ("cluster_size", "split_leakage")
+FILTERS = MENTION_FILTERS + CLUSTER_FILTERS
+#: characters of markup that mark a paragraph as boilerplate once the wikitext is rendered to plain text
+BOILERPLATE = ("{{", "}}", "[[", "]]", "{|", "|}", "<", ">", "{\"", "\":")
+DEFAULT_NER_MODELS = {"en": "en_core_web_sm"}
+MONTHS = {"en": ("january february march april may june july august september october november december "
+                 "jan feb mar apr jun jul aug sep sept oct nov dec").split()}
+ERAS = {"en": ("bc", "ad", "bce", "ce", "century", "centuries", "decade", "year", "years", "th", "st", "nd", "rd",
+               "early", "late", "mid", "summer", "winter", "spring", "autumn", "fall")}
+
+
+@dataclass
+class WecOptions:
+    """Options of a WEC harvest (the manifest keeps them: a rerun with other options starts afresh)."""
+
+    language: str = "en"
+    event_infoboxes: str | None = None  # file; None: the packaged English list (App. A.2)
+    ne_infoboxes: str | None = None  # file; None: the packaged English list
+    ner_model: str | None = None  # spaCy model; None: DEFAULT_NER_MODELS[language] when installed
+    stop_words: str | None = None  # file, one word a line; None: spaCy's list for the language
+    filters: tuple[str, ...] = FILTERS
+    min_context_tokens: int = 5
+    max_same_anchor: int = 4
+    min_cluster_size: int = 2
+    dev_fraction: float = 0.1
+    test_fraction: float = 0.1
+    lead_only: bool = True  # infobox types from the lead (before the first heading) only
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["filters"] = list(self.filters)
+        return d
+
+
+@dataclass
+class Shared:
+    """What every worker needs: the options, the event/NE lists and (stage 2) the event aliases."""
+
+    options: WecOptions
+    events: dict[str, str]  # infobox type -> CorefType
+    ne_types: dict[str, str]  # infobox type -> NE label
+    namespaces: tuple[str, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)  # title or redirect -> event title
+
+
+# --------------------------------------------------------------------------- stage 1: scan
+
+
+def _lead(text: str) -> str:
+    cut = text.find("\n==")
+    return text if cut < 0 else text[:cut]
+
+
+def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
+    """Stage 1 of one partition (see the module docstring)."""
+    infoboxes: Counter = Counter()
+    events: dict[str, tuple[int, str]] = {}
+    ne: dict[str, str] = {}
+    redirects: dict[str, str] = {}
+    pages = articles = 0
+    latest = ""
+    for page in iter_pages(part):
+        pages += 1
+        latest = max(latest, page.timestamp)
+        if page.ns != 0:
+            continue
+        title = wikitext.normalize_title(page.title)
+        if page.redirect is not None:
+            redirects[title] = wikitext.normalize_title(page.redirect)
+            continue
+        articles += 1
+        code = wikitext.parse(_lead(page.text) if shared.options.lead_only else page.text)
+        types = list(dict.fromkeys(wikitext.infobox_types(code)))
+        infoboxes.update(types)
+        for t in types:
+            if t in shared.events and title not in events:
+                events[title] = (page.id, t)
+            if t in shared.ne_types and title not in ne:
+                ne[title] = shared.ne_types[t]
+    payload = {"infoboxes": infoboxes, "events": events, "ne": ne, "redirects": redirects, "latest": latest}
+    return payload, {"pages": pages, "articles": articles, "redirects": len(redirects), "events": len(events)}
+
+
+# --------------------------------------------------------------------------- stage 2: extract
+
+
+def _may_link(text: str, aliases: dict[str, str]) -> bool:
+    """Cheap pre-check (not the parse): does any ``[[target`` of the raw text name an alias?"""
+    for piece in text.split("[[")[1:]:
+        end = len(piece)
+        for stop in ("|", "]]", "\n"):
+            k = piece.find(stop)
+            if 0 <= k < end:
+                end = k
+        if wikitext.normalize_title(piece[:end]) in aliases:
+            return True
+    return False
+
+
+_NLP: dict = {}
+
+
+def _tokenizer(language: str):
+    if language not in _NLP:
+        import spacy
+
+        _NLP[language] = spacy.blank(language)
+    return _NLP[language]
+
+
+_NER: dict = {}
+
+
+def ner_pipeline(model: str | None, language: str):
+    """The spaCy NER pipeline (``model`` or the language's default), or None when none is installed."""
+    name = model or DEFAULT_NER_MODELS.get(language)
+    if not name:
+        return None
+    if name not in _NER:
+        try:
+            import spacy
+
+            _NER[name] = spacy.load(name, disable=["parser", "lemmatizer"])
+        except (OSError, ImportError):
+            _NER[name] = None
+    return _NER[name]
+
+
+def is_date(tokens: list[str], language: str) -> bool:
+    """Offline DATE check: every token a number, a month name or an era/period word, with at least one number."""
+    months, eras = set(MONTHS.get(language, ())), set(ERAS.get(language, ()))
+    words = [t.lower().strip(".,") for t in tokens if t.strip(".,–-/")]
+    if not words or not any(w.isdigit() or w.rstrip("s").isdigit() for w in words):
+        return False
+    return all(w.isdigit() or w.rstrip("s").isdigit() or w in months or w in eras or
+               (w[:-2].isdigit() and w[-2:] in eras) for w in words)
+
+
+def head_index(tokens: list[str], language: str) -> int:
+    """The anchor's head (no parser offline): the word before the first ``of``/``in``/``at``/``on``/``for``
+    (English), else the last word. Index into ``tokens``."""
+    preps = {"en": {"of", "in", "at", "on", "for", "from", "to"}}.get(language, set())
+    words = [i for i, t in enumerate(tokens) if any(c.isalnum() for c in t)]
+    if not words:
+        return len(tokens) - 1
+    for i in words:
+        if tokens[i].lower() in preps and i > words[0]:
+            prev = [j for j in words if j < i]
+            return prev[-1]
+    return words[-1]
+
+
+def _mention_id(dbname: str, source: str, block: int, start: int) -> str:
+    h = hashlib.sha256(f"{dbname}\x1f{source}\x1f{block}\x1f{start}".encode()).hexdigest()
+    return str(int(h[:13], 16))
+
+
+def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
+    """Stage 2 of one partition: candidate mentions (see the module docstring)."""
+    from figbench.corpora.lemmas import lookup_lemma
+
+    opts = shared.options
+    aliases = shared.aliases
+    nlp = _tokenizer(opts.language)
+    ner = ner_pipeline(opts.ner_model, opts.language) if "named_entity" in opts.filters else None
+    dbname = Path(part.path).name.split("-", 1)[0]
+    mentions: list[dict] = []
+    pages = parsed = 0
+    for page in iter_pages(part):
+        pages += 1
+        if page.ns != 0 or page.redirect is not None or not _may_link(page.text, aliases):
+            continue
+        parsed += 1
+        source = wikitext.normalize_title(page.title)
+        for b, block in enumerate(wikitext.blocks(wikitext.parse(page.text), shared.namespaces)):
+            hits = [k for k in block.links if k.target in aliases]
+            if not hits:
+                continue
+            doc = nlp(block.text) if block.text else None
+            for link in hits:
+                m = {"source": source, "target": aliases[link.target], "link": link.target, "anchor": link.anchor,
+                     "kind": block.kind, "block": b, "id": _mention_id(dbname, source, b, link.start)}
+                span = doc.char_span(link.start, link.end, alignment_mode="expand") if doc is not None else None
+                if span is None and doc is not None:
+                    m["kind"] = "unaligned"  # no token span (counted with the metadata links)
+                if span is not None:
+                    tokens = [t.text for t in doc]
+                    m.update(tokens=tokens, span=[span.start, span.end])
+                    sent, sid = 0, []
+                    for t in tokens:
+                        sid.append(sent)
+                        sent += t in SENTENCE_END
+                    words = tokens[span.start:span.end]
+                    h = span.start + head_index(words, opts.language)
+                    m.update(sent_id=sid[span.start], head=tokens[h],
+                             lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else
+                             tokens[h].lower(),
+                             tokens_str=span.text, boilerplate=any(s in block.text for s in BOILERPLATE))
+                    label = ""
+                    if ner is not None:
+                        ents = ner(span.text).ents
+                        label = ents[0].label_ if len(ents) == 1 and ents[0].text == span.text.strip() else ""
+                    elif is_date(words, opts.language):
+                        label = "DATE"
+                    m["ner"] = label
+                mentions.append(m)
+    return {"mentions": mentions}, {"pages": pages, "parsed": parsed, "mentions": len(mentions)}
+
+
+# --------------------------------------------------------------------------- filters, clusters, splits
+
+
+def split_of(cluster: str, dev: float, test: float) -> str:
+    """A cluster's split, from a hash of its event title (stable; every mention of a cluster in one split)."""
+    x = int(hashlib.sha256(cluster.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "test" if x < test else "validation" if x < test + dev else "train"
+
+
+def stop_list(opts: WecOptions) -> set[str]:
+    if opts.stop_words:
+        path = Path(opts.stop_words)
+        if not path.is_file():
+            raise FileNotFoundError(f"stop-word file {path} does not exist")
+        return {w.strip().lower() for w in path.read_text(encoding="utf-8").splitlines() if w.strip()}
+    return {w.lower() for w in _tokenizer(opts.language).Defaults.stop_words}
+
+
+def apply_filters(mentions: list[dict], opts: WecOptions, events: dict[str, tuple[int, str]],
+                  gazetteer: Callable[[str], str]) -> tuple[dict[str, list[dict]], dict]:
+    """Filter, cluster and split the candidates; (split -> kept mentions, filter report)."""
+    on = set(opts.filters)
+    counts: dict[str, int] = {f: 0 for f in FILTERS}
+    metadata_kinds: Counter = Counter()
+    ne_labels: Counter = Counter()
+    stops = stop_list(opts)
+    kept: list[dict] = []
+    for m in sorted(mentions, key=lambda m: (m["target"], int(m["id"]))):
+        if "metadata" in on and m["kind"] != "prose":
+            counts["metadata"] += 1
+            metadata_kinds[m["kind"]] += 1
+            continue
+        if "tokens" not in m:  # metadata link kept by a switched-off filter: no paragraph to use
+            counts["metadata"] += 1
+            metadata_kinds[m["kind"]] += 1
+            continue
+        if "self_link" in on and m["source"] == m["target"]:
+            counts["self_link"] += 1
+            continue
+        if "context" in on and len(m["tokens"]) < opts.min_context_tokens:
+            counts["context"] += 1
+            continue
+        if "boilerplate" in on and m["boilerplate"]:
+            counts["boilerplate"] += 1
+            continue
+        words = [t.lower() for t in m["tokens"][m["span"][0]:m["span"][1]] if any(c.isalnum() for c in t)]
+        if "stop_words" in on and all(w in stops for w in words):
+            counts["stop_words"] += 1
+            continue
+        label = m["ner"] or gazetteer(m["anchor"])
+        m["ner"] = label
+        if "named_entity" in on and label in NE_LABELS:
+            counts["named_entity"] += 1
+            ne_labels[label] += 1
+            continue
+        kept.append(m)
+    if "lexical_diversity" in on:
+        seen: Counter = Counter()
+        diverse = []
+        for m in kept:
+            key = (m["target"], m["tokens_str"].strip().lower())
+            seen[key] += 1
+            if seen[key] > opts.max_same_anchor:
+                counts["lexical_diversity"] += 1
+            else:
+                diverse.append(m)
+        kept = diverse
+    sizes = Counter(m["target"] for m in kept)
+    clusters_removed = 0
+    if "cluster_size" in on:
+        small = {t for t, n in sizes.items() if n < opts.min_cluster_size}
+        clusters_removed = len(small)
+        counts["cluster_size"] = sum(sizes[t] for t in small)
+        kept = [m for m in kept if m["target"] not in small]
+    splits: dict[str, list[dict]] = {"train": [], "validation": [], "test": []}
+    for m in kept:
+        splits[split_of(m["target"], opts.dev_fraction, opts.test_fraction)].append(m)
+    if "split_leakage" in on:
+        held = {m["source"] for s in ("validation", "test") for m in splits[s]}
+        before = len(splits["train"])
+        splits["train"] = [m for m in splits["train"] if m["source"] not in held]
+        counts["split_leakage"] = before - len(splits["train"])
+    report = {"candidates": len(mentions), "removed": counts, "metadata_kinds": dict(metadata_kinds),
+              "named_entity_labels": dict(ne_labels), "clusters_removed_by_size": clusters_removed,
+              "kept": {s: len(v) for s, v in splits.items()},
+              "clusters": {s: len({m["target"] for m in v}) for s, v in splits.items()}}
+    return splits, report
+
+
+def to_record(m: dict, events: dict[str, tuple[int, str]], coref_types: dict[str, str]) -> dict:
+    """A kept mention as a WEC-Eng record (original layout) plus the link's source/target metadata."""
+    page_id, infobox = events[m["target"]]
+    start, end = m["span"]
+    return {
+        "coref_chain": page_id,
+        "coref_link": m["target"],
+        "doc_id": m["source"],
+        "mention_context": m["tokens"],
+        "mention_head": m["head"],
+        "mention_head_lemma": m["lemma"],
+        "mention_head_pos": "",
+        "mention_id": m["id"],
+        "mention_index": m["block"],
+        "mention_ner": m["ner"] or "UNK",
+        "mention_type": COREF_TYPES.index(coref_types.get(infobox) or "EVENT_UNK"),
+        "sent_id": m["sent_id"],
+        "tokens_number": list(range(start, end)),
+        "tokens_str": m["tokens_str"],
+        "infobox": infobox,
+        "link_target": m["link"],
+        "topic_id": -1,
+    }
+
+
+def write_splits(out: Path, splits: dict[str, list[dict]], events, coref_types) -> dict[str, str]:
+    """Write the split files (WEC order: by cluster, then mention id); split -> file name.
+
+    A split without mentions gets no file (the builder loads the splits whose file exists).
+    """
+    from figbench.harvest.driver import write_json
+
+    files = {}
+    for split, rows in splits.items():
+        if not rows:  # the builder loads the splits whose file exists; an empty split would not load
+            (out / ORIGINAL_FILES[split]).unlink(missing_ok=True)
+            continue
+        records = [to_record(m, events, coref_types) for m in rows]
+        records.sort(key=lambda r: (r["coref_chain"], int(r["mention_id"])))
+        write_json(out / ORIGINAL_FILES[split], records)
+        files[split] = ORIGINAL_FILES[split]
+    return files
+
+
+def load_lists(opts: WecOptions) -> tuple[dict[str, str], dict[str, str]]:
+    """(event infobox type -> CorefType, NE infobox type -> label) from the option files or the packaged lists."""
+    if opts.language != "en" and (opts.event_infoboxes is None):
+        raise ValueError(f"harvest wec: language {opts.language!r} needs --event-infoboxes FILE (the packaged "
+                         "list is English)")
+    events = common.read_mapping(opts.event_infoboxes or common.packaged("wec_en_infoboxes.txt"),
+                                 labels=COREF_TYPES, what="event infobox list")
+    ne_file = opts.ne_infoboxes or (common.packaged("ne_en_infoboxes.txt") if opts.language == "en" else None)
+    ne = common.read_mapping(ne_file, labels=NE_LABELS, what="named-entity infobox list") if ne_file else {}
+    return events, ne
+
+
+# --------------------------------------------------------------------------- the whole harvest
+
+INFOBOX_STATS = "infobox_statistics.tsv"
+FILTER_TEXT = {
+    "metadata": "link in a table, list, template/infobox, file caption or reference (§3.2 step 3)",
+    "self_link": "link from the event article to itself",
+    "context": "paragraph shorter than min_context_tokens tokens (§3.2 step 3: lacks context)",
+    "boilerplate": "paragraph still holds markup (HTML/JSON/wiki tags) after rendering (§3.2 step 3)",
+    "stop_words": "anchor made of stop words only (language stop list)",
+    "named_entity": "anchor is a PERSON, GPE, LOC, DATE or NORP named entity: an argument (§3.2)",
+    "lexical_diversity": "more than max_same_anchor identical anchors in a cluster (§3.2, footnote 4)",
+    "cluster_size": "cluster with fewer than min_cluster_size mentions after the mention filters",
+    "split_leakage": "train mention from a source article that has a dev/test mention (§3.3)",
+}
+
+
+def _gazetteer(run, anchors: set[str]) -> dict[str, str]:
+    """NE label of every anchor that is (a redirect to) a person/place article title, from the scan outputs."""
+    redirected: dict[str, str] = {}
+    for out in run.outputs("scan"):
+        for a in anchors:
+            if a in out["redirects"]:
+                redirected[a] = out["redirects"][a]
+    wanted = anchors | set(redirected.values())
+    labels: dict[str, str] = {}
+    for out in run.outputs("scan"):
+        for t in wanted & out["ne"].keys():
+            labels.setdefault(t, out["ne"][t])
+    return {a: labels.get(a) or labels.get(redirected.get(a, ""), "") for a in anchors if
+            labels.get(a) or labels.get(redirected.get(a, ""))}
+
+
+def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler: str | None = None,
+            workers: int | None = None, partition_bytes: int | None = None, keep_work: bool = False,
+            progress: Callable[[str], None] | None = None) -> dict:
+    """Run the WEC method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
+    from figbench.harvest import driver
+    from figbench.harvest import dump as dumps
+
+    opts = opts or WecOptions()
+    unknown = [f for f in opts.filters if f not in FILTERS]
+    if unknown:
+        raise ValueError(f"harvest wec: unknown filter(s) {unknown}; known: {', '.join(FILTERS)}")
+    events_list, ne_list = load_lists(opts)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
+    run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes})
+    shared = Shared(opts, events_list, ne_list, common.namespaces(parts[0]))
+    with driver.cluster(scheduler, workers) as client:
+        scan_stats = run.stage("scan", scan, client, shared, progress)
+        events: dict[str, tuple[int, str]] = {}
+        infobox_stats: Counter = Counter()
+        latest = ""
+        for o in run.outputs("scan"):
+            for t, v in o["events"].items():
+                events.setdefault(t, v)
+            infobox_stats.update(o["infoboxes"])
+            latest = max(latest, o["latest"])
+        aliases = {t: t for t in events}
+        for o in run.outputs("scan"):
+            for r, t in o["redirects"].items():
+                if t in events and r not in aliases:
+                    aliases[r] = t
+        shared.aliases = aliases
+        extract_stats = run.stage("extract", extract, client, shared, progress)
+    mentions = [m for o in run.outputs("extract") for m in o["mentions"]]
+    ner = ner_pipeline(opts.ner_model, opts.language) if "named_entity" in opts.filters else None
+    gaz = _gazetteer(run, {wikitext.normalize_title(m["anchor"]) for m in mentions}) if ner is None else {}
+    splits, report = apply_filters(mentions, opts, events, lambda a: gaz.get(wikitext.normalize_title(a), ""))
+    files = write_splits(out, splits, events, events_list)
+    info = common.dump_info(parts, scan_stats, latest)
+    report.update(method="wec", dump=info, options=opts.as_dict(), files=files, filters_on=list(opts.filters),
+                  ner=(f"spaCy model {opts.ner_model or DEFAULT_NER_MODELS.get(opts.language)}" if ner is not None else
+                       "offline approximation (no spaCy NER model installed): DATE from numbers/month/era words; "
+                       "PERSON/GPE/LOC/NORP when the anchor is the title (or a redirect to the title) of an article "
+                       "whose infobox type is in the named-entity infobox list"),
+                  event_infoboxes=events_list, ne_infoboxes=ne_list, event_articles=len(events),
+                  event_articles_by_infobox=dict(Counter(v[1] for v in events.values()).most_common()),
+                  infobox_statistics=dict(infobox_stats.most_common()),
+                  partitions={"scan": scan_stats, "extract": extract_stats})
+    _write_card(out, report)
+    (out / INFOBOX_STATS).write_text(
+        "# infobox type<TAB>articles of this dump (App. A.1: pick the event types with at least dozens of "
+        "articles; write them as 'type<TAB>CorefType' for --event-infoboxes)\n"
+        + "".join(f"{t}\t{n}\n" for t, n in infobox_stats.most_common()), encoding="utf-8")
+    if not keep_work:
+        run.clean()
+    return report
+
+
+def _write_card(out: Path, report: dict) -> None:
+    from figbench.harvest import card
+
+    lists = "\n".join(f"- `{k}` ({v or 'EVENT_UNK'}): {report['event_articles_by_infobox'].get(k, 0)} event articles"
+                      for k, v in report["event_infoboxes"].items())
+    stats = "\n".join(f"| {k} | {n:,} |" for k, n in list(report["infobox_statistics"].items())[:50])
+    kept = "\n".join(f"| {s} | {report['kept'][s]:,} | {report['clusters'][s]:,} |" for s in report["kept"])
+    sections = [
+        card.dump_section(report["dump"]),
+        f"## Event infobox types used\n\n{report['event_articles']:,} event articles.\n\n{lists}\n",
+        "## Infobox statistics of the dump (top 50; all in harvest.json)\n\nCompile another event list from "
+        "these (App. A.1: types with at least dozens of articles, events only, no broad events).\n\n"
+        f"| infobox type | articles |\n|---|---|\n{stats}\n",
+        card.filter_section(report, FILTER_TEXT),
+        f"Metadata links by kind: {report['metadata_kinds']}. Named-entity labels removed: "
+        f"{report['named_entity_labels']}. Clusters removed by size: {report['clusters_removed_by_size']}.\n\n"
+        f"Named-entity tagger: {report['ner']}. Named-entity infobox list: "
+        + ", ".join(f"{k} ({v})" for k, v in report["ne_infoboxes"].items()) + ".\n",
+        "## Splits\n\nClusters are split by a hash of the event title. The dev and test files are **not** manually "
+        "validated (the paper's §3.3 validation is human work); their names are the release's.\n\n"
+        f"| split | mentions | clusters |\n|---|---|---|\n{kept}\n",
+        "## Options\n\n```json\n" + __import__("json").dumps(report["options"], indent=1) + "\n```\n",
+    ]
+    card.write(out, "WEC-style event coreference harvested from " + report["dump"]["dbname"], sections, report)
+
+
+def check_released(records: list[dict], opts: WecOptions | None = None) -> dict:
+    """Released WEC-Eng mentions that this harvester's mention-level filters would remove, per filter.
+
+    Applies what can be checked on a released record (no dump): ``context``, ``boilerplate``,
+    ``stop_words``, ``named_entity`` (the spaCy model when installed, else the offline DATE check; the
+    gazetteer part needs the dump) and ``lexical_diversity`` (per cluster, in file order). Returns
+    {"mentions": n, "removed": {filter: count}, "examples": {filter: [tokens_str, ...]}}.
+    """
+    opts = opts or WecOptions()
+    stops = stop_list(opts)
+    ner = ner_pipeline(opts.ner_model, opts.language)
+    removed: Counter = Counter()
+    examples: dict[str, list[str]] = {}
+    seen: Counter = Counter()
+
+    def hit(name: str, rec: dict) -> None:
+        removed[name] += 1
+        examples.setdefault(name, [])
+        if len(examples[name]) < 10:
+            examples[name].append(str(rec["tokens_str"]))
+
+    for rec in records:
+        tokens = rec["mention_context"]
+        words = [tokens[i] for i in rec["tokens_number"]]
+        text = " ".join(tokens)
+        if len(tokens) < opts.min_context_tokens:
+            hit("context", rec)
+        if any(s in text for s in BOILERPLATE):
+            hit("boilerplate", rec)
+        if all(w.lower() in stops for w in words if any(c.isalnum() for c in w)):
+            hit("stop_words", rec)
+        if ner is not None:
+            ents = ner(str(rec["tokens_str"])).ents
+            label = ents[0].label_ if len(ents) == 1 and ents[0].text == str(rec["tokens_str"]).strip() else ""
+        else:
+            label = "DATE" if is_date(words, opts.language) else ""
+        if label in NE_LABELS:
+            hit("named_entity", rec)
+        key = (rec["coref_chain"], str(rec["tokens_str"]).strip().lower())
+        seen[key] += 1
+        if seen[key] > opts.max_same_anchor:
+            hit("lexical_diversity", rec)
+    return {"mentions": len(records), "removed": {f: removed.get(f, 0) for f in
+                                                  ("context", "boilerplate", "stop_words", "named_entity",
+                                                   "lexical_diversity")},
+            "examples": examples, "ner": "spaCy" if ner is not None else "offline DATE check"}

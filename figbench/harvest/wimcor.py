@@ -1,0 +1,384 @@
+"""The WiMCor method (Mathews & Strube, LREC 2020, §3.2) over a dump: location-metonymy samples.
+
+1. ``scan`` (per partition): disambiguation pages (a disambiguation template; the anchor text is the
+   title without `` (disambiguation)``) with the articles they link to, and the redirects.
+2. In this process: every linked article's class from the categories file (below); metonymic pairs
+   ``(W_L, W_M, a)``: two articles of one disambiguation page whose classes match a Table 1
+   association, LOCATION-for-INSTITUTE / TEAM / ARTIFACT / EVENT (``W_L`` a LOCATION).
+3. ``extract`` (per partition): the links between pair articles (the paper's second check: the two
+   articles link to each other) and every backlink to a pair article in a prose paragraph.
+4. In this process: pairs whose articles do not link to each other are dropped; each backlink paragraph
+   of ``W`` becomes a sample with the linked mention replaced by the anchor text ``a`` (``[w -> a]P``),
+   labelled with ``W``'s class; samples of fewer than 10 or more than 512 tokens are dropped (§3.2.2).
+
+Categories file (``--categories``; the paper queried DBpedia online), one of:
+
+* DBpedia instance types (``instance_types_en.ttl`` / ``.nt``, optionally ``.bz2``): lines
+  ``<http://dbpedia.org/resource/Delft> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>
+  <http://dbpedia.org/ontology/City> .``; the class is mapped by :data:`DBPEDIA_CLASSES`;
+* a TSV (any other name): ``Wikipedia title<TAB>CLASS``, CLASS a WiMCor medium label (LOCATION,
+  INSTITUTE, TEAM, ARTIFACT, EVENT) or a DBpedia class name; ``#`` comments.
+
+Output: the sample-file layout of :mod:`figbench.corpora.wimcor` (``wiki_{MEDIUM}_{train,test}.txt``,
+lines ``a<SEP>paragraph with <ENT>a<ENT>``), split by anchor text (every sample of a pair in one split).
+"""
+
+from __future__ import annotations
+
+import bz2
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from figbench.corpora.wimcor import MEDIUM_LABELS, SAMPLE_SPLITS, sample_files
+from figbench.harvest import common, wikitext
+from figbench.harvest.dump import Partition, iter_pages
+
+#: Table 1's associations: LOCATION for these
+METONYMIC = ("INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
+#: DBpedia ontology class -> WiMCor medium label (most specific types of the instance-types dump)
+DBPEDIA_CLASSES: dict[str, str] = {
+    **dict.fromkeys(("Place", "PopulatedPlace", "Settlement", "City", "Town", "Village", "Country", "Region",
+                     "AdministrativeRegion", "State", "Island", "Location", "CityDistrict", "Municipality",
+                     "Province", "County", "Territory", "Continent", "HistoricPlace", "Locality"), "LOCATION"),
+    **dict.fromkeys(("EducationalInstitution", "University", "College", "School", "Library", "Museum", "Hospital",
+                     "ResearchInstitute", "Institution", "Organisation", "Company", "Broadcaster", "Newspaper"),
+                    "INSTITUTE"),
+    **dict.fromkeys(("SportsTeam", "SoccerClub", "HockeyTeam", "BasketballTeam", "BaseballTeam",
+                     "AmericanFootballTeam", "CricketTeam", "RugbyClub", "SportsClub", "CanadianFootballTeam",
+                     "HandballTeam", "VolleyballTeam", "NationalSoccerClub"), "TEAM"),
+    **dict.fromkeys(("Building", "ArchitecturalStructure", "Stadium", "Airport", "Station", "RailwayStation",
+                     "Bridge", "Castle", "Church", "Tower", "Observatory", "Venue", "Arena", "Theatre", "Prison",
+                     "Mine", "Dam", "Lighthouse", "Park", "ShoppingMall", "Hotel", "MilitaryStructure",
+                     "Infrastructure", "Ship", "Artifact"), "ARTIFACT"),
+    **dict.fromkeys(("Event", "FilmFestival", "Festival", "MusicFestival", "SportsEvent", "SocietalEvent",
+                     "Convention", "Election", "Olympics", "Race", "Tournament", "Battle", "MilitaryConflict"),
+                    "EVENT"),
+}
+FILTERS = ("category", "mutual_links", "metadata", "tokens", "markers")
+FILTER_TEXT = {
+    "category": "pair candidates of a disambiguation page whose two classes match no Table 1 association "
+                "(or have no class in the categories file)",
+    "mutual_links": "metonymic pairs whose two articles do not link to each other (§3.2.1, second check)",
+    "metadata": "backlinks in tables, lists, templates, captions or references (not a paragraph)",
+    "tokens": "samples of fewer than min_tokens or more than max_tokens tokens (§3.2.2: 10-512)",
+    "markers": "paragraphs holding the sample file's own markers (<SEP>, <ENT>)",
+}
+_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+
+@dataclass
+class WimcorOptions:
+    """Options of a WiMCor harvest."""
+
+    categories: str | None = None
+    language: str = "en"
+    disambiguation_templates: tuple[str, ...] = tuple(sorted(wikitext.DISAMBIGUATION_TEMPLATES))
+    min_tokens: int = 10
+    max_tokens: int = 512
+    test_fraction: float = 0.2
+    filters: tuple[str, ...] = FILTERS
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["disambiguation_templates"] = list(self.disambiguation_templates)
+        d["filters"] = list(self.filters)
+        return d
+
+
+@dataclass
+class Shared:
+    options: WimcorOptions
+    namespaces: tuple[str, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)  # title or redirect -> pair article
+
+
+# --------------------------------------------------------------------------- categories
+
+
+def _resource_title(term: str) -> str | None:
+    if not (term.startswith("<") and term.endswith(">")):
+        return None
+    uri = term[1:-1]
+    name = uri.rsplit("/resource/", 1)[-1] if "/resource/" in uri else None
+    return wikitext.normalize_title(unquote(name)) if name else None
+
+
+def _open_text(path: Path):
+    return bz2.open(path, "rt", encoding="utf-8") if path.suffix == ".bz2" else open(path, encoding="utf-8")
+
+
+def iter_categories(path: str | Path) -> Iterator[tuple[str, str]]:
+    """(title, medium label) pairs of a categories file (see the module docstring); bad lines raise naming the line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"categories file {path} does not exist")
+    rdf = any(s in (".ttl", ".nt") for s in path.suffixes)
+    with _open_text(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            if rdf:
+                terms = line.split()
+                if len(terms) < 3 or terms[1] != _RDF_TYPE:
+                    continue  # other predicates (e.g. owl:Thing lines of other dumps)
+                title = _resource_title(terms[0])
+                cls = terms[2].strip("<>").rsplit("/", 1)[-1]
+                if title is None:
+                    raise ValueError(f"{path}: line {lineno}: subject {terms[0]!r} is not a DBpedia resource URI")
+                medium = DBPEDIA_CLASSES.get(cls)
+            else:
+                title, sep, cls = line.partition("\t")
+                if not sep or not title.strip() or not cls.strip():
+                    raise ValueError(f"{path}: line {lineno}: expected 'title<TAB>CLASS', got {line[:80]!r}")
+                cls = cls.strip()
+                medium = cls.upper() if cls.upper() in MEDIUM_LABELS else DBPEDIA_CLASSES.get(cls)
+                if medium is None:
+                    raise ValueError(f"{path}: line {lineno}: unknown class {cls!r} (a WiMCor medium label "
+                                     f"{', '.join(MEDIUM_LABELS)} or a DBpedia class of DBPEDIA_CLASSES)")
+                title = wikitext.normalize_title(title)
+            if medium:
+                yield title, medium
+
+
+def categories_for(path: str | Path, titles: set[str]) -> dict[str, str]:
+    """Medium label of each of ``titles`` found in the categories file (the first line of a title wins)."""
+    out: dict[str, str] = {}
+    for title, medium in iter_categories(path):
+        if title in titles and title not in out:
+            out[title] = medium
+    return out
+
+
+# --------------------------------------------------------------------------- stages
+
+
+def _namespaces(shared: Shared) -> frozenset[str]:
+    return wikitext.BASE_NAMESPACES | set(shared.namespaces)
+
+
+def anchor_of(title: str) -> str:
+    """The anchor text of a disambiguation page: its title without `` (disambiguation)``."""
+    t = title
+    for suffix in (" (disambiguation)",):
+        if t.endswith(suffix):
+            t = t[: -len(suffix)]
+    return t.strip()
+
+
+def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
+    """Stage 1: disambiguation pages and redirects of one partition."""
+    templates = set(shared.options.disambiguation_templates)
+    dabs: dict[str, list[str]] = {}
+    redirects: dict[str, str] = {}
+    pages = 0
+    latest = ""
+    for page in iter_pages(part):
+        pages += 1
+        latest = max(latest, page.timestamp)
+        if page.ns != 0:
+            continue
+        title = wikitext.normalize_title(page.title)
+        if page.redirect is not None:
+            redirects[title] = wikitext.normalize_title(page.redirect)
+            continue
+        lower = page.text.lower()
+        if not any("{{" + t in lower for t in templates):  # cheap pre-check before the parse
+            continue
+        code = wikitext.parse(page.text)
+        if wikitext.is_disambiguation(code, templates):
+            dabs.setdefault(anchor_of(title), [])
+            dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, _namespaces(shared)))
+                                       if t != title]
+    return ({"dabs": dabs, "redirects": redirects, "latest": latest},
+            {"pages": pages, "disambiguation_pages": len(dabs), "redirects": len(redirects)})
+
+
+def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
+    """Stage 3: links between pair articles and backlink paragraphs of pair articles."""
+    aliases = shared.aliases
+    from figbench.harvest.wec import _may_link
+
+    links: dict[str, set[str]] = {}
+    samples: list[dict] = []
+    metadata: Counter = Counter()
+    pages = 0
+    for page in iter_pages(part):
+        pages += 1
+        if page.ns != 0 or page.redirect is not None:
+            continue
+        title = wikitext.normalize_title(page.title)
+        if title not in aliases and not _may_link(page.text, aliases):
+            continue
+        code = wikitext.parse(page.text)
+        if title in aliases:
+            links[aliases[title]] = {aliases[t] for t in wikitext.links_of(code, _namespaces(shared))
+                                     if t in aliases}
+        for b, block in enumerate(wikitext.blocks(code, shared.namespaces)):
+            seen: set[str] = set()
+            for link in block.links:
+                target = aliases.get(link.target)
+                if target is None or target in seen or target == title:
+                    continue
+                seen.add(target)  # a hyperlink to an article appears once in a paragraph
+                if block.kind != "prose":
+                    metadata[block.kind] += 1
+                    continue
+                samples.append({"target": target, "source": title, "block": b, "text": block.text,
+                                "start": link.start, "end": link.end})
+    return ({"links": links, "samples": samples, "metadata": metadata},
+            {"pages": pages, "samples": len(samples)})
+
+
+# --------------------------------------------------------------------------- pairs, samples, files
+
+
+def find_pairs(dabs: dict[str, list[str]], classes: dict[str, str]) -> tuple[list[tuple[str, str, str]], int]:
+    """Metonymic pairs ``(W_L, W_M, anchor)`` of the disambiguation pages, and the candidates dropped."""
+    pairs, dropped = [], 0
+    for anchor, targets in sorted(dabs.items()):
+        targets = list(dict.fromkeys(targets))
+        locs = [t for t in targets if classes.get(t) == "LOCATION"]
+        mets = [t for t in targets if classes.get(t) in METONYMIC]
+        n = len(targets)
+        dropped += n * (n - 1) // 2 - len(locs) * len(mets)
+        pairs += [(loc, met, anchor) for loc in locs for met in mets]
+    return pairs, dropped
+
+
+def split_of(anchor: str, test: float) -> str:
+    x = int(hashlib.sha256(anchor.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "test" if x < test else "train"
+
+
+def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None = None, workers: int | None = None,
+            partition_bytes: int | None = None, keep_work: bool = False,
+            progress: Callable[[str], None] | None = None) -> dict:
+    """Run the WiMCor method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
+    from figbench.harvest import driver
+    from figbench.harvest import dump as dumps
+    from figbench.harvest.wec import _tokenizer
+
+    if not opts.categories:
+        raise ValueError("harvest wimcor: --categories FILE is required (DBpedia instance types .ttl/.nt[.bz2] "
+                         "or a title<TAB>CLASS TSV)")
+    if not Path(opts.categories).is_file():
+        raise FileNotFoundError(f"categories file {opts.categories} does not exist")
+    unknown = [f for f in opts.filters if f not in FILTERS]
+    if unknown:
+        raise ValueError(f"harvest wimcor: unknown filter(s) {unknown}; known: {', '.join(FILTERS)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
+    st = Path(opts.categories).stat()
+    run = driver.Run(out, parts, {"method": "wimcor", **opts.as_dict(), "partition_bytes": partition_bytes,
+                                  "categories_file": [st.st_size, st.st_mtime_ns]})
+    shared = Shared(opts, common.namespaces(parts[0]))
+    on = set(opts.filters)
+    counts = {f: 0 for f in FILTERS}
+    with driver.cluster(scheduler, workers) as client:
+        scan_stats = run.stage("scan", scan, client, shared, progress)
+        dabs: dict[str, list[str]] = defaultdict(list)
+        latest = ""
+        for o in run.outputs("scan"):
+            for a, ts in o["dabs"].items():
+                dabs[a] += ts
+            latest = max(latest, o["latest"])
+        linked = {t for ts in dabs.values() for t in ts}
+        resolved: dict[str, str] = {}
+        for o in run.outputs("scan"):
+            resolved.update({t: o["redirects"][t] for t in linked & o["redirects"].keys()})
+        dabs = {a: [resolved.get(t, t) for t in ts] for a, ts in dabs.items()}
+        classes = categories_for(opts.categories, {t for ts in dabs.values() for t in ts})
+        if "category" in on:
+            pairs, counts["category"] = find_pairs(dabs, classes)
+        else:
+            pairs = [(x, y, a) for a, ts in dabs.items() for i, x in enumerate(ts) for y in ts[i + 1:]]
+        articles = {t for p in pairs for t in p[:2]}
+        aliases = {t: t for t in articles}
+        for o in run.outputs("scan"):
+            aliases.update({r: t for r, t in o["redirects"].items() if t in articles and r not in aliases})
+        shared.aliases = aliases
+        extract_stats = run.stage("extract", extract, client, shared, progress)
+    links: dict[str, set[str]] = {}
+    by_target: dict[str, list[dict]] = defaultdict(list)
+    metadata: Counter = Counter()
+    for o in run.outputs("extract"):
+        links.update(o["links"])
+        metadata.update(o["metadata"])
+        for s in o["samples"]:
+            by_target[s["target"]].append(s)
+    if "mutual_links" in on:
+        kept_pairs = [p for p in pairs if p[1] in links.get(p[0], ()) and p[0] in links.get(p[1], ())]
+        counts["mutual_links"] = len(pairs) - len(kept_pairs)
+        pairs = kept_pairs
+    counts["metadata"] = sum(metadata.values()) if "metadata" in on else 0
+    nlp = _tokenizer(opts.language)
+    rows: dict[str, dict[str, list[str]]] = {s: {m: [] for m in MEDIUM_LABELS} for s in SAMPLE_SPLITS}
+    jobs = sorted({(w, a, "LOCATION" if i == 0 else classes.get(w, "LOCATION"))
+                   for loc, met, a in pairs for i, w in enumerate((loc, met))})
+    for w, a, medium in jobs:
+        split = split_of(a, opts.test_fraction)
+        for s in sorted(by_target.get(w, ()), key=lambda s: (s["source"], s["block"], s["start"])):
+            left, right = s["text"][: s["start"]], s["text"][s["end"]:]
+            text = " ".join((left + "\x00" + right).split())
+            if "markers" in on and ("<SEP>" in text or "<ENT>" in text):
+                counts["markers"] += 1
+                continue
+            left, _, right = text.partition("\x00")
+            n = len(nlp(left + a + right))
+            if "tokens" in on and not opts.min_tokens <= n <= opts.max_tokens:
+                counts["tokens"] += 1
+                continue
+            rows[split][medium].append(f"{a}<SEP>{left}<ENT>{a}<ENT>{right}")
+    for split in SAMPLE_SPLITS:
+        for medium, name in sample_files(split).items():
+            lines = list(dict.fromkeys(rows[split][medium]))
+            (out / name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    info = common.dump_info(parts, scan_stats, latest)
+    report = {
+        "method": "wimcor", "dump": info, "options": opts.as_dict(), "filters_on": list(opts.filters),
+        "categories_file": str(opts.categories), "classes_found": len(classes),
+        "disambiguation_pages": len(dabs), "candidate_links": sum(len(ts) for ts in dabs.values()),
+        "candidates": sum(len(ts) * (len(ts) - 1) // 2 for ts in dabs.values()),
+        "removed": counts, "metadata_kinds": dict(metadata),
+        "pairs": [list(p) for p in pairs],
+        "pairs_by_association": dict(Counter(f"LOCATION-for-{classes.get(p[1], '?')}" for p in pairs)),
+        "samples": {s: {m: len(set(v)) for m, v in rows[s].items()} for s in SAMPLE_SPLITS},
+        "partitions": {"scan": scan_stats, "extract": extract_stats},
+    }
+    _write_card(out, report)
+    if not keep_work:
+        run.clean()
+    return report
+
+
+def _write_card(out: Path, report: dict) -> None:
+    import json
+
+    from figbench.harvest import card
+
+    pairs = "\n".join(f"- {a}: ({loc}, {met})" for loc, met, a in report["pairs"][:100])
+    samples = "\n".join(f"| {s} | " + " | ".join(str(report["samples"][s][m]) for m in MEDIUM_LABELS) + " |"
+                        for s in SAMPLE_SPLITS)
+    sections = [
+        card.dump_section(report["dump"]),
+        f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
+        "pages' articles have a class. Associations (Table 1): "
+        + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
+        + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m) for m in MEDIUM_LABELS)
+        + "\n",
+        f"## Pairs\n\n{report['disambiguation_pages']:,} disambiguation pages, {report['candidate_links']:,} links, "
+        f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
+        f"({report['pairs_by_association']}).\n\n{pairs}\n",
+        card.filter_section(report, FILTER_TEXT),
+        f"Metadata backlinks by kind: {report['metadata_kinds']}.\n",
+        "## Samples\n\nSplit by anchor text (all samples of a pair in one split).\n\n| split | "
+        + " | ".join(MEDIUM_LABELS) + " |\n|---|" + "---|" * len(MEDIUM_LABELS) + f"\n{samples}\n",
+        "## Options\n\n```json\n" + json.dumps(report["options"], indent=1) + "\n```\n",
+    ]
+    card.write(out, "WiMCor-style location metonymy harvested from " + report["dump"]["dbname"], sections, report)

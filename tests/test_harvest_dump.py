@@ -1,0 +1,125 @@
+"""Issue 25: reading MediaWiki dumps as streams (real shortened dumps, multistream ranges) and wikitext blocks."""
+
+from __future__ import annotations
+
+import bz2
+import os
+from pathlib import Path
+
+import pytest
+
+from figbench.harvest import dump, synthetic, wikitext
+
+WIKI = Path(os.environ.get("FIGBENCH_DATA_DIR", "/work/shared/data")) / "wikipedia"
+FIXTURE = Path(__file__).parent / "fixtures" / "harvest" / "tricky-pages-articles.xml"
+needs_wiki = pytest.mark.skipif(not WIKI.is_dir(), reason="shared Wikipedia dumps not available")
+
+
+@needs_wiki
+@pytest.mark.parametrize("name,pages,redirects,dbname", [
+    ("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2", 206, 100, "enwiki"),
+    ("bgwiki-latest-pages-articles-shortened.xml.bz2", 3, 0, "bgwiki"),  # UTF-16
+    ("enwiki-table-markup.xml.bz2", 5, 0, "enwiki"),  # no <siteinfo>
+])
+def test_real_dumps_stream(name, pages, redirects, dbname):
+    (part,) = dump.partitions(WIKI / name)
+    got = list(dump.iter_pages(part))
+    assert len(got) == pages and sum(p.redirect is not None for p in got) == redirects
+    assert dump.site_name(part) == dbname
+    assert all(p.text or p.redirect for p in got if p.ns == 0)
+
+
+@needs_wiki
+def test_bulgarian_utf16_text_is_decoded():
+    (part,) = dump.partitions(WIKI / "bgwiki-latest-pages-articles-shortened.xml.bz2")
+    first = next(dump.iter_pages(part))
+    assert first.title == "Григориански календар"
+    blocks = wikitext.blocks(wikitext.parse(first.text))
+    assert any(b.kind == "prose" and "календар" in b.text for b in blocks)
+
+
+@needs_wiki
+def test_table_markup_links_are_metadata():
+    (part,) = dump.partitions(WIKI / "enwiki-table-markup.xml.bz2")
+    kinds = {b.kind for p in dump.iter_pages(part) for b in wikitext.blocks(wikitext.parse(p.text))}
+    assert {"prose", "table"} <= kinds
+
+
+def test_multistream_ranges_read_every_page_once(tmp_path):
+    pages = list(synthetic.synthetic_pages(n_events=3, backlinks=4, n_towns=2, filler=10))
+    path, index = synthetic.write_dump(tmp_path / "xxwiki-20240102-pages-articles-multistream.xml.bz2", pages,
+                                       pages_per_stream=5)
+    assert dump.index_path(path) == index
+    parts = dump.partitions(path, partition_bytes=2000)
+    assert len(parts) > 2 and parts[-1].end == path.stat().st_size
+    titles = [p.title for part in parts for p in dump.iter_pages(part)]
+    assert titles == [t for _, t, _, _ in pages]
+    assert dump.dump_date(path) == "2024-01-02"
+
+
+def test_plain_bz2_parts_by_glob(tmp_path):
+    pages = list(synthetic.synthetic_pages(n_events=1, backlinks=1, n_towns=1, filler=3))
+    synthetic.write_dump(tmp_path / "xxwiki-latest-pages-articles1.xml-p1p9.bz2", pages[:5], multistream=False)
+    synthetic.write_dump(tmp_path / "xxwiki-latest-pages-articles2.xml-p10p99.bz2", pages[5:], multistream=False)
+    parts = dump.partitions(str(tmp_path / "*pages-articles*.bz2"))
+    assert len(parts) == 2
+    assert [p.title for part in parts for p in dump.iter_pages(part)] == [t for _, t, _, _ in pages]
+
+
+def test_bad_inputs_name_the_file(tmp_path):
+    with pytest.raises(dump.DumpError, match="no dump file matches"):
+        dump.partitions(str(tmp_path / "*.bz2"))
+    bad = tmp_path / "notwiki-pages-articles.xml.bz2"
+    bad.write_bytes(bz2.compress(b"<html><body>hello</body></html>"))
+    (part,) = dump.partitions(bad)
+    with pytest.raises(dump.DumpError, match="notwiki-pages-articles.xml.bz2"):
+        list(dump.iter_pages(part))
+    pages = list(synthetic.synthetic_pages(n_events=1, backlinks=1, n_towns=1, filler=3))
+    path, index = synthetic.write_dump(tmp_path / "yywiki-pages-articles-multistream.xml.bz2", pages)
+    index.write_bytes(bz2.compress(b"oops:1:Title\n"))
+    with pytest.raises(dump.DumpError, match="multistream-index.txt.bz2: line 1"):
+        dump.partitions(path)
+
+
+def test_wikitext_blocks_of_the_tricky_fixture():
+    (part,) = dump.partitions(FIXTURE)
+    pages = {p.title: p for p in dump.iter_pages(part)}
+    assert pages["Zorn quake"].redirect == "1999 Zorn earthquake"
+    code = wikitext.parse(pages["1999 Zorn earthquake"].text)
+    assert wikitext.infobox_types(code) == ["earthquake"]
+    blocks = wikitext.blocks(wikitext.parse(pages["Zorn"].text), ["File", "Category"])
+    prose = [b for b in blocks if b.kind == "prose"]
+    first = prose[0]
+    assert [(k.target, first.text[k.start:k.end]) for k in first.links] == [
+        ("1999 Zorn earthquake", "earthquakes"), ("Zorn quake", "the quake")]  # link trail, nested in italics
+    assert "&" in first.text and "''" not in first.text
+    kinds = sorted(b.kind for b in blocks if b.kind != "prose")
+    assert kinds == ["file", "list", "ref", "table", "template"]
+    file_block = next(b for b in blocks if b.kind == "file")
+    assert [k.target for k in file_block.links] == ["1999 Zorn earthquake", "Zorn"]  # nested links in a caption
+
+
+def test_link_prefixes_and_same_named_parts(tmp_path):
+    code = wikitext.parse("See [[Re:Zero]], [[Star Wars: Episode IV|the film]], [[de:Krieg]], [[:Category:X]], "
+                          "[[En:Help:Editing]].")
+    (block,) = wikitext.blocks(code, ["Category"])
+    assert [k.target for k in block.links] == ["Re:Zero", "Star Wars: Episode IV"]
+    pages = list(synthetic.synthetic_pages(n_events=1, backlinks=1, n_towns=1, filler=2))
+    for d in ("a", "b"):  # the same file name in two folders: two partitions, two keys
+        synthetic.write_dump(tmp_path / d / "xxwiki-pages-articles.xml.bz2", pages, multistream=False)
+    parts = dump.partitions(str(tmp_path / "*" / "xxwiki-pages-articles.xml.bz2"))
+    assert len({p.key for p in parts}) == 2
+
+
+def test_truncated_dump_names_file_and_last_page(tmp_path):
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=2, n_towns=1, filler=40))
+    (path,) = synthetic.write_dump(tmp_path / "zzwiki-pages-articles.xml.bz2", pages, multistream=False)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 3 // 4])
+    (part,) = dump.partitions(path)
+    with pytest.raises(dump.DumpError, match=r"zzwiki-pages-articles.xml.bz2 \[bytes 0:end\]: .*truncated or "
+                                             r"corrupt"):
+        list(dump.iter_pages(part))
+    path.write_bytes(data[:200])  # inside the header
+    with pytest.raises(dump.DumpError, match=r"zzwiki-pages-articles.xml.bz2 \[bytes 0:end\]: cannot read"):
+        list(dump.iter_pages(part))
