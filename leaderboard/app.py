@@ -533,20 +533,29 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
     Returns (demo, worker)."""
     from figbench_leaderboard.http_limits import BodyLimit
+    from figbench_leaderboard.ports import PortInUseError, check_port_free
     from figbench_leaderboard.worker import Worker
     from starlette.middleware import Middleware
 
+    check_port_free(host, port)   # before the worker starts: "port N is in use", not Gradio's traceback
     if host not in ("127.0.0.1", "localhost", "::1") and os.environ.get("SPACE_ID") is None:
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
     max_bytes = int(max_upload_mb * 1024 * 1024)
     worker = Worker(board).start() if start_worker else None
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
     demo.queue(default_concurrency_limit=4)
-    demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
-                max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
-                head=CLICK_JS + plotly_preload_js(),
-                footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
-                app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
+    try:
+        demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
+                    max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
+                    head=CLICK_JS + plotly_preload_js(),
+                    footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
+                    app_kwargs={"middleware": [Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024)]})
+    except OSError as e:  # taken between the check and the bind
+        if worker is not None:
+            worker.stop()
+        if "empty port" in str(e):
+            raise PortInUseError(host, port) from None
+        raise
     return demo, worker
 
 

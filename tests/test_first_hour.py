@@ -1,0 +1,172 @@
+"""A user's first hour (issue 21): results where the user is, a Space that installs offline from its own
+folder, and console messages that say what is wrong and what to run."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from figbench.cli import main
+from tests.conftest import ROOT
+
+
+def _busy_port() -> tuple[socket.socket, int]:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    return s, s.getsockname()[1]
+
+
+# --- baseline run: ./results/<spec>.json, then submit from the same folder ---------------------------
+
+def test_baseline_run_writes_under_the_current_directory_and_submits(data_root, tmp_path, monkeypatch, capsys):
+    spec = "cdec_lh_meta_1_dev_small"
+    committed = ROOT / "results" / f"{spec}.json"
+    before = committed.read_bytes() if committed.is_file() else None
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(["baseline", "run", spec]) == 0
+    finally:  # the old code wrote into the package's parent folder: never leave the checkout changed
+        if before is not None and committed.read_bytes() != before:
+            committed.write_bytes(before)
+    record = json.loads((tmp_path / "results" / f"{spec}.json").read_text())
+    assert record["provenance"]["command"].endswith(f"--out results/{spec}.json")
+    capsys.readouterr()
+    assert main(["submit", f"results/{spec}.json", "--to", "store"]) == 0
+    reply = json.loads(capsys.readouterr().out)
+    assert reply["status"] == "FINISHED", reply
+
+
+def test_baseline_run_results_dir_is_what_the_record_names(data_root, tmp_path, monkeypatch):
+    spec = "cdec_lh_meta_1_dev_small"
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    monkeypatch.chdir(tmp_path)
+    assert main(["baseline", "run", spec, "--results-dir", "my runs"]) == 0
+    record = json.loads((tmp_path / "my runs" / f"{spec}.json").read_text())
+    assert record["provenance"]["command"].endswith(f"--out 'my runs/{spec}.json'")
+    assert not (tmp_path / "results").exists()
+
+
+# --- quickstart: the default data root, unknown names, absent corpora ---------------------------------
+
+def test_quickstart_without_variable_names_the_default_root_and_the_fetch_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["quickstart", "--store", str(tmp_path / "s"), "--no-serve"]) == 1
+    err = capsys.readouterr().err
+    root = tmp_path / "cache" / "figbench" / "data"
+    assert str(root) in err and "default data root" in err
+    assert "figbench data fetch ecbmeta ecbplus epic meta4xnli wec_eng wimcor" in err
+    assert "set FIGBENCH_DATA_DIR" not in err.split("\n")[0][:60]
+
+
+def test_quickstart_uses_the_default_data_root(tmp_path, monkeypatch, capsys):
+    from tests.conftest import corpus_path
+
+    wimcor = corpus_path("wimcor")
+    monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "cache" / "figbench" / "data"
+    root.mkdir(parents=True)
+    (root / "wimcor").symlink_to(wimcor)
+    assert main(["quickstart", "--store", str(tmp_path / "s"), "--no-serve", "--no-committed", "--only", "wimcor",
+                 "--n-resamples", "10"]) == 0
+    assert "no failures" in capsys.readouterr().out
+
+
+def test_quickstart_only_unknown_name_says_so(tmp_path, monkeypatch, capsys, data_root):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    assert main(["quickstart", "--store", str(tmp_path / "s"), "--no-serve", "--only", "ecbplsu"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown corpus name 'ecbplsu'" in err and "did you mean 'ecbplus'" in err
+
+
+def test_quickstart_only_absent_corpus_names_it_and_the_fetch_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    assert main(["quickstart", "--store", str(tmp_path / "s"), "--no-serve", "--only", "wimcor"]) == 1
+    err = capsys.readouterr().err
+    assert "wimcor is not in the data root" in err and "`figbench data fetch wimcor`" in err
+
+
+# --- a busy port ---------------------------------------------------------------------------------------
+
+def test_busy_port_is_one_line_not_a_traceback(tmp_path, capsys):
+    sock, port = _busy_port()
+    with sock:
+        assert main(["leaderboard", "serve", "--store", str(tmp_path / "store"), "--port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert f"port {port} is in use" in err and "choose one with --port / make run PORT=N" in err
+    assert "Traceback" not in err and "GRADIO_SERVER_PORT" not in err
+
+
+def test_quickstart_checks_the_port_before_running(tmp_path, monkeypatch, capsys, data_root):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    sock, port = _busy_port()
+    with sock:
+        t0 = time.perf_counter()
+        assert main(["quickstart", "--store", str(tmp_path / "s"), "--only", "wimcor", "--port", str(port)]) == 1
+    assert time.perf_counter() - t0 < 30
+    captured = capsys.readouterr()
+    assert f"port {port} is in use" in captured.err and "[1/" not in captured.out
+
+
+# --- the Space folder: installs offline from its own folder, and says where it serves -----------------
+
+def _fresh_venv(where: Path) -> Path:
+    """A venv without pip or packages whose .pth reaches this interpreter's site-packages (the dependencies),
+    so installing into it needs no network; its own site-packages come first."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    site = next((where / "lib").glob("python3*/site-packages"))
+    parents = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (site / "zz_parent_site.pth").write_text("\n".join(parents) + "\n")
+    return where / "bin" / "python"
+
+
+@pytest.mark.slow
+def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeypatch):
+    space = tmp_path / "space"
+    out = subprocess.run([sys.executable, "-m", "figbench.cli", "leaderboard", "space", "--out", str(space)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    wheels = list(space.glob("figbench-*.whl"))
+    assert len(wheels) == 1
+    reqs = (space / "requirements.txt").read_text()
+    assert f"./{wheels[0].name}" in reqs and "git+" not in reqs
+    import figbench
+
+    assert wheels[0].name.startswith(f"figbench-{figbench.__version__}-")
+    py = _fresh_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    inst = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "-r", "requirements.txt"], cwd=space,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert inst.returncode == 0, inst.stdout[-2000:] + inst.stderr[-3000:]
+    where = subprocess.run([str(py), "-c", "import figbench_leaderboard as m; print(m.__file__)"], cwd=space,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert str(tmp_path / "venv") in where.stdout, where
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env.update(PORT=str(port), GRADIO_SERVER_NAME="127.0.0.1", FIGBENCH_LEADERBOARD_STORE=str(tmp_path / "store"),
+               GRADIO_ANALYTICS_ENABLED="False")
+    app = subprocess.Popen([str(py), "app.py"], cwd=space, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        line = app.stdout.readline()   # the first line it prints is where it serves
+        assert f"http://127.0.0.1:{port}" in line, (line, app.poll())
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # never a proxy for localhost
+        with direct.open(f"http://127.0.0.1:{port}/", timeout=30) as r:
+            assert "figbench" in r.read().decode("utf-8", "replace").lower()
+    finally:
+        app.terminate()
+        app.wait(30)
