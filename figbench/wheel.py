@@ -97,6 +97,7 @@ def repack_installed(dist: metadata.Distribution, folder: Path) -> Path:
         raise FileNotFoundError(f"{dist._path}: no RECORD or WHEEL file, so the installed figbench "  # type: ignore[attr-defined]
                                 "cannot be repacked as a wheel; pass --wheel FILE")
     name = dist.metadata["Name"].replace("-", "_")
+    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{name}-{dist.version}-{tags[0]}.whl"
     record_name = ""
     rows = []

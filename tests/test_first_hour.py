@@ -132,6 +132,35 @@ def _fresh_venv(where: Path) -> Path:
     return where / "bin" / "python"
 
 
+REPACK = """import sys
+from importlib import metadata
+from pathlib import Path
+from figbench.wheel import repack_installed, wheel_of_running
+print(wheel_of_running(sys.argv[1]))
+print(repack_installed(metadata.distribution("figbench"), Path(sys.argv[2])))
+"""
+
+
+def _same_wheel_contents(built: Path, repacked: Path) -> None:
+    """Every file of ``built`` is in ``repacked`` with the same bytes (RECORD aside), and pip's RECORD is valid."""
+    import base64
+    import hashlib
+    import zipfile
+
+    with zipfile.ZipFile(built) as a, zipfile.ZipFile(repacked) as b:
+        names = {n for n in a.namelist() if not n.endswith("/RECORD")}
+        assert names == {n for n in b.namelist() if not n.endswith("/RECORD")}
+        for n in names:
+            assert a.read(n) == b.read(n), n
+        record = next(n for n in b.namelist() if n.endswith(".dist-info/RECORD"))
+        for row in b.read(record).decode().splitlines():
+            path, digest, size = row.rsplit(",", 2)
+            if path != record:
+                data = b.read(path)
+                want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert (digest, int(size)) == (want, len(data)), path
+
+
 @pytest.mark.slow
 def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeypatch):
     space = tmp_path / "space"
@@ -154,6 +183,14 @@ def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeyp
     where = subprocess.run([str(py), "-c", "import figbench_leaderboard as m; print(m.__file__)"], cwd=space,
                            env=env, capture_output=True, text=True, timeout=120)
     assert str(tmp_path / "venv") in where.stdout, where
+    # from that install: the wheel it came from (still there), and the installed files repacked as a wheel
+    again = subprocess.run([str(py), "-c", REPACK, str(tmp_path / "again"), str(tmp_path / "repacked")], cwd=space,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-3000:]
+    copied, repacked = (Path(x) for x in again.stdout.split())
+    assert copied.read_bytes() == wheels[0].read_bytes()
+    assert repacked.name == wheels[0].name
+    _same_wheel_contents(wheels[0], repacked)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
