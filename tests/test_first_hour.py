@@ -207,3 +207,59 @@ def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeyp
     finally:
         app.terminate()
         app.wait(30)
+
+
+# --- score coref on a tiny input: one consistent statement, once ---------------------------------------
+
+TWO_CLUSTERS_KEY = """#begin document (d1); part 000
+d1 0 0 a (1)
+d1 0 1 b (1)
+d1 0 2 c (2)
+d1 0 3 d (2)
+d1 0 4 e (1)
+#end document
+"""
+
+
+def test_score_coref_on_two_clusters_says_jackknife_once(tmp_path, capsys):
+    key, response = tmp_path / "key.conll", tmp_path / "response.conll"
+    key.write_text(TWO_CLUSTERS_KEY)
+    response.write_text(TWO_CLUSTERS_KEY.replace("c (2)", "c (1)"))
+    assert main(["score", "coref", str(key), str(response), "--n-resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("F1 95%"))
+    assert "jackknife over 2 key clusters in 2 groups" in header and "100 bootstrap resamples" in header
+    assert "20 groups" not in out and "2 resamples" not in out
+    warnings = [line for line in out.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == len(set(warnings)) == 1, warnings
+    assert out.count("delete-a-group jackknife over key clusters (2 key clusters in 2 groups") == 1
+    assert out.count("only 2 key clusters to resample") == 1
+
+
+# --- conll_coref.compute() without inputs --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def conll_coref():
+    import evaluate
+
+    import figbench
+
+    return evaluate.load(figbench.metric_path("conll_coref"))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"predictions": None, "references": None}])
+def test_conll_coref_compute_without_inputs_says_what_is_missing(conll_coref, kwargs):
+    with pytest.raises(ValueError, match=r"needs predictions= and references=.*key_file= and response_file="):
+        conll_coref.compute(**kwargs)
+
+
+@pytest.mark.parametrize(("given", "missing"), [("predictions", "references"), ("references", "predictions")])
+def test_conll_coref_compute_with_one_side_names_the_other(conll_coref, given, missing):
+    with pytest.raises(ValueError, match=f"{missing}= is missing"):
+        conll_coref.compute(**{given: [[["a", "b"]]]})
+
+
+def test_conll_coref_files_without_empty_lists(conll_coref, tmp_path):
+    key = tmp_path / "key.conll"
+    key.write_text(TWO_CLUSTERS_KEY)
+    assert conll_coref.compute(key_file=str(key), response_file=str(key))["conll_f1"] == 1.0
