@@ -263,3 +263,48 @@ def test_conll_coref_files_without_empty_lists(conll_coref, tmp_path):
     key = tmp_path / "key.conll"
     key.write_text(TWO_CLUSTERS_KEY)
     assert conll_coref.compute(key_file=str(key), response_file=str(key))["conll_f1"] == 1.0
+
+
+# --- data prepare: every config by default --------------------------------------------------------------
+
+BARE_LOAD = """import sys, datasets
+for config in sys.argv[2:]:
+    d = datasets.load_dataset("ecbmeta", config, cache_dir=sys.argv[1])
+    print(config, sum(s.num_rows for s in d.values()))
+assert "figbench" not in sys.modules
+"""
+
+
+@pytest.mark.slow
+def test_data_prepare_without_config_prepares_every_config(data_root, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    cache = tmp_path / "cache"
+    assert main(["data", "prepare", "ecbmeta", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    from figbench.loading import builder_configs
+
+    configs = builder_configs("ecbmeta")[0]
+    assert all(f"prepared ecbmeta/{c}:" in out for c in configs), out
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    bare = subprocess.run([sys.executable, "-I", "-c", BARE_LOAD, str(cache), *configs], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert bare.returncode == 0, bare.stderr[-3000:]
+    assert "meta_1 277" in bare.stdout
+
+
+def test_data_prepare_names_the_command_for_a_config_it_could_not_build(tmp_path, monkeypatch, capsys):
+    """A Meta4XNLI folder without the VUA and CoMeta files: the other configs are prepared, those two are
+    named with the commands that get their files and prepare them."""
+    from tests.conftest import corpus_path
+
+    folder = tmp_path / "meta4xnli"
+    folder.mkdir()
+    (folder / "meta4xnli").symlink_to(corpus_path("meta4xnli", "meta4xnli"))
+    monkeypatch.setenv("FIGBENCH_OFFLINE", "1")
+    code = main(["data", "prepare", "meta4xnli", "--data-dir", str(folder), "--cache-dir", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert code == 0 and "prepared meta4xnli/detection_en:" in out and "prepared meta4xnli/interpretation:" in out
+    for config in ("vua", "cometa"):
+        line = next(x for x in out.splitlines() if f"not prepared meta4xnli/{config}:" in x)
+        assert f"`figbench data fetch meta4xnli`, then `figbench data prepare meta4xnli {config}`" in line
+        assert ":;" not in line
