@@ -308,3 +308,23 @@ def test_data_prepare_names_the_command_for_a_config_it_could_not_build(tmp_path
         line = next(x for x in out.splitlines() if f"not prepared meta4xnli/{config}:" in x)
         assert f"`figbench data fetch meta4xnli`, then `figbench data prepare meta4xnli {config}`" in line
         assert ":;" not in line
+
+
+# --- missing data in an empty folder: a summary, not one line per file -----------------------------------
+
+def test_missing_ecbplus_in_an_empty_folder_is_summarised(tmp_path, monkeypatch):
+    from figbench.corpora.files import MissingDataError
+    from figbench.loading import load_dataset
+
+    (tmp_path / "ecbplus").mkdir()
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("FIGBENCH_OFFLINE", "1")
+    with pytest.raises(MissingDataError) as info:
+        load_dataset("ecbplus", "events", cache_dir=str(tmp_path / "cache"))
+    lines = str(info.value).splitlines()
+    assert len(lines) <= 12, "\n".join(lines)
+    text = "\n".join(lines)
+    assert "ecbplus: 45 required file(s) not found" in text
+    assert f"{tmp_path / 'ecbplus' / 'ECB+' / '1'}" in text and "... and 42 more in" in text
+    assert "ECB+/2, ECB+/3" in text and "ECB%2B.zip" in text
+    assert "`figbench data fetch ecbplus`" in lines[-1]
