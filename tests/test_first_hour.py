@@ -328,3 +328,33 @@ def test_missing_ecbplus_in_an_empty_folder_is_summarised(tmp_path, monkeypatch)
     assert f"{tmp_path / 'ecbplus' / 'ECB+' / '1'}" in text and "... and 42 more in" in text
     assert "ECB+/2, ECB+/3" in text and "ECB%2B.zip" in text
     assert "`figbench data fetch ecbplus`" in lines[-1]
+
+
+# --- quickstart output: one line per run, the full tables behind --verbose --------------------------------
+
+def test_quickstart_prints_one_line_per_run_and_a_summary(data_root, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
+    args = ["quickstart", "--store", str(tmp_path / "s"), "--no-serve", "--no-committed", "--only", "wimcor",
+            "--n-resamples", "10"]
+    assert main(args) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    runs = [line for line in out if line.startswith("[")]
+    assert len(runs) == 3 and all("submitted: FINISHED" in line for line in runs), out
+    assert all("macro_f1" in line or "accuracy" in line or "f1" in line for line in runs), runs
+    assert len(out) <= len(runs) + 3 + len(runs) + 1, "\n".join(out)   # runs, the summary's rows and counts
+    assert not any("wall time" in line for line in out)
+    assert main([*args, "--force", "--verbose"]) == 0
+    verbose = capsys.readouterr().out
+    assert "wall time" in verbose and "figbench baseline wimcor" in verbose
+
+
+def test_quickstart_summary_columns_fit_long_names(capsys):
+    from figbench.quickstart import Outcome, print_summary
+
+    outcomes = [Outcome("x" * 60, "submitted", 1.5, "FINISHED", "conll_f1 70.1"),
+                Outcome("short", "stored", 0.0, "submission 12345678"),
+                Outcome("y" * 45, "failed", 12.25, "exit 1")]
+    print_summary(outcomes, 14.0)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")][:3]
+    assert len({row.index(" s  ") for row in rows}) == 1, rows   # seconds line up whatever the name's length
+    assert len({row.index(status) for row, status in zip(rows, ("submitted", "stored", "failed"))}) == 1, rows
