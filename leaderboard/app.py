@@ -187,16 +187,21 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         group = group if group in groups else default_group()
         return group, view.cached(("overview", group), lambda r: tables.overview(r, registry, group))
 
-    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending, limit):
+    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending, limit,
+                      all_models=False):
         group, df = overview_data(group)
-        df = tables.filter_table(df, search=search, types=types, sizes=sizes, sort_by=sort_by or "Rank",
+        shown_rows = df if all_models else tables.in_group(df, registry, group)
+        hidden = len(df) - len(shown_rows)
+        df = tables.filter_table(shown_rows, search=search, types=types, sizes=sizes, sort_by=sort_by or "Rank",
                                  descending=descending == "descending", show_unverified=bool(show_unverified))
         shown = [c for c in (columns or []) if c in labels]
         extra = [c for c in (columns or []) if c in OVERVIEW_EXTRA]
         disp = tables.display_overview(df, shown, extra=extra, limit=None if limit == "all" else int(limit))
         links = {lab: df[lab + tables.SID].head(len(disp)).tolist() for lab in shown}
+        note = (f'<p class="fb-note" id="overview-hidden">{hidden} model{"s" if hidden != 1 else ""} without a '
+                f'benchmark of {html.escape(group)} not shown; tick "All models" to list them.</p>' if hidden else "")
         return fmt.html_table(disp, table_id="overview-grid", links=links,
-                              empty="No model matches; change the group, the search or the filters.")
+                              empty="No model matches; change the group, the search or the filters.") + note
 
     def overview_error(msg: str) -> str:
         return f'<div class="fb-error">The table could not be built: {html.escape(msg)}</div>'
@@ -204,6 +209,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
     def download(kind, *controls):
         group, df = overview_data(controls[0])
         search, types, sizes, show_unverified = controls[1:5]
+        if not (len(controls) > 9 and controls[9]):   # "All models" off: the group's models, as shown
+            df = tables.in_group(df, registry, group)
         df = tables.filter_table(df, search=search, types=types, sizes=sizes, show_unverified=bool(show_unverified))
         out = downloads.path(f".{kind}")
         data = tables.download_frame(df, registry)
@@ -376,6 +383,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                                         elem_id="group-select", scale=2)
                     search = gr.Textbox(label="Search models", placeholder="name; another name", elem_id="search-box",
                                         scale=3)
+                    all_models = gr.Checkbox(False, label="All models", elem_id="show-all-models", scale=1,
+                                             info="also those without a benchmark of the group")
                 table = gr.HTML(elem_id="overview-table", padding=False)
                 gr.Markdown("Percent with 95% bootstrap intervals; `=2` marks a tie (overlapping intervals). Only "
                             "models with every benchmark of the group are ranked; self-reported rows never are.",
@@ -401,7 +410,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                     csv_btn = gr.Button("Download CSV", elem_id="download-csv", size="sm")
                     json_btn = gr.Button("Download JSON", elem_id="download-json", size="sm")
                 dl = gr.File(label="Download", interactive=False, elem_id="download-file", visible=False)
-                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit]
+                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit,
+                            all_models]
                 safe_overview = _safe(overview_view, overview_error, board)
                 for c in controls:
                     if c is group:   # a new group shows its own benchmark columns (whose change redraws)

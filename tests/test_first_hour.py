@@ -358,3 +358,61 @@ def test_quickstart_summary_columns_fit_long_names(capsys):
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")][:3]
     assert len({row.index(" s  ") for row in rows}) == 1, rows   # seconds line up whatever the name's length
     assert len({row.index(status) for row, status in zip(rows, ("submitted", "stored", "failed"))}) == 1, rows
+
+
+# --- the board's Overview: the models of the selected group, the others a click away ---------------------
+
+def _board_with_two_groups(tmp_path):
+    """A store with two models on the group's benchmark and three on another benchmark only."""
+    import hashlib
+
+    from figbench_leaderboard.board import Leaderboard
+    from figbench_leaderboard.store import Store
+
+    from figbench.tasks import benchmarks
+
+    board = Leaderboard(Store(tmp_path / "store"))
+    groups = board.registry.groups()
+    (g1, b1), (g2, b2) = ((g, bs[0]) for g, bs in list(groups.items())[:2])
+    headline = {b.key: board.registry.headline(b) for b in benchmarks()}
+    for i, (name, bench) in enumerate([("in-a", b1), ("in-b", b1), ("out-a", b2), ("out-b", b2), ("out-c", b2)]):
+        task, dataset, config, split = bench.key.split("/")
+        board.store.add({"task": task, "dataset": dataset, "config": config, "split": split, "model_name": name,
+                         "model_revision": "", "model_type": "other", "verified": 1, "status": "FINISHED",
+                         "sha256": hashlib.sha256(name.encode()).hexdigest(),
+                         "scores": {headline[bench.key]: 0.5 + i / 100}}, limits=False)
+    return board, g1, g2
+
+
+def test_overview_rows_are_the_group_models(tmp_path):
+    from figbench_leaderboard import tables
+
+    board, g1, g2 = _board_with_two_groups(tmp_path)
+    ov = tables.overview(board.store.list(), board.registry, g1)
+    assert set(ov["Model"]) == {"in-a", "in-b", "out-a", "out-b", "out-c"}     # every model: the full table
+    assert set(tables.in_group(ov, board.registry, g1)["Model"]) == {"in-a", "in-b"}
+    assert set(tables.in_group(tables.overview(board.store.list(), board.registry, g2), board.registry, g2)["Model"]) \
+        == {"out-a", "out-b", "out-c"}
+    every = tables.overview(board.store.list(), board.registry, tables.ALL_GROUPS)
+    assert len(tables.in_group(every, board.registry, tables.ALL_GROUPS)) == 5
+
+
+def test_overview_page_shows_the_group_and_toggles_to_all(tmp_path):
+    """The app's overview handler (as the page calls it): the group's models and a note; "All models": all."""
+    from figbench_leaderboard.app import build_app
+
+    board, g1, _ = _board_with_two_groups(tmp_path)
+    demo = build_app(board)
+    toggle = next(b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) == "show-all-models")
+    fn = next(f for f in demo.fns.values() if any(t[0] == toggle for t in f.targets))   # the toggle's change
+    inputs = [b.value for b in fn.inputs]
+    group_at = next(i for i, b in enumerate(fn.inputs) if getattr(b, "elem_id", None) == "group-select")
+    toggle_at = next(i for i, b in enumerate(fn.inputs) if b._id == toggle)
+    inputs[group_at] = g1
+    page = fn.fn(*inputs)
+    assert "in-a" in page and "in-b" in page and "out-a" not in page
+    assert "3 models without a benchmark of" in page and "All models" in page
+    inputs[toggle_at] = True
+    page = fn.fn(*inputs)
+    assert all(name in page for name in ("in-a", "in-b", "out-a", "out-b", "out-c"))
+    assert "without a benchmark of" not in page
