@@ -209,8 +209,6 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
     def download(kind, *controls):
         group, df = overview_data(controls[0])
         search, types, sizes, show_unverified = controls[1:5]
-        if not (len(controls) > 9 and controls[9]):   # "All models" off: the group's models, as shown
-            df = tables.in_group(df, registry, group)
         df = tables.filter_table(df, search=search, types=types, sizes=sizes, show_unverified=bool(show_unverified))
         out = downloads.path(f".{kind}")
         data = tables.download_frame(df, registry)
