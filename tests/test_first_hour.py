@@ -416,3 +416,20 @@ def test_overview_page_shows_the_group_and_toggles_to_all(tmp_path):
     page = fn.fn(*inputs)
     assert all(name in page for name in ("in-a", "in-b", "out-a", "out-b", "out-c"))
     assert "without a benchmark of" not in page
+
+
+# --- README: which Python builds, and the port -----------------------------------------------------------
+
+def test_readme_builds_with_the_venv_python_which_setup_gives_build():
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text()
+    install = readme[readme.index("## Install as a package"):readme.index("## Data")]
+    assert ".venv/bin/python -m build" in install and "\npython -m build" not in install
+    for command in ("figbench baseline run cdec_lh_meta_m_test", "figbench submit results/cdec_lh_meta_m_test.json",
+                    "figbench leaderboard space --out space", "pip install -r requirements.txt"):
+        assert command in install, command
+    assert "make run PORT=" in readme
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[dev]
+    assert '-e ".[dev]"' in (ROOT / "Makefile").read_text()
