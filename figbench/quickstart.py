@@ -164,8 +164,8 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
               submit: Callable[[Path, Path], dict[str, Any]] | None = None, verbose: bool = True) -> list[Outcome]:
     """Run, record and submit each spec unless the store holds it already (``force``: run it anyway).
 
-    ``verbose``: print each run's command and score table; else one line per run (a failed run's
-    output is printed in full)."""
+    ``verbose``: print each run's command, score table and progress; else one line per run (a failed
+    run's output is printed in full)."""
     import contextlib
     import io
 
@@ -195,7 +195,10 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
         t0 = time.perf_counter()
         captured = io.StringIO()
         try:
-            with contextlib.nullcontext() if verbose else contextlib.redirect_stdout(captured):
+            with contextlib.ExitStack() as quiet:
+                if not verbose:  # the run's tables and progress bars: printed only if it fails
+                    quiet.enter_context(contextlib.redirect_stdout(captured))
+                    quiet.enter_context(contextlib.redirect_stderr(captured))
                 status = figbench_main(argv)
             if status != 0:
                 outcome = Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {status}")
