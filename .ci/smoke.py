@@ -77,12 +77,17 @@ def readme_flow() -> None:
                cwd=user)
     report["readme_submit_status"] = json.loads(sub)["status"]
     step("readme: leaderboard space", [figbench, "leaderboard", "space", "--out", "space"], cwd=user)
-    # the Space folder installs offline from itself into an environment of its own (which reaches this one's
-    # dependencies through a .pth file, so nothing is downloaded), and serves from there
-    venv = WORK / "space-venv"
+    # the Space folder installs offline from itself into an environment of its own, which reaches this one's
+    # packages except figbench (a folder of links to them, named in a .pth file): pip must install figbench
+    # from the folder's wheel and find every dependency without a download; then it serves from there
+    venv, deps = WORK / "space-venv", WORK / "space-deps"
     step("space: venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    deps.mkdir(exist_ok=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.lower().startswith(("figbench", "__editable__")) and not (deps / entry.name).exists():
+            (deps / entry.name).symlink_to(entry)
     site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "zz_figbench_smoke_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    (site / "zz_figbench_smoke_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
     space_py = venv / "bin" / "python"
     step("space: pip install -r requirements.txt", [str(space_py), "-m", "pip", "install", "--no-index",
                                                     "-r", "requirements.txt"], cwd=user / "space")

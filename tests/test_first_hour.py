@@ -123,12 +123,17 @@ def test_quickstart_checks_the_port_before_running(tmp_path, monkeypatch, capsys
 # --- the Space folder: installs offline from its own folder, and says where it serves -----------------
 
 def _fresh_venv(where: Path) -> Path:
-    """A venv without pip or packages whose .pth reaches this interpreter's site-packages (the dependencies),
-    so installing into it needs no network; its own site-packages come first."""
+    """A venv without pip or packages whose .pth reaches this interpreter's packages except figbench (a folder
+    of links to them), so installing into it needs no network and figbench must come from what is installed."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    deps = where.parent / f"{where.name}-deps"
+    deps.mkdir()
+    for parent in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
+        for entry in parent.iterdir():
+            if not entry.name.lower().startswith(("figbench", "__editable__")) and not (deps / entry.name).exists():
+                (deps / entry.name).symlink_to(entry)
     site = next((where / "lib").glob("python3*/site-packages"))
-    parents = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
-    (site / "zz_parent_site.pth").write_text("\n".join(parents) + "\n")
+    (site / "zz_deps.pth").write_text(f"{deps}\n")
     return where / "bin" / "python"
 
 
