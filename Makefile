@@ -17,7 +17,7 @@ PORT ?= 7860
 JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 PYTEST_ARGS ?= --durations=25
 
-.PHONY: setup run test test-ci lint bench screenshots clean
+.PHONY: setup run test test-ci lint bench dist screenshots clean
 
 setup: $(VENV)/.installed
 
@@ -28,7 +28,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 
-run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost
+run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost:$(PORT)
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
@@ -41,12 +41,16 @@ lint: setup  ## ruff (configured in pyproject.toml)
 	$(BIN)/ruff check .
 
 bench: setup  ## speed/memory benchmarks, side by side
+	$(BIN)/python benchmarks/bench_import.py
 	$(BIN)/python benchmarks/bench_coref.py
 	$(BIN)/python benchmarks/bench_wimcor.py
 	$(BIN)/python benchmarks/bench_knn_faiss.py
 	$(BIN)/python benchmarks/bench_leaderboard.py
 	$(BIN)/python benchmarks/bench_leaderboard_browser.py
 	$(BIN)/python benchmarks/bench_prepare.py
+
+dist: setup  ## the wheel and sdist into dist/, built by the venv's `build` (installed by setup from the dev extra)
+	$(BIN)/python -m build
 
 screenshots: setup  ## refresh the committed leaderboard screenshots from the quickstart store ($(STORE); `make run` fills it)
 	$(BIN)/figbench leaderboard screenshots --store $(STORE) --out leaderboard/screenshots

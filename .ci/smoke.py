@@ -1,6 +1,9 @@
 """Smoke test of an installed figbench (run by .ci/wheel_smoke.sh with the fresh venv's python, outside
-the checkout): a corpus by bare name, a metric by bare name, a heuristic baseline, a submission to a
-store, quickstart without the server, and the Space app serving its page. Writes smoke_report.json.
+the checkout): README.md's flow in a folder outside the checkout (``figbench baseline run SPEC`` writes
+./results/SPEC.json, ``figbench submit results/SPEC.json`` is scored, ``figbench leaderboard space --out
+space`` writes a folder whose requirements install offline into another environment, and its app.py prints
+its URL and serves the board); then a corpus by bare name, a metric by bare name, a heuristic baseline, a
+submission to a store and quickstart without the server. Writes smoke_report.json.
 
 Usage: FIGBENCH_DATA_DIR=<corpora> python .ci/smoke.py WORK_DIR
 """
@@ -12,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 import urllib.request
 from pathlib import Path
@@ -53,6 +57,76 @@ data = os.environ.get("FIGBENCH_DATA_DIR", "")
 if not (Path(data) / "ecbplus" / "ECB+").is_dir():
     raise SystemExit(f"smoke: FIGBENCH_DATA_DIR={data!r} has no ecbplus/ECB+ folder; the smoke test needs the corpora")
 
+README_SPEC = "cdec_lh_meta_m_test"
+
+
+def readme_flow() -> None:
+    """README.md's commands, in order, from a folder outside the checkout (relative paths as written there)."""
+    user = WORK / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    figbench = str(BIN / "figbench")
+    step("readme: data where", [figbench, "data", "where"], cwd=user)
+    step("readme: baseline run", [figbench, "baseline", "run", README_SPEC], cwd=user)
+    record = user / "results" / f"{README_SPEC}.json"
+    assert record.is_file(), f"figbench baseline run did not write {record}"
+    stray = Path(sysconfig.get_paths()["purelib"]) / "results"
+    assert not stray.exists(), f"figbench baseline run wrote into the environment: {stray}"
+    report["readme_record"] = str(record.relative_to(user))
+    report["readme_record_command"] = json.loads(record.read_text("utf-8"))["provenance"]["command"]
+    sub = step("readme: submit", [figbench, "submit", f"results/{README_SPEC}.json", "--to", ".figbench/store"],
+               cwd=user)
+    report["readme_submit_status"] = json.loads(sub)["status"]
+    step("readme: leaderboard space", [figbench, "leaderboard", "space", "--out", "space"], cwd=user)
+    # the Space folder installs offline from itself into an environment of its own, which reaches this one's
+    # packages except figbench (a folder of links to them, named in a .pth file): pip must install figbench
+    # from the folder's wheel and find every dependency without a download; then it serves from there
+    venv, deps = WORK / "space-venv", WORK / "space-deps"
+    step("space: venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    deps.mkdir(exist_ok=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.lower().startswith(("figbench", "__editable__")) and not (deps / entry.name).exists():
+            (deps / entry.name).symlink_to(entry)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "zz_figbench_smoke_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
+    space_py = venv / "bin" / "python"
+    step("space: pip install -r requirements.txt", [str(space_py), "-m", "pip", "install", "--no-index",
+                                                    "-r", "requirements.txt"], cwd=user / "space")
+    where = step("space: figbench from its folder", [str(space_py), "-c", "import figbench_leaderboard as m; "
+                                                     "print(m.__file__)"], cwd=user / "space")
+    assert str(venv) in where, where
+    report["space_installed_in"] = where.strip()
+    report["space_wheel"] = sorted(p.name for p in (user / "space").glob("figbench-*.whl"))
+    report["space_requirements"] = (user / "space" / "requirements.txt").read_text("utf-8").splitlines()
+    serve_space(space_py, user / "space", user / ".figbench" / "store")
+
+
+def serve_space(python: Path, folder: Path, store: Path) -> None:
+    """Start the Space's app.py, read the URL it prints, and fetch the page from it."""
+    port = free_port()
+    app = subprocess.Popen([str(python), "app.py"], cwd=folder,
+                           env={**ENV, "GRADIO_SERVER_NAME": "127.0.0.1", "PORT": str(port),
+                                "FIGBENCH_LEADERBOARD_STORE": str(store)},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        t0 = time.perf_counter()
+        line = app.stdout.readline().strip()   # app.py prints where it serves once it listens
+        report["space_printed"] = line
+        url = next((w for w in line.split() if w.startswith("http://")), "")
+        died = app.stderr.read() if app.poll() is not None else ""
+        assert url == f"http://127.0.0.1:{port}", (line, app.poll(), died)
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(url + "/", timeout=60) as r:
+            page = r.read().decode("utf-8", "replace")
+        report["space_start_s"] = round(time.perf_counter() - t0, 1)
+        assert "figbench" in page.lower(), page[:500]
+    finally:
+        app.terminate()
+        app.wait(30)
+
+
+# 0. the README's flow
+readme_flow()
+
 # 1. the installed package, not the checkout
 where = step("import", [sys.executable, "-I", "-c", "import figbench, figbench_datasets.ecbplus.ecbplus as b, "
              "figbench_metrics, figbench_leaderboard; print(figbench.__file__); print(b.__file__)"])
@@ -88,28 +162,6 @@ report["submitted_conll_f1"] = reply["scores"]["conll_f1"]
 step("quickstart", [str(BIN / "figbench"), "quickstart", "--no-serve", "--only", "ecbplus",
                     "--store", str(WORK / "qs-store")], timeout=1800)
 
-# 6. the Space app serving the board from the store
-port = free_port()
-app = subprocess.Popen([sys.executable, str(WORK / "space" / "app.py")], cwd=WORK / "space",
-                       env={**ENV, "GRADIO_SERVER_NAME": "127.0.0.1", "PORT": str(port),
-                            "FIGBENCH_LEADERBOARD_STORE": str(store)},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-try:
-    t0, page = time.perf_counter(), ""
-    while time.perf_counter() - t0 < 180 and app.poll() is None:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
-                page = r.read().decode("utf-8", "replace")
-                break
-        except OSError:
-            time.sleep(1)
-    report["space_start_s"] = round(time.perf_counter() - t0, 1)
-    assert "figbench" in page.lower(), (
-        f"the Space did not serve its page (exit {app.poll()}): {app.stderr.read() if app.poll() is not None else ''}"
-    )
-finally:
-    app.terminate()
-    app.wait(30)
 report["ok"] = True
 _write()
 print(json.dumps(report, indent=2))

@@ -1,5 +1,5 @@
 """``figbench baseline ...``: one sub-command per baseline family (registered from each package), plus
-``--list`` (the baseline specs), ``run SPEC...`` (a spec's command, writing ``results/<spec>.json``) and
+``--list`` (the baseline specs), ``run SPEC...`` (a spec's command, writing ``./results/<spec>.json``) and
 ``tables`` (regenerate the reproduction tables of baselines/README.md from the specs)."""
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("specs", nargs="+", metavar="SPEC",
                    help="spec names (figbench baseline --list) or shell-style patterns, e.g. 'cdec_*meta_m*' "
                         "(a pattern skips the specs that are not run here: quick trained or not_run ones)")
-    r.add_argument("--results-dir", default=None, help="folder of the result records (default: the project's results/)")
+    r.add_argument("--results-dir", default="results",
+                   help="folder of the result records (default: results/ under the current directory)")
     r.set_defaults(func=_run_specs)
     t = bsub.add_parser("tables", help="regenerate the generated blocks (reproduction tables, headlines)",
                         description="Regenerate every <!-- generated:NAME --> block from the baseline specs and the "
@@ -78,17 +79,17 @@ def _root(args: argparse.Namespace) -> int:
 def _run_specs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from figbench_baselines.tables import RESULTS
-
     from figbench.cli import main
 
-    results = Path(args.results_dir) if args.results_dir else RESULTS
+    # where the user is (never the installed package's folder): results/ under the current directory
+    results = Path(args.results_dir)
     specs = expand_specs(args.specs)
     failed = 0
     for spec in specs:
         out = results / f"{spec.name}.json"
+        # absolute: a record names its predictions file relative to itself, not to the current directory
         argv = ["baseline", *spec.argv, "--out", str(out),
-                "--predictions-file", str(results / "predictions" / f"{spec.name}.json")]
+                "--predictions-file", str((results / "predictions" / f"{spec.name}.json").resolve())]
         print(f"[{spec.name}] figbench {' '.join(argv)}", flush=True)
         if main(argv) != 0:
             failed += 1
@@ -144,9 +145,10 @@ INLINE_MAX_BYTES = 100_000
 
 
 def _portable(record_path, spec) -> None:
-    """Make a committed record name the spec's command (not ``figbench baseline run``) and carry its
-    predictions: inline when small, else as ``predictions/<spec>.json.gz`` relative to the record (the
-    uncompressed file stays beside it, ignored by git)."""
+    """Make a committed record name the spec's command (not ``figbench baseline run``) with the ``--out``
+    it was written to (as given: ``results/<spec>.json`` by default), and carry its predictions: inline
+    when small, else as ``predictions/<spec>.json.gz`` relative to the record (the uncompressed file
+    stays beside it, ignored by git)."""
     import gzip
     import json
     from pathlib import Path
@@ -154,7 +156,7 @@ def _portable(record_path, spec) -> None:
     from figbench.results import write_result
 
     record = json.loads(record_path.read_text("utf-8"))
-    record["provenance"]["command"] = spec.command(f"results/{spec.name}.json")
+    record["provenance"]["command"] = spec.command(str(record_path))
     path = record["predictions"].get("path")
     if path:
         file = Path(path) if Path(path).is_absolute() else record_path.parent / path

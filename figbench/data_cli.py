@@ -36,10 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     fp.set_defaults(func=_fetch)
 
     pp = dsub.add_parser("prepare", help="build a corpus into the datasets cache for datasets.load_dataset(NAME)",
-                         description="Build configs of a corpus into the datasets cache, after which plain "
-                                     "datasets.load_dataset(NAME, CONFIG) loads them offline without figbench.")
+                         description="Build every config of a corpus (or only CONFIG) into the datasets cache, "
+                                     "after which plain datasets.load_dataset(NAME, CONFIG) loads them offline "
+                                     "without figbench.")
     _common(pp)
-    pp.add_argument("--all-configs", action="store_true", help="prepare every config that can be built")
+    pp.add_argument("--all-configs", action="store_true",
+                    help="prepare every config that can be built (the default when no CONFIG is given)")
     pp.add_argument("--force", action="store_true", help="rebuild even when prepared (e.g. after corpus files changed)")
     pp.set_defaults(func=_prepare)
 
@@ -289,27 +291,35 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
+    """CONFIG given: that config; else every config of the corpus (a config that cannot be built is
+    reported with the command that prepares it once the cause is fixed; none built: the first error)."""
     from figbench.loading import builder_configs, prepare
 
-    names, default = builder_configs(args.name)
-    if args.all_configs:
-        configs, skipped = [], {}
-        for config in names:
-            try:
-                done = prepare(args.name, [config], data_dir=args.data_dir, cache_dir=args.cache_dir,
-                               force=args.force, **_options(args.option))
-            except (FileNotFoundError, ValueError) as e:
-                skipped[config] = str(e).splitlines()[0]
-                continue
-            configs.append(done)
-        for done in configs:
-            _print_prepared(args.name, done)
-        for config, why in skipped.items():
-            print(f"  skipped {args.name}/{config}: {why}")
-        return 0 if configs else 1
-    done = prepare(args.name, [args.config or default], data_dir=args.data_dir, cache_dir=args.cache_dir,
-                   force=args.force, **_options(args.option))
-    _print_prepared(args.name, done)
+    names, _ = builder_configs(args.name)
+    if args.config and not args.all_configs:
+        done = prepare(args.name, [args.config], data_dir=args.data_dir, cache_dir=args.cache_dir,
+                       force=args.force, **_options(args.option))
+        _print_prepared(args.name, done)
+        return 0
+    prepared, skipped, first_error = 0, {}, None
+    for config in names:
+        try:
+            done = prepare(args.name, [config], data_dir=args.data_dir, cache_dir=args.cache_dir,
+                           force=args.force, **_options(args.option))
+        except (FileNotFoundError, ValueError) as e:
+            from figbench.corpora.files import MissingDataError
+
+            fetch = f"`figbench data fetch {args.name}`, then " if isinstance(e, MissingDataError) else ""
+            skipped[config] = (str(e).splitlines()[0].rstrip(":"), fetch)
+            first_error = first_error or e
+            continue
+        prepared += 1
+        _print_prepared(args.name, done)
+    if not prepared and first_error is not None:
+        raise first_error
+    for config, (why, fetch) in skipped.items():
+        print(f"  not prepared {args.name}/{config}: {why}; {fetch}`figbench data prepare {args.name} {config}` "
+              "prepares it")
     return 0
 
 

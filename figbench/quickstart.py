@@ -29,12 +29,13 @@ RunKey = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one spec: ``stored`` (skipped), ``submitted`` or ``failed``."""
+    """What happened to one spec: ``stored`` (skipped), ``submitted`` or ``failed``; ``score`` its headline."""
 
     name: str
     status: str
     seconds: float
     detail: str = ""
+    score: str = ""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--no-serve", action="store_true", help="stop after submitting (no web server)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="print each run's command and full score table (default: one line per run)")
     p.add_argument("--no-committed", "--no-trained", dest="no_committed", action="store_true",
                    help="do not load the committed records of trained runs (results/<spec>.json) into the store")
     p.set_defaults(func=main)
@@ -59,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def plan(only: set[str] | None = None, *, board: bool = False) -> tuple[list[BaselineSpec], list[str]]:
     """The fast specs (``board``: the specs whose committed records go on the board) whose corpora are all
-    there (and whose dataset is in ``only``), and a line per corpus missing."""
+    there (and whose dataset is in ``only``), and a line per corpus missing (with the command that fetches it)."""
     from figbench_baselines.specs import board_specs, fast_specs
 
     from figbench.paths import CORPORA, corpus_dir
@@ -67,13 +70,44 @@ def plan(only: set[str] | None = None, *, board: bool = False) -> tuple[list[Bas
     present, skipped = set(), []
     for corpus in CORPORA:
         folder = corpus_dir(corpus)
-        if folder is not None and folder.is_dir():
+        if folder.is_dir():
             present.add(corpus)
         elif only is None or corpus in only:
-            skipped.append(f"{corpus}: no folder {folder or '(FIGBENCH_DATA_DIR is not set)'}")
+            skipped.append(f"{corpus}: no folder {folder} (`figbench data fetch {corpus}` downloads its public files)")
     candidates = board_specs() if board else fast_specs()
     runs = [s for s in candidates if (only is None or s.dataset in only) and set(s.corpora) <= present]
     return runs, skipped
+
+
+def check_only(text: str) -> set[str]:
+    """The corpora of ``--only`` (comma-separated); an unknown name is an error naming the close match."""
+    from difflib import get_close_matches
+
+    from figbench.paths import CORPORA
+
+    names = {c.strip() for c in text.split(",") if c.strip()}
+    for name in sorted(names):
+        if name not in CORPORA:
+            close = get_close_matches(name, CORPORA, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"--only: unknown corpus name {name!r}{hint}; corpora: {', '.join(CORPORA)}")
+    if not names:
+        raise ValueError(f"--only: no corpus named; corpora: {', '.join(CORPORA)}")
+    return names
+
+
+def no_runs_message(only: set[str] | None) -> str:
+    """Why there is nothing to run: the data root, where it was set, and the corpora absent from it."""
+    from figbench.paths import CORPORA, corpus_dir, data_dir_source, data_root
+
+    wanted = sorted(only) if only else list(CORPORA)
+    absent = [c for c in wanted if not corpus_dir(c).is_dir()]
+    root = f"data root {data_root()} (chosen by {data_dir_source()})"
+    if not absent:  # the folders are there, yet no fast run uses only them
+        return f"no fast baseline runs on {', '.join(wanted)} alone; `figbench baseline --list` lists the runs"
+    return (f"no corpus found: {', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not in the {root}. "
+            f"Fetch the public files with `figbench data fetch {' '.join(absent)}`, or set FIGBENCH_DATA_DIR "
+            "to a folder holding one sub-folder per corpus (`figbench data where` shows what is found)")
 
 
 def stored_runs(store: Path) -> dict[RunKey, str]:
@@ -114,9 +148,27 @@ def prepare_resubmission(record_path: Path, stored_id: str) -> str:
     return revision
 
 
+def headline(record_path: Path) -> str:
+    """``<headline metric> <value in %>`` of a result record, or "" when it cannot be read."""
+    try:
+        from figbench.tasks import get_task
+
+        record = json.loads(record_path.read_text("utf-8"))
+        name = get_task(record["task"]).headline
+        return f"{name} {100 * float(record['scores'][name]):.1f}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamples: int, force: bool = False,
-              submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
-    """Run, record and submit each spec unless the store holds it already (``force``: run it anyway)."""
+              submit: Callable[[Path, Path], dict[str, Any]] | None = None, verbose: bool = True) -> list[Outcome]:
+    """Run, record and submit each spec unless the store holds it already (``force``: run it anyway).
+
+    ``verbose``: print each run's command, score table and progress; else one line per run (a failed
+    run's output is printed in full)."""
+    import contextlib
+    import io
+
     from figbench.cli import main as figbench_main
 
     if submit is None:
@@ -128,34 +180,47 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
     stored = stored_runs(store)
     results.mkdir(parents=True, exist_ok=True)
     outcomes: list[Outcome] = []
+    width = max((len(s.name) for s in specs), default=0)
     for i, spec in enumerate(specs, 1):
+        tag = f"[{i}/{len(specs)}]"
         held = stored.get(run_key(spec))
         if held and not force:
-            print(f"\n[{i}/{len(specs)}] {spec.name}: already in the store ({held[:8]}); skipped", flush=True)
+            print(f"{tag} {spec.name:{width}s}  already in the store ({held[:8]}); skipped", flush=True)
             outcomes.append(Outcome(spec.name, "stored", 0.0, f"submission {held[:8]}"))
             continue
         out = results / f"{spec.name}.json"
         argv = ["baseline", *spec.argv, "--out", str(out), "--n-resamples", str(n_resamples)]
-        print(f"\n[{i}/{len(specs)}] figbench {' '.join(argv)}", flush=True)
+        if verbose:
+            print(f"\n{tag} figbench {' '.join(argv)}", flush=True)
         t0 = time.perf_counter()
+        captured = io.StringIO()
         try:
-            status = figbench_main(argv)
+            with contextlib.ExitStack() as quiet:
+                if not verbose:  # the run's tables and progress bars: printed only if it fails
+                    quiet.enter_context(contextlib.redirect_stdout(captured))
+                    quiet.enter_context(contextlib.redirect_stderr(captured))
+                status = figbench_main(argv)
             if status != 0:
-                outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {status}"))
-                continue
-            detail = ""
-            if held:
-                detail = f"revision {prepare_resubmission(out, held)}; "
-            reply = submit(out, store)
-            flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
-            state = "failed" if reply.get("status") == "FAILED" else "submitted"
-            reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
-            outcomes.append(Outcome(spec.name, state, time.perf_counter() - t0,
-                                    f"{detail}{reply.get('status', '?')}{reason}{flag}"))
+                outcome = Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {status}")
+            else:
+                detail = f"revision {prepare_resubmission(out, held)}; " if held else ""
+                reply = submit(out, store)
+                flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
+                state = "failed" if reply.get("status") == "FAILED" else "submitted"
+                reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
+                outcome = Outcome(spec.name, state, time.perf_counter() - t0,
+                                  f"{detail}{reply.get('status', '?')}{reason}{flag}", headline(out))
         except SystemExit as e:  # argparse rejects options a baseline does not have
-            outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {e.code}"))
+            outcome = Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {e.code}")
         except Exception as e:
-            outcomes.append(Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
+            outcome = Outcome(spec.name, "failed", time.perf_counter() - t0, f"{type(e).__name__}: {e}")
+        outcomes.append(outcome)
+        if not verbose:
+            if outcome.status == "failed" and captured.getvalue():
+                print(f"{tag} figbench {' '.join(argv)}\n{captured.getvalue().rstrip()}", flush=True)
+            score = f"{outcome.score}  " if outcome.score else ""
+            print(f"{tag} {spec.name:{width}s}  {score}{outcome.status}: {outcome.detail}  {outcome.seconds:.1f} s",
+                  flush=True)
     return outcomes
 
 
@@ -199,9 +264,13 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
 
 
 def print_summary(outcomes: list[Outcome], total_s: float) -> None:
+    """One row per run (columns as wide as the longest spec name and score), then the counts."""
     print("\nquickstart summary")
+    width = max((len(o.name) for o in outcomes), default=0)
+    swidth = max((len(o.score) for o in outcomes), default=0)
     for o in outcomes:
-        print(f"  {o.name:34s} {o.seconds:7.1f} s  {o.status}{': ' + o.detail if o.detail else ''}")
+        score = f"{o.score:{swidth}s}  " if swidth else ""
+        print(f"  {o.name:{width}s}  {o.seconds:7.1f} s  {score}{o.status}{': ' + o.detail if o.detail else ''}")
     counts = {s: sum(o.status == s for o in outcomes)
               for s in ("submitted", "loaded", "stored", "not run yet", "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
@@ -214,17 +283,22 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
 def main(args: argparse.Namespace) -> int:
     from figbench.cli import main as figbench_main
 
-    only = {c.strip() for c in args.only.split(",")} if args.only else None
+    only = check_only(args.only) if args.only else None
+    if not args.no_serve:  # a busy port is said now, not after the runs
+        from figbench_leaderboard.ports import check_port_free
+
+        check_port_free(args.host, args.port)
     specs, skipped = plan(only)
     for line in skipped:
         print(f"skipped {line}")
     if not specs:
-        print("figbench quickstart: no corpus found; set FIGBENCH_DATA_DIR", file=sys.stderr)
+        print(f"figbench quickstart: {no_runs_message(only)}", file=sys.stderr)
         return 1
     store = Path(args.store)
     results = Path(args.results_dir) if args.results_dir else store.parent / "results"
     t0 = time.perf_counter()
-    outcomes = run_specs(specs, store, results, n_resamples=args.n_resamples, force=args.force)
+    outcomes = run_specs(specs, store, results, n_resamples=args.n_resamples, force=args.force,
+                         verbose=getattr(args, "verbose", True))
     if not args.no_committed:
         committed, _ = plan(only, board=True)
         if committed:

@@ -60,15 +60,13 @@ def _coref(args: argparse.Namespace) -> int:
               f"{100 * result[m + '_f1']:8.2f}")
     print(f"{'conll_f1':10s} {'':8s} {'':10s} {100 * result['conll_f1']:8.2f}")
     if ci:
-        first = ci["conll_f1"]
         print()
-        print(f"F1 {100 * first['level']:g}% bootstrap intervals ({first['n_resamples']} resamples of "
-              f"{first['n_units']} {first['unit']}):")
+        print(interval_header(ci["conll_f1"], requested=args.bootstrap))
         for m in (*METRICS, "conll"):
             iv = ci[f"{m}_f1"]
             print(f"  {m:10s} [{100 * iv['low']:.2f}, {100 * iv['high']:.2f}]")
-        for text in sorted({iv["warning"] for iv in ci.values() if "warning" in iv}):
-            print(f"WARNING (confidence intervals): {text}")
+        for line in warning_lines({m: ci[f"{m}_f1"] for m in (*METRICS, "conll")}):
+            print(line)
     if args.per_document:
         print()
         print(f"{'document':40s} {'MUC F1':>8s} {'B3 F1':>8s} {'CEAFe F1':>9s} {'CoNLL F1':>9s}")
@@ -76,3 +74,31 @@ def _coref(args: argparse.Namespace) -> int:
             print(f"{doc['document'][:40]:40s} {100 * doc['muc_f1']:8.2f} {100 * doc['bcub_f1']:8.2f} "
                   f"{100 * doc['ceafe_f1']:9.2f} {100 * doc['conll_f1']:9.2f}")
     return 0
+
+
+def interval_header(iv: dict, *, requested: int) -> str:
+    """What the intervals are: the bootstrap as asked, or the jackknife that replaced it (and why not)."""
+    level = f"{100 * iv['level']:g}%"
+    if "jackknife" in iv["unit"]:
+        unit = iv["unit"].replace(" (jackknife)", "")
+        return (f"F1 {level} intervals: delete-a-group jackknife over {iv['n_units']} {unit} in {iv['n_resamples']} "
+                f"groups, instead of the {requested} bootstrap resamples asked for (see the warning):")
+    return f"F1 {level} bootstrap intervals ({iv['n_resamples']} resamples of {iv['n_units']} {iv['unit']}):"
+
+
+def warning_lines(intervals: dict[str, dict]) -> list[str]:
+    """The intervals' warnings, each statement once: what every interval shares on one line, then what
+    applies to some metrics only, naming them."""
+    parts = {m: [p for p in iv.get("warning", "").split("; ") if p] for m, iv in intervals.items()}
+    if not any(parts.values()):
+        return []
+    shared = [p for p in next(iter(parts.values())) if all(p in ps for ps in parts.values())]
+    lines = [f"WARNING (confidence intervals): {'; '.join(shared)}"] if shared else []
+    by_text: dict[str, list[str]] = {}
+    for m, ps in parts.items():
+        for p in ps:
+            if p not in shared:
+                by_text.setdefault(p, []).append(m)
+    lines += [f"WARNING ({', '.join(ms)} interval{'s' if len(ms) > 1 else ''}): {text}"
+              for text, ms in by_text.items()]
+    return lines

@@ -226,16 +226,21 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
         group = group if group in groups else default_group()
         return group, view.cached(("overview", group), lambda r: tables.overview(r, registry, group))
 
-    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending, limit):
+    def overview_view(group, search, types, sizes, show_unverified, columns, sort_by, descending, limit,
+                      all_models=False):
         group, df = overview_data(group)
-        df = tables.filter_table(df, search=search, types=types, sizes=sizes, sort_by=sort_by or "Rank",
+        shown_rows = df if all_models else tables.in_group(df, registry, group)
+        hidden = len(df) - len(shown_rows)
+        df = tables.filter_table(shown_rows, search=search, types=types, sizes=sizes, sort_by=sort_by or "Rank",
                                  descending=descending == "descending", show_unverified=bool(show_unverified))
         shown = [c for c in (columns or []) if c in labels]
         extra = [c for c in (columns or []) if c in OVERVIEW_EXTRA]
         disp = tables.display_overview(df, shown, extra=extra, limit=None if limit == "all" else int(limit))
         links = {lab: df[lab + tables.SID].head(len(disp)).tolist() for lab in shown}
+        note = (f'<p class="fb-note" id="overview-hidden">{hidden} model{"s" if hidden != 1 else ""} without a '
+                f'benchmark of {html.escape(group)} not shown; tick "All models" to list them.</p>' if hidden else "")
         return fmt.html_table(disp, table_id="overview-grid", links=links,
-                              empty="No model matches; change the group, the search or the filters.")
+                              empty="No model matches; change the group, the search or the filters.") + note
 
     def overview_error(msg: str) -> str:
         return f'<div class="fb-error">The table could not be built: {html.escape(msg)}</div>'
@@ -426,6 +431,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                                         elem_id="group-select", scale=2)
                     search = gr.Textbox(label="Search models", placeholder="name; another name", elem_id="search-box",
                                         scale=3)
+                    all_models = gr.Checkbox(False, label="All models", elem_id="show-all-models", scale=1,
+                                             info="also those without a benchmark of the group")
                 table = gr.HTML(elem_id="overview-table", padding=False)
                 gr.Markdown("Percent with 95% bootstrap intervals; `=2` marks a tie (overlapping intervals). Only "
                             "models with every benchmark of the group are ranked; self-reported rows never are.",
@@ -453,7 +460,8 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
                     csv_btn = gr.Button("Download CSV", elem_id="download-csv", size="sm")
                     json_btn = gr.Button("Download JSON", elem_id="download-json", size="sm")
                 dl = gr.File(label="Download", interactive=False, elem_id="download-file", visible=False)
-                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit]
+                controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit,
+                            all_models]
                 safe_overview = _safe(overview_view, overview_error, board)
                 for c in controls:
                     if c is group:   # a new group shows its own benchmark columns (whose change redraws)
@@ -591,9 +599,11 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     from figbench_leaderboard.api_guard import ApiAllowlist
     from figbench_leaderboard.http_limits import BodyLimit
     from figbench_leaderboard.identity import untrusted_forwarding
+    from figbench_leaderboard.ports import PortInUseError, check_port_free
     from figbench_leaderboard.worker import Worker
     from starlette.middleware import Middleware
 
+    check_port_free(host, port)   # before the worker starts: "port N is in use", not Gradio's traceback
     if host not in ("127.0.0.1", "localhost", "::1") and os.environ.get("SPACE_ID") is None:
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
     max_bytes = int(max_upload_mb * 1024 * 1024)
@@ -601,13 +611,20 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
     demo.queue(default_concurrency_limit=4)
     untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
-    demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
-                max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
-                head=CLICK_JS + plotly_preload_js(),
-                footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
-                app_kwargs={"middleware": [Middleware(ApiAllowlist),
-                                           Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                      rate_limit=board.store.rate_limit)]})
+    try:
+        demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
+                    max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=CSS,
+                    head=CLICK_JS + plotly_preload_js(),
+                    footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
+                    app_kwargs={"middleware": [Middleware(ApiAllowlist),
+                                               Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
+                                                          rate_limit=board.store.rate_limit)]})
+    except OSError as e:  # taken between the check and the bind
+        if worker is not None:
+            worker.stop()
+        if "empty port" in str(e):
+            raise PortInUseError(host, port) from None
+        raise
     return demo, worker
 
 

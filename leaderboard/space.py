@@ -1,9 +1,11 @@
 """``figbench leaderboard space --out DIR``: a deployable Hugging Face Space folder for the leaderboard.
 
 The folder holds ``README.md`` (Space metadata: Gradio SDK, ``app.py``, OAuth for per-user rate
-limits), ``app.py`` (serves the board with its queue worker) and ``requirements.txt`` (installs
-figbench from a copied wheel, or from its git URL). What the running Space reads is configured by
-environment variables and secrets, documented in the README it writes.
+limits), ``app.py`` (serves the board with its queue worker and prints its URL), ``requirements.txt``
+and, by default, the wheel of the figbench version that wrote it, which ``requirements.txt`` installs
+by relative path (offline, exactly this version); ``--requirement`` names another source instead.
+What the running Space reads is configured by environment variables and secrets, documented in the
+README it writes.
 """
 
 from __future__ import annotations
@@ -22,8 +24,14 @@ from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
 
 gold_json = os.environ.get("FIGBENCH_GOLD_JSON")
 gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(os.environ.get("FIGBENCH_DATA_DIR"))
-serve(os.environ.get("FIGBENCH_LEADERBOARD_STORE", "data/store"), gold=gold,
-      host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), port=int(os.environ.get("PORT", "7860")))
+host = os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
+port = int(os.environ.get("PORT", "7860"))
+demo, worker = serve(os.environ.get("FIGBENCH_LEADERBOARD_STORE", "data/store"), gold=gold, host=host, port=port,
+                     block=False)
+local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+print(f"figbench leaderboard: serving on http://{local}:{port}"
+      + (f" (listening on {host}: reachable from other machines)" if host != local else ""), flush=True)
+demo.block_thread()
 '''
 
 README = """---
@@ -76,14 +84,14 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = None,
                 requirement: str | None = None, torch_index: str = TORCH_CPU_INDEX) -> list[Path]:
-    """Write the Space folder; ``wheel`` is copied in and installed from there, else ``requirement``.
+    """Write the Space folder; figbench is installed from ``requirement`` when given, else from ``wheel``
+    (copied in), else from the wheel of the running version (:func:`figbench.wheel.wheel_of_running`).
 
     ``torch_index`` (empty: none) is the extra package index ``requirements.txt`` names for torch.
     """
     from importlib.metadata import PackageNotFoundError, version
 
     from figbench import __version__
-    from figbench.metric_modules import default_requirement
 
     folder = Path(out).expanduser().resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -94,15 +102,22 @@ def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = Non
     written = [folder / "README.md", folder / "app.py", folder / "requirements.txt"]
     written[0].write_text(README.format(gradio=gradio, version=__version__), encoding="utf-8")
     written[1].write_text(APP, encoding="utf-8")
-    if wheel is not None:
-        wheel = Path(wheel)
-        if not wheel.is_file() or wheel.suffix != ".whl":
-            raise FileNotFoundError(f"{wheel}: not a wheel file (build one with `python -m build --wheel`)")
-        shutil.copyfile(wheel, folder / wheel.name)
-        written.append(folder / wheel.name)
-        spec = f"./{wheel.name}"
+    if requirement:
+        spec = requirement
     else:
-        spec = requirement or default_requirement()
+        if wheel is not None:
+            wheel = Path(wheel)
+            if not wheel.is_file() or wheel.suffix != ".whl":
+                raise FileNotFoundError(f"{wheel}: not a wheel file (build one with `python -m build --wheel`)")
+            if wheel.resolve() != (folder / wheel.name).resolve():
+                shutil.copyfile(wheel, folder / wheel.name)
+            copied = folder / wheel.name
+        else:
+            from figbench.wheel import wheel_of_running
+
+            copied = wheel_of_running(folder)
+        written.append(copied)
+        spec = f"./{copied.name}"
     index = f"--extra-index-url {torch_index}\n" if torch_index else ""
     written[2].write_text(f"{index}torch>=2.4,<2.14\n{spec}\n", encoding="utf-8")
     return written
@@ -110,11 +125,15 @@ def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = Non
 
 def register(lsub: argparse._SubParsersAction) -> None:
     sp = lsub.add_parser("space", help="write a deployable Hugging Face Space folder for the leaderboard",
-                         description="Write README.md (Space metadata), app.py and requirements.txt to --out.")
+                         description="Write README.md (Space metadata), app.py, requirements.txt and the wheel "
+                                     "of this figbench version to --out; `pip install -r requirements.txt` there "
+                                     "installs it offline.")
     sp.add_argument("--out", required=True, metavar="DIR", help="target folder")
-    sp.add_argument("--wheel", default=None, help="copy this figbench wheel into the folder and install it from there")
+    sp.add_argument("--wheel", default=None,
+                    help="copy this figbench wheel into the folder (default: the wheel of the running version)")
     sp.add_argument("--requirement", default=None,
-                    help="pip requirement for figbench (default: this version's git tag)")
+                    help="install figbench from this pip requirement instead of a wheel in the folder "
+                         "(e.g. a git URL)")
     sp.add_argument("--torch-index", default=TORCH_CPU_INDEX,
                     help="extra index for torch's CPU build in requirements.txt "
                          f"('' for none; default {TORCH_CPU_INDEX})")

@@ -216,6 +216,13 @@ def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, gro
     return df.drop(columns=["_unverified", "_in_group"]).reset_index(drop=True)
 
 
+def in_group(df: pd.DataFrame, registry: BenchmarkRegistry, group: str) -> pd.DataFrame:
+    """The :func:`overview` rows of the models with a score on at least one benchmark of ``group`` (the
+    Overview's default; the others are behind its "all models" toggle)."""
+    labels = [b.label for b in group_benchmarks(registry, group) if b.label in df]
+    return df[df[labels].notna().any(axis=1)].reset_index(drop=True) if labels else df.iloc[0:0]
+
+
 def filter_table(df: pd.DataFrame, *, search: str = "", types: Sequence[str] | None = None,
                  sizes: Sequence[str] | None = None, columns: Sequence[str] | None = None,
                  sort_by: str | None = None, descending: bool = True, show_unverified: bool = True) -> pd.DataFrame:

@@ -152,8 +152,8 @@ def test_missing_files_listed_in_one_error(tmp_path):
         _load("events", corpus, tmp_path)
     msg = str(err.value)
     assert "ECBplus_coreference_sentences.csv" in msg and "dev_small_docs.txt" in msg and str(corpus) in msg
-    # the strict (default) check also lists every missing topic folder of the release
-    with pytest.raises(MissingDataError, match=r"(?s)ECB\+/3\n.*ECB\+/45"):
+    # the strict (default) check also counts every missing topic folder of the release (the first few by name)
+    with pytest.raises(MissingDataError, match=r"(?s)ECB\+/3\n.*and \d+ more in .*ECB\+/\d+, ECB\+/\d+"):
         ecb_io.release_documents(corpus)
 
 

@@ -1,4 +1,5 @@
-"""The distribution as a user gets it: wheel -> fresh venv outside the checkout -> Space folder -> smoke.
+"""The distribution as a user gets it: wheel -> fresh venv outside the checkout -> README's flow (baseline run,
+submit, Space folder installed offline and serving) -> smoke.
 
 ``.ci/run`` runs ``.ci/wheel_smoke.sh`` once and points ``FIGBENCH_SMOKE_DIR`` at its folder; without
 it this test runs the script itself (a few minutes: it installs the wheel's dependencies). It is in the
@@ -32,11 +33,22 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
     assert report["ok"] is True
     assert report["ecbplus_test_mentions"] == 1780
     assert 0.70 < report["submitted_conll_f1"] < 0.85
+    # the build wrote nothing into the checkout (no build/ folder: tests keep their output out of the source tree)
+    assert (work / "source_tree_new.txt").read_text().split() == []
+    # README's flow from a folder outside the checkout: ./results/<spec>.json, named so in its own command,
+    # submitted by that relative path
+    assert report["readme_record"] == "results/cdec_lh_meta_m_test.json"
+    assert report["readme_record_command"].endswith("--out results/cdec_lh_meta_m_test.json")
+    assert report["readme_submit_status"] == "FINISHED"
+    # the Space folder: this version's wheel beside requirements.txt, installed offline into its own environment,
+    # and app.py printing its URL
     assert report["space_start_s"] < 180
-    # the Space folder: metadata, app and a requirements file installing figbench from the copied wheel
-    space = work / "space"
+    assert "space-venv" in report["space_installed_in"]
+    assert report["space_printed"].startswith("figbench leaderboard: serving on http://127.0.0.1:")
+    space = work / "user" / "space"
     reqs = (space / "requirements.txt").read_text()
-    wheel = next(space.glob("figbench-*.whl"))
-    assert f"./{wheel.name}" in reqs
+    [wheel] = space.glob("figbench-*.whl")
+    assert f"./{wheel.name}" in reqs and "git+" not in reqs
+    assert wheel.read_bytes() == next((work / "dist").glob("figbench-*.whl")).read_bytes()
     card = (space / "README.md").read_text()
     assert "sdk: gradio" in card and "app_file: app.py" in card and "hf_oauth: true" in card

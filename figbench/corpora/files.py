@@ -91,15 +91,35 @@ def missing(root: Path, files: Iterable[RemoteFile]) -> list[RemoteFile]:
     return [f for f in files if not (root / f.path).exists()]
 
 
+#: more missing files than this are summarised: the first LISTED_FIRST, then one line for the rest
+LISTED_MAX = 5
+LISTED_FIRST = 3
+#: names of the rest shown on the summary line
+LISTED_MORE_NAMES = 10
+
+
 def _listing(root: Path, files: Sequence[RemoteFile]) -> list[str]:
-    """One line per file; its URL on the next line, once for consecutive files from the same URL."""
+    """One line per file, its URL on the next line once per run of consecutive files from the same URL; more
+    than :data:`LISTED_MAX` files: the first :data:`LISTED_FIRST` so, then one line counting and naming the rest."""
+    shown = files if len(files) <= LISTED_MAX else files[:LISTED_FIRST]
+    rest = files[len(shown):]
     lines: list[str] = []
-    for i, f in enumerate(files):
+    for i, f in enumerate(shown):
         lines.append(f"  - {root / f.path}")
+        following = shown[i + 1] if i + 1 < len(shown) else (rest[0] if rest else None)
         if not f.url:
             lines.append(f"    (no public URL: {f.description or 'obtain it from the corpus authors'})")
-        elif i + 1 == len(files) or files[i + 1].url != f.url:
+        elif following is None or following.url != f.url:
             lines.append(f"    (from {f.url})")
+    if rest:
+        names = [f.path for f in rest]
+        more = ", ".join(names[:LISTED_MORE_NAMES]) + (", ..." if len(names) > LISTED_MORE_NAMES else "")
+        urls = list(dict.fromkeys(f.url for f in rest if f.url))
+        lines.append(f"  - ... and {len(rest)} more in {root}: {more}")
+        if len(urls) == 1:
+            lines.append(f"    (from {urls[0]})")
+        elif urls:
+            lines.append(f"    (from {len(urls)} URLs, the first {urls[0]})")
     return lines
 
 

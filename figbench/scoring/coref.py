@@ -546,7 +546,7 @@ def jackknife_coref(prediction: Document, reference: Document, *, level: float =
     flat = _flatten([prediction], [reference], remove_singletons=remove_singletons, names=None)
     point = _flat_scores(flat)
     _, owner, twinless, n_units = _jackknife_units(flat)
-    reasons = degenerate_reasons(n_units, unit=unit)
+    reasons = degenerate_reasons(n_units, unit=unit.replace(" (jackknife)", ""))
     groups = min(n_groups, n_units)
     if groups < 2:
         return {k: make_interval(v, v, level=level, n_resamples=1, unit=unit, n_units=n_units, point=v,
@@ -629,13 +629,18 @@ def bootstrap_coref(predictions: list[Document], references: list[Document], *,
 
 def _jackknife_fallback(prediction, reference, sizes: np.ndarray, *, level: float, seed: int,
                         remove_singletons: bool, unit: str | None) -> dict[str, dict]:
-    """:func:`jackknife_coref` intervals, each with a warning saying why and how they were made."""
+    """:func:`jackknife_coref` intervals, each with a warning saying why and how they were made (the
+    number of key clusters and of groups actually used)."""
     share = 100 * float(sizes.max()) / max(float(sizes.sum()), 1.0)
-    why = (f"the response links {share:.0f}% of the mentions into one of {len(sizes)} groups of overlapping "
-           "clusters, which cannot be resampled as units: the interval is a delete-a-group jackknife over key "
-           f"clusters ({JACKKNIFE_GROUPS} groups, t interval) instead of the percentile bootstrap")
     ci = jackknife_coref(prediction, reference, level=level, seed=seed, remove_singletons=remove_singletons,
                          unit=unit or "key clusters (jackknife)")
+    first = next(iter(ci.values()), None)
+    if first is None:
+        return ci
+    n_units, groups = first["n_units"], first["n_resamples"]
+    why = (f"the response links {share:.0f}% of the mentions into one of {len(sizes)} groups of overlapping "
+           "clusters, which cannot be resampled as units: the interval is a delete-a-group jackknife over key "
+           f"clusters ({n_units} key clusters in {groups} groups, t interval), not a percentile bootstrap")
     for iv in ci.values():
         iv["warning"] = "; ".join(x for x in (why, iv.get("warning")) if x)[:500]
     return ci

@@ -96,8 +96,18 @@ class ConllCoref(evaluate.Metric):
         `evaluate.Metric.compute` would only copy them (and turn non-string ids into strings);
         `evaluate_coref` checks them itself. Otherwise ids are checked before Arrow encoding.
         """
-        if (predictions is not None and references is not None and self.num_process == 1
-                and getattr(self, "writer", None) is None and getattr(self, "buf_writer", None) is None):
+        buffered = getattr(self, "writer", None) is not None or getattr(self, "buf_writer", None) is not None
+        if predictions is None and references is None and not buffered:
+            if kwargs.get("key_file") is not None or kwargs.get("response_file") is not None:
+                return self._compute([], [], **kwargs)
+            raise ValueError("conll_coref.compute() needs predictions= and references= (lists of documents; a "
+                             "document is a list of clusters of mention ids), or key_file= and response_file= "
+                             "(CoNLL files), or examples added with add()/add_batch() first; got none of them")
+        if (predictions is None) != (references is None) and not buffered:
+            missing = "references" if references is None else "predictions"
+            raise ValueError(f"conll_coref.compute(): {missing}= is missing (pass predictions= and references=, "
+                             "aligned lists of documents)")
+        if predictions is not None and references is not None and self.num_process == 1 and not buffered:
             return self._compute(predictions, references, **kwargs)
         # check ids before Arrow encoding would silently turn non-string ids into strings
         if predictions is not None or references is not None:
