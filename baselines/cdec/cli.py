@@ -8,8 +8,6 @@ DATASETS = ("ecbplus", "ecbmeta", "wec_eng")
 #: ECB+/META pairs stay within a subtopic: the stand-in for the predicted topics (document clustering)
 #: that Barhom et al. 2019 and Ahmed et al. 2023 use on ECB+ test (see baselines/README.md).
 DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
-#: the trivial references (baselines/cdec/reference.py METHODS): scored without the pipeline
-REFERENCE_METHODS = ("all_singletons", "one_cluster_per_topic")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,9 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "split")
 
     m = p.add_argument_group("method")
-    m.add_argument("--method", default="lh", choices=(*METHODS, *REFERENCE_METHODS),
-                   help="a pipeline method, or a trivial reference (all_singletons, one_cluster_per_topic: "
-                        "baselines/cdec/reference.py)")
+    m.add_argument("--method", default="lh", choices=METHODS,
+                   help="a pipeline method (the trivial references: figbench baseline trivial --task cdec)")
     m.add_argument("--within", default="auto", choices=("auto", "topic", "subtopic", "predicted_topic", "none"),
                    help="restrict pairs to one gold topic, gold subtopic or predicted topic (the split's documents "
                         "clustered by K-Means over tf-idf, as Barhom et al. 2019) (auto: subtopic for ECB+/META, "
@@ -198,12 +195,7 @@ def main(args: argparse.Namespace) -> int:
     if not args.out:
         raise ValueError("--out FILE is required (unless --train-only)")
     try:
-        if args.method in REFERENCE_METHODS:  # no filter, model or clustering: scored directly
-            from figbench_baselines.cdec.reference import run as run_reference
-
-            record = run_reference(normalise(args))
-        else:
-            record = run(normalise(args))
+        record = run(normalise(args))
     except ModelLoadError as e:  # reported as a clean CLI error, no results file
         raise ValueError(str(e)) from e
     from accelerate import PartialState

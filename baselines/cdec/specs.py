@@ -1,4 +1,5 @@
-"""The cdec baseline runs (reproduction tables ``cdec_heuristics``, ``cdec_oracle``, ``cdec_trained``).
+"""The cdec baseline runs (reproduction tables ``cdec_heuristics``, ``cdec_oracle``, ``cdec_trained``; the
+reference rows of ``cdec_reference``: the cdec task's trivial baselines as ``trivial_spec`` lines).
 
 Like with like: a row's protocol column is derived from its command (:func:`protocol_of`: topics,
 singletons, clustering, LH threshold and sentence tokens), and a published value sits only on the row
@@ -669,27 +670,33 @@ REFERENCE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test")
                     ("ecbmeta", "meta_m", "validation"), ("ecbmeta", "meta_m", "dev_rest"),
                     ("ecbplus", "events", "dev_small"), ("ecbmeta", "meta_m", "dev_small"),
                     ("ecbmeta", "meta_1", "dev_small"), ("wec_eng", "events", "test"))
-REFERENCE_TITLES = {"all_singletons": "reference: all singletons",
+#: the cdec task's trivial baselines (figbench.tasks.kinds: ClusteringTask.trivial_baselines) and their row titles
+REFERENCE_TITLES = {"singletons": "reference: all singletons",
                     "one_cluster_per_topic": "reference: one cluster per gold topic"}
 
 
 def reference_name(method: str, dataset: str, config: str, split: str) -> str:
-    return f"cdec_ref_{method}_{_short(dataset, config)}_{split}"
+    return f"cdec_{method}_{_short(dataset, config)}_{split}"
 
 
 def _reference_specs() -> list[BaselineSpec]:
-    """The trivial references (baselines/cdec/reference.py) on every split of the cdec tables."""
-    from figbench_baselines.cdec.reference import METHODS as REFERENCES
+    """The trivial baselines of the cdec task (``figbench baseline trivial``) on every split of the cdec
+    tables: one :func:`~figbench_baselines.trivial.specs.trivial_spec` line per baseline and split."""
+    from figbench_baselines.trivial.specs import trivial_spec
 
     out = []
-    for method, (_, clustering) in REFERENCES.items():
+    for method, title in REFERENCE_TITLES.items():
         for dataset, config, split in REFERENCE_SPLITS:
-            argv = ("--within", "topic") if method == "one_cluster_per_topic" and dataset != "wec_eng" else ()
-            protocol = {**protocol_of(dataset, config, method, ("cdec", *argv)), "clustering": clustering}
-            out.append(_spec(reference_name(method, dataset, config, split), "cdec_reference", dataset, config, split,
-                             method, *argv, title=REFERENCE_TITLES[method], model="none (reference)", needs=(),
-                             metrics=LH_METRICS, protocol=protocol,
-                             comparability="a reference row: what the split scores without any system"))
+            if method == "singletons":
+                protocol = {"topics": "none (no links)", "singletons": "kept", "clustering": "every mention alone"}
+            else:
+                protocol = {"topics": "gold topics", "singletons": "kept", "clustering": "one cluster per gold topic"
+                            + (" (WEC-Eng has one topic: one cluster)" if dataset == "wec_eng" else "")}
+            out.append(trivial_spec(
+                reference_name(method, dataset, config, split), "cdec_reference", "cdec", dataset, config, split,
+                method, data_version=DATA[(dataset, config)], title=title, model="none (reference)",
+                metrics=LH_METRICS, needs=("ecbplus",) if dataset == "ecbmeta" else (), protocol=protocol,
+                comparability="a reference row: what the split scores without any system"))
     return out
 
 

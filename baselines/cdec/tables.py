@@ -136,7 +136,7 @@ def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
 
     cells = []
     for split in ORACLE_SPLITS:
-        rec = _record(reference_name("all_singletons", *split), results)
+        rec = _record(reference_name("singletons", *split), results)
         cells.append("-" if rec is None else f"**{_pct(rec['scores']['bcub_recall'])}** (0.0)")
     rows.append(("reference: all singletons (no candidate pair)", "-", *cells))
     return _table(header, rows)

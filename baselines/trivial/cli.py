@@ -44,6 +44,18 @@ def _task(args: argparse.Namespace):
     return task
 
 
+def _unit_counts(task, gold, clusters: list[list[str]]) -> dict:
+    """``unit_counts``: the metric counts of each gold group (e.g. topic) of a clustering split with several,
+    which the paired drop of :mod:`figbench_baselines.cdec.compare` reads; none for one group."""
+    from figbench_baselines.cdec.compare import unit_counts
+
+    if not gold.groups or len(set(gold.groups.values())) < 2:
+        return {}
+    cluster_of = {m: i for i, c in enumerate(gold.clusters) for m in c}
+    rows = [{"mention_id": m, "cluster_id": cluster_of[m], task.group_column: gold.groups[m]} for m in gold.ids]
+    return {"unit_counts": unit_counts(rows, clusters, by=task.group_column)}
+
+
 def run(args: argparse.Namespace) -> int:
     from figbench_baselines.common.figurative import model_record, write_predictions
     from figbench_baselines.common.runs import finish_run
@@ -79,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     options = {"trivial": args.method, "train_split": args.train_split if train is not None else None}
     if args.label_column:
         options["label_column"] = args.label_column
+    if task.kind == "clustering":
+        options.update(_unit_counts(task, gold, predictions))
     record = make_result(
         task=task.name, dataset=args.dataset, config=config, split=args.split,
         model=model_record(method, type="heuristic", parameters=0),

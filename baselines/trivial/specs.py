@@ -22,24 +22,6 @@ def trivial_spec(name: str, table: str, task: str, dataset: str, config: str, sp
                         data_version=data_version, protocol=dict(protocol or {}), **kw)
 
 
-def _cdec_rows() -> tuple[BaselineSpec, ...]:
-    from figbench_baselines.cdec.specs import CONLL, DATA
-
-    rows = []
-    for dataset, config, short in (("ecbplus", "events", "ecbplus"), ("ecbmeta", "meta_m", "meta_m"),
-                                   ("wec_eng", "events", "wec_eng")):
-        needs = ("ecbplus",) if dataset == "ecbmeta" else ()
-        for method, title, clustering in (
-                ("singletons", "all singletons", "every mention alone"),
-                ("one_cluster_per_topic", "one cluster per topic",
-                 "one cluster per gold topic" + (" (WEC-Eng has one topic: one cluster)" if dataset == "wec_eng"
-                                                 else ""))):
-            rows.append(trivial_spec(
-                f"cdec_{method}_{short}_test", "cdec_heuristics", "cdec", dataset, config, "test", method,
-                data_version=DATA[(dataset, config)], title=title, metrics=CONLL, needs=needs,
-                protocol={"topics": "gold topics" if method == "one_cluster_per_topic" else "none (no links)",
-                          "singletons": "kept", "clustering": clustering}))
-    return tuple(rows)
-
-
-SPECS: tuple[BaselineSpec, ...] = _cdec_rows()
+#: the rows of families without a specs module of their own (the coreference references are cdec's:
+#: figbench_baselines.cdec.specs, WiMCor's trivial rows are wimcor's)
+SPECS: tuple[BaselineSpec, ...] = ()
