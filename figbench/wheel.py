@@ -38,11 +38,21 @@ def _local_path(url: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
+def installed_distribution() -> metadata.Distribution:
+    """The installed figbench's metadata (``*.dist-info`` with ``RECORD``), not a source checkout's
+    ``figbench.egg-info`` that a current directory on ``sys.path`` shows first."""
+    found = list(metadata.distributions(name=DIST))
+    for dist in found:
+        if dist.read_text("RECORD") is not None:
+            return dist
+    return found[0] if found else metadata.distribution(DIST)
+
+
 def wheel_of_running(folder: str | Path) -> Path:
     """Put a wheel of the running figbench version into ``folder``; return its path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    dist = metadata.distribution(DIST)
+    dist = installed_distribution()
     info = _direct_url(dist)
     source = _local_path(info.get("url", ""))
     if source is not None and "archive_info" in info and source.suffix == ".whl" and source.is_file():

@@ -350,7 +350,7 @@ def test_quickstart_prints_one_line_per_run_and_a_summary(data_root, tmp_path, m
     assert not any("wall time" in line for line in out)
     assert main([*args, "--force", "--verbose"]) == 0
     verbose = capsys.readouterr().out
-    assert "wall time" in verbose and "figbench baseline wimcor" in verbose
+    assert "wall time" in verbose and "figbench baseline trivial" in verbose
 
 
 def test_quickstart_summary_columns_fit_long_names(capsys):
@@ -438,3 +438,18 @@ def test_readme_builds_with_the_venv_python_which_setup_gives_build():
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
     assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[dev]
     assert '-e ".[dev]"' in (ROOT / "Makefile").read_text()
+
+
+def test_the_running_wheel_is_found_past_a_checkout_egg_info(tmp_path, monkeypatch):
+    """A source checkout's figbench.egg-info (left by `pip install -e`) on sys.path before site-packages
+    (a current directory) is not the installed figbench: its metadata has no RECORD to repack."""
+    from figbench.wheel import installed_distribution
+
+    egg = tmp_path / "figbench.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: figbench\nVersion: 0.1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from importlib import metadata
+
+    assert str(metadata.distribution("figbench")._path).endswith(".egg-info")   # what the old code used
+    assert installed_distribution().read_text("RECORD") is not None

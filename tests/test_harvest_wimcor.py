@@ -55,12 +55,15 @@ def test_samples_load_with_the_builder_and_replace_the_mention(harvested):
     assert {"LOCATION", "INSTITUTE", "TEAM"} <= media
 
 
-@pytest.mark.parametrize("method", ["majority", "random_prior"])
+@pytest.mark.parametrize("method", ["majority", "prior"])
 def test_wimcor_baselines_run_on_the_output(harvested, tmp_path, method):
+    """The majority and random-by-prior baselines (the metonymy task's trivial baselines, as the WiMCor
+    specs run them) score the harvested corpus."""
     _, _, out, _ = harvested
     res = tmp_path / "r.json"
-    p = subprocess.run([*FIGBENCH, "baseline", "wimcor", "--method", method, "--data-dir", str(out), "--out",
-                        str(res)], capture_output=True, text=True, timeout=600)
+    p = subprocess.run([*FIGBENCH, "baseline", "trivial", "--task", "metonymy", "--dataset", "wimcor", "--config",
+                        "sample", "--split", "test", "--method", method, "--data-dir", str(out), "--out", str(res)],
+                       capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads(res.read_text())["scores"]
 
