@@ -44,7 +44,7 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
             sub = submit.build(page)
             que = queue.build(page)
             ab = about.build(page)
-        for opened in (over.opened, *fams, plots_tab.opened, det.opened, sub, que.opened, ab):
+        for opened in (*fams, plots_tab.opened, que.opened, over.opened, det.opened, sub, ab):
             # one request per opening: the tab's content, and the Queue timer off or on
             opened.tab.select(_with_timer(opened.fn, opened.timer, len(opened.outputs)), opened.inputs or None,
                               [*opened.outputs, que.timer], api_visibility="private")
@@ -53,7 +53,7 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
             sid = (request.query_params.get("submission") if request is not None else None) or ""
             table = over.view(*overview.default_controls(page))
             if sid:
-                return table, gr.Tabs(selected="detail"), sid, detail.detail(page, sid)
+                return table, gr.Tabs(selected="detail"), sid, detail.submission_html(page, sid)
             return table, gr.skip(), gr.skip(), gr.skip()
 
         demo.load(on_load, None, [over.table, tabs, det.sid_box, det.html], api_visibility="private")

@@ -7,7 +7,7 @@ from figbench_leaderboard.detail import detail_html
 from figbench_leaderboard.tabs.page import Opened, Page
 
 
-def detail(page: Page, sid: str | None) -> str:
+def submission_html(page: Page, sid: str | None) -> str:
     """The released view of submission ``sid`` (an id or its first 6+ characters)."""
     return detail_html(page.board.released(page.board.store.find(sid or "")), page.registry)
 
@@ -28,9 +28,9 @@ def build(page: Page) -> DetailTab:
         show = gr.Button("Show", elem_id="detail-button")
         out = gr.HTML(elem_id="detail-html")
 
-        def view(sid):
-            return detail(page, sid)
+        def detail(sid):
+            return submission_html(page, sid)
 
-        show.click(view, sid_box, out, api_visibility="private")
-        sid_box.submit(view, sid_box, out, api_visibility="private")
+        show.click(detail, sid_box, out, api_visibility="private")
+        sid_box.submit(detail, sid_box, out, api_visibility="private")
     return DetailTab(Opened(tab), sid_box, out)

@@ -102,7 +102,11 @@ def build(page: Page) -> OverviewTab:
             json_btn = gr.Button("Download JSON", elem_id="download-json", size="sm")
         dl = gr.File(label="Download", interactive=False, elem_id="download-file", visible=False)
         controls = [group, search, types, sizes, show_unverified, columns, sort_by, descending, limit, all_models]
-        view = page.safe(lambda *c: overview_html(page, *c), error_html)
+
+        def overview_view(*values):
+            return overview_html(page, *values)
+
+        view = page.safe(overview_view, error_html)
         for c in controls:
             if c is group:   # a new group shows its own benchmark columns (whose change redraws)
                 c.change(lambda g: gr.CheckboxGroup(value=page.members(g if g in page.groups else first)),

@@ -71,10 +71,10 @@ class Opened:
     timer: bool = False
 
 
-def for_gradio(fn: Callable, *, oauth: bool) -> Callable:
+def for_gradio(fn: Callable, *, oauth: bool, doc: str | None = None) -> Callable:
     """``fn`` as Gradio should call it. Gradio fills a parameter by its type hint; without Hugging Face sign-in
     the ``gr.OAuthProfile``/``gr.OAuthToken`` parameters are hidden from it (they keep their ``None`` default),
-    so the API neither advertises nor accepts an ``oauth_token``."""
+    so the API neither advertises nor accepts an ``oauth_token``. ``doc``: the description, if not ``fn``'s."""
     import gradio as gr
 
     hints = typing.get_type_hints(fn)
@@ -85,7 +85,7 @@ def for_gradio(fn: Callable, *, oauth: bool) -> Callable:
     def call(*args, **kwargs):
         return fn(*args, **kwargs)
 
-    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, doc or fn.__doc__
     call.__signature__ = sig.replace(parameters=keep)
     call.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k in {p.name for p in keep} | {"return"}}
     return call

@@ -64,7 +64,11 @@ def build(page: Page, group: Any) -> PlotTab:
         figure = gr.Plot(label="plot", elem_id="board-plot", show_label=False)
         gr.Markdown("Hover for values, drag to zoom, double-click to reset; click a point to open its "
                     "submission.", elem_classes=["fb-note"])
-    view = page.safe(lambda *a: plot_figure(page, *a), lambda m: plots.empty_figure("Plot unavailable", m))
+
+    def plot_view(choice, group, page_no):
+        return plot_figure(page, choice, group, page_no)
+
+    view = page.safe(plot_view, lambda m: plots.empty_figure("Plot unavailable", m))
     for c in (choice, page_no):
         c.change(view, [choice, group, page_no], figure, api_visibility="private")
     return PlotTab(Opened(tab, view, [choice, group, page_no], [figure]), default)

@@ -11,7 +11,7 @@ QUEUE_PAGE = 50
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 
 
-def queue_view(page: Page, status, page_no) -> tuple[str, str, Any]:
+def queue_html(page: Page, status, page_no) -> tuple[str, str, Any]:
     """``(table HTML, counts by status, the store revision shown)``."""
     page_no = max(0, int(page_no or 1) - 1)
     store = page.board.store
@@ -23,13 +23,13 @@ def queue_view(page: Page, status, page_no) -> tuple[str, str, Any]:
                            empty="No submissions."), summary, page.view.revision())
 
 
-def queue_tick(page: Page, status, page_no, seen_rev):
+def queue_refresh(page: Page, status, page_no, seen_rev):
     """The timer's refresh: nothing sent when the store is still at ``seen_rev``."""
     import gradio as gr
 
     if seen_rev is not None and page.view.revision() == seen_rev:
         return gr.skip(), gr.skip(), gr.skip()
-    return queue_view(page, status, page_no)
+    return queue_html(page, status, page_no)
 
 
 @dataclass
@@ -53,11 +53,14 @@ def build(page: Page) -> QueueTab:
         rev = gr.State(None)
         timer = gr.Timer(5.0, active=False)
 
-        def view(status, page_no):
-            return queue_view(page, status, page_no)
+        def queue_view(status, page_no):
+            return queue_html(page, status, page_no)
+
+        def queue_tick(status, page_no, seen_rev):
+            return queue_refresh(page, status, page_no, seen_rev)
 
         for ev in (refresh.click, status.change, page_no.change):
-            ev(view, [status, page_no], [table, summary, rev], api_visibility="private")
-        timer.tick(lambda *a: queue_tick(page, *a), [status, page_no, rev], [table, summary, rev],
+            ev(queue_view, [status, page_no], [table, summary, rev], api_visibility="private")
+        timer.tick(queue_tick, [status, page_no, rev], [table, summary, rev],
                    api_visibility="private")
-    return QueueTab(Opened(tab, view, [status, page_no], [table, summary, rev], timer=True), timer)
+    return QueueTab(Opened(tab, queue_view, [status, page_no], [table, summary, rev], timer=True), timer)

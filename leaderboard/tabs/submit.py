@@ -23,6 +23,15 @@ STATUS_KEYS = ("id", "status", "reason", "task", "dataset", "config", "split", "
                "verified", "gold", "scores", "confidence_intervals", "mismatches")
 
 
+#: the ``submit_json`` endpoint's description, with Hugging Face sign-in (True) and without
+SUBMIT_JSON_DOC = {
+    True: 'JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. Needs a signed-in\n'
+          "Hugging Face account: the page's session, or a Hugging Face access token (``oauth_token``).",
+    False: 'JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. A submitter token\n'
+           "in the ``X-Figbench-Token`` header is the submitter's identity (else the client address).",
+}
+
+
 def _error_html(msg: str) -> str:
     return f'<div class="fb-error" id="fb-submit-error">Submission refused: {html.escape(msg)}</div>'
 
@@ -77,7 +86,7 @@ class Submissions:
         finally:
             _remove_upload(path)
 
-    def form(self, file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
+    def submit_form(self, file, name, revision, mtype, params, link, licence, submitter, description, paper, token,
              request: gr.Request, profile: gr.OAuthProfile | None = None) -> str:
         """The Submit button: the upload with the form's fields overriding its metadata; an HTML verdict."""
         page = self.page
@@ -113,10 +122,8 @@ class Submissions:
 
     def submit_json(self, text: str, submitter: str, request: gr.Request, profile: gr.OAuthProfile | None = None,
                     oauth: gr.OAuthToken | None = None) -> str:
-        """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"}. On a Space with Hugging
-        Face sign-in it needs a signed-in account: the page's session, or a Hugging Face access token
-        (``oauth_token``); elsewhere a submitter token in the ``X-Figbench-Token`` header is the submitter's
-        identity (else the client address)."""
+        """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"} (the identity: see
+        ``SUBMIT_JSON_DOC``, the endpoint's description)."""
         page = self.page
         try:
             client, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
@@ -163,7 +170,7 @@ def build(page: Page) -> Opened:
                            elem_id="f-token", visible=not page.use_oauth)
         button = gr.Button("Submit", variant="primary", elem_id="submit-button")
         verdict = gr.HTML(elem_id="submit-result")
-        button.click(for_gradio(handlers.form, oauth=page.use_oauth),
+        button.click(for_gradio(handlers.submit_form, oauth=page.use_oauth),
                      [upload, name, revision, mtype, params, link, licence, submitter, description, paper, token],
                      verdict, api_visibility="private")
     return Opened(tab)
@@ -172,5 +179,6 @@ def build(page: Page) -> Opened:
 def register_api(page: Page) -> None:
     """The two documented API endpoints (inside ``gr.Blocks``)."""
     handlers = Submissions(page)
-    gr.api(for_gradio(handlers.submit_json, oauth=page.use_oauth), api_name="submit_json")
+    gr.api(for_gradio(handlers.submit_json, oauth=page.use_oauth, doc=SUBMIT_JSON_DOC[page.use_oauth]),
+           api_name="submit_json")
     gr.api(for_gradio(handlers.submission_status, oauth=page.use_oauth), api_name="submission_status")
