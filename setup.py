@@ -28,6 +28,6 @@ def packages(name: str, folder: str) -> list[str]:
 setup(
     package_dir=FOLDERS,
     packages=[p for name, folder in FOLDERS.items() for p in packages(name, folder)],
-    package_data={"": ["README.md", "*.json", "*.css", "*.txt"]},
+    package_data={"": ["README.md", "*.json", "*.css", "*.js", "*.txt"]},
     include_package_data=False,
 )

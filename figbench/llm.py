@@ -87,45 +87,60 @@ class ChatEndpoint:
             body["seed"] = seed
         if json_mode:
             body["response_format"] = {"type": "json_object"}
-        last = ""
         for attempt in range(1, self.retries + 2):
-            wait = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
             try:
-                reply = self._post(body)
-                break
-            except urllib.error.HTTPError as e:
-                detail = e.read()[:300].decode("utf-8", "replace") if e.fp else ""
-                if e.code not in RETRY_STATUS:
-                    raise LLMEndpointError(f"LLM endpoint {self.url}: HTTP {e.code} {e.reason}: {detail}") from None
-                last = f"HTTP {e.code} {e.reason}"
-                retry_after = e.headers.get("Retry-After") if e.headers else None
-                if retry_after and retry_after.replace(".", "", 1).isdigit():
-                    wait = min(self.max_backoff, float(retry_after))
-            except TimeoutError as e:
-                last = f"timed out after {self.timeout:g} s ({e})"
-            except urllib.error.URLError as e:
-                if isinstance(e.reason, TimeoutError):
-                    last = f"timed out after {self.timeout:g} s"
-                elif isinstance(e.reason, ConnectionRefusedError):
-                    raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
-                else:
-                    raise LLMEndpointError(f"LLM endpoint {self.url}: {e.reason}") from e
-            except (ConnectionError, OSError) as e:
-                if isinstance(e, ConnectionRefusedError):
-                    raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
-                last = f"{type(e).__name__}: {e}"
-            except json.JSONDecodeError as e:
-                raise LLMEndpointError(f"LLM endpoint {self.url}: reply is not JSON ({e})") from None
-            if attempt > self.retries:
-                raise LLMRetriesExhausted(f"LLM endpoint {self.url}: gave up after {attempt} attempts; last: {last}")
-            time.sleep(wait)
+                return self._completion(self._post_once(body), attempt)
+            except _Transient as t:
+                if attempt > self.retries:
+                    raise LLMRetriesExhausted(f"LLM endpoint {self.url}: gave up after {attempt} attempts; "
+                                              f"last: {t}") from None
+                backoff = self.backoff * 2 ** (attempt - 1) if t.retry_after is None else t.retry_after
+                time.sleep(min(self.max_backoff, backoff))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _post_once(self, body: dict) -> dict:
+        """One POST; :class:`_Transient` for what is worth retrying, :class:`LLMEndpointError` for the rest."""
+        try:
+            return self._post(body)
+        except urllib.error.HTTPError as e:
+            detail = e.read()[:300].decode("utf-8", "replace") if e.fp else ""
+            if e.code not in RETRY_STATUS:
+                raise LLMEndpointError(f"LLM endpoint {self.url}: HTTP {e.code} {e.reason}: {detail}") from None
+            retry_after = e.headers.get("Retry-After") if e.headers else None
+            wait = float(retry_after) if retry_after and retry_after.replace(".", "", 1).isdigit() else None
+            raise _Transient(f"HTTP {e.code} {e.reason}", wait) from None
+        except TimeoutError as e:
+            raise _Transient(f"timed out after {self.timeout:g} s ({e})") from None
+        except urllib.error.URLError as e:
+            if isinstance(e.reason, TimeoutError):
+                raise _Transient(f"timed out after {self.timeout:g} s") from None
+            if isinstance(e.reason, ConnectionRefusedError):
+                raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
+            raise LLMEndpointError(f"LLM endpoint {self.url}: {e.reason}") from e
+        except (ConnectionError, OSError) as e:
+            if isinstance(e, ConnectionRefusedError):
+                raise LLMEndpointError(f"LLM endpoint {self.url}: connection refused") from e
+            raise _Transient(f"{type(e).__name__}: {e}") from None
+        except json.JSONDecodeError as e:
+            raise LLMEndpointError(f"LLM endpoint {self.url}: reply is not JSON ({e})") from None
+
+    def _completion(self, reply: Any, attempts: int) -> Completion:
+        """The answer's text and token counts, or :class:`LLMEndpointError` for a reply of another shape."""
         try:
             text = str(reply["choices"][0]["message"]["content"] or "")
         except (KeyError, IndexError, TypeError):
             raise LLMEndpointError(f"LLM endpoint {self.url}: unexpected reply {str(reply)[:200]!r}") from None
         usage = reply.get("usage") or {}
         return Completion(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                          attempt)
+                          attempts)
+
+
+class _Transient(Exception):
+    """A failure worth retrying: why, and the server's ``Retry-After`` in seconds (if it gave one)."""
+
+    def __init__(self, why: str, retry_after: float | None = None):
+        super().__init__(why)
+        self.retry_after = retry_after
 
 
 class CausalLM:

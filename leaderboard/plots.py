@@ -89,7 +89,8 @@ def _layout(fig, title: str, x: str, y: str) -> None:
     fig.update_yaxes(title_text=y)
 
 
-def _empty(title: str, message: str):
+def empty_figure(title: str, message: str):
+    """A blank figure titled ``title`` that says ``message`` (no data, an unknown choice, a failed plot)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -110,7 +111,7 @@ def paired_figure(frame: pd.DataFrame, task: Task, plot: Plot, registry: Benchma
     first = registry.get(keys[0]).label if keys else ""
     metric = task.metric(plot.metric).title
     if frame.empty:
-        return _empty(plot.title, f"no models with {metric} on {first} and another benchmark of this plot yet")
+        return empty_figure(plot.title, f"no models with {metric} on {first} and another benchmark of this plot yet")
     models = frame.groupby("Model")["x"].first().sort_values(ascending=False)
     n_pages = max(1, -(-len(models) // top))
     page = min(max(page, 0), n_pages - 1)
@@ -140,7 +141,7 @@ def distribution_figure(frame: pd.DataFrame, task: Task, plot: Plot):
 
     metric = task.metric(plot.metric).title
     if frame.empty:
-        return _empty(plot.title, f"no verified submissions with {metric} yet")
+        return empty_figure(plot.title, f"no verified submissions with {metric} yet")
     fig = go.Figure()
     for bench, g in frame.groupby("Benchmark", sort=False):
         custom = [[fmt.plot_text(m), sid] for m, sid in zip(g["Model"], g["Submission"])]
@@ -160,7 +161,7 @@ def size_figure(ov: pd.DataFrame, group: str, *, label_top: int = 10):
     d = ov[(ov["Verified"] == "yes") & ov["Average"].notna() & ov["Parameters"].notna()] if not ov.empty else ov
     d = d[d["Parameters"].astype(float) > 0] if not d.empty else d
     if d.empty:
-        return _empty(title, "no ranked models with a parameter count in this group yet")
+        return empty_figure(title, "no ranked models with a parameter count in this group yet")
     sid_col = [c for c in d.columns if c.endswith(" id")]
     best = set(d.sort_values("Average", ascending=False)["Model"].head(label_top))
     fig = go.Figure()

@@ -197,7 +197,7 @@ def test_hidden_gold_is_absent_from_every_public_artifact(heldout, tmp_path):
         with zipfile.ZipFile(wheels[0]) as z:
             artifacts["wheel"] = "\n".join(z.read(n).decode("utf-8", "replace") for n in z.namelist())
     else:
-        patterns = ("README.md", "*.json", "*.css", "*.txt", "*.py")
+        patterns = ("README.md", "*.json", "*.css", "*.js", "*.txt", "*.py")
         files = [p for folder in ("figbench", "datasets", "metrics", "baselines", "leaderboard")
                  for pat in patterns for p in (ROOT / folder).rglob(pat)]
         assert not [p for p in files if heldout["private"] in p.parents]

@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.app import DOWNLOADS_PREFIX, _Downloads
+from figbench_leaderboard.downloads import DOWNLOADS_PREFIX, Downloads
 from figbench_leaderboard.screenshots import serving
 
 from tests.test_leaderboard_quarantine import _config, _run_event
@@ -112,14 +112,14 @@ def test_serve_leaves_no_download_folder(tmp_path):
 
 
 def test_downloads_folder_is_removed_at_exit(tmp_path):
-    code = ("from figbench_leaderboard.app import _Downloads\n"
-            "d = _Downloads()\nprint(d.path('.csv'))\n")
+    code = ("from figbench_leaderboard.downloads import Downloads\n"
+            "d = Downloads()\nprint(d.path('.csv'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "TMPDIR": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     made = Path(out.stdout.strip())
     assert made.parent.name.startswith(DOWNLOADS_PREFIX) and not made.parent.exists()
-    d = _Downloads()
+    d = Downloads()
     folder = d.path(".json").parent
     del d
     import gc

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -195,6 +196,20 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
     trim = "both" if style == "single" else "lead"
     weak: set[int] = set()
     anchored = _anchors(orig, para, weak)
+    tags, gaps = _unchanged_and_gaps(orig, triggers, anchored)
+    trigger_tokens = {i for _, s, e in triggers for i in range(s, e)}
+    for (left, right), group in gaps.items():
+        tags.update(_tag_gap(orig, para, anchored, weak, trigger_tokens, left, right, group, trim))
+    if words:
+        _apply_word_list(tags, triggers, para, words)
+    _flag_long(tags.values(), para, style)
+    return [tags[mid] for mid, _, _ in triggers]
+
+
+def _unchanged_and_gaps(orig: list[str], triggers: list[tuple[str, int, int]], anchored: dict[int, int]
+                        ) -> tuple[dict[str, Tag], dict[tuple[int, int], list[tuple[str, int, int]]]]:
+    """Tags of the triggers kept word for word, and the others grouped by the anchors around them
+    ``(left, right)`` (-1 / ``len(orig)`` at the edges)."""
     anchored_set = set(anchored)
     tags: dict[str, Tag] = {}
     gaps: dict[tuple[int, int], list[tuple[str, int, int]]] = {}
@@ -206,48 +221,59 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
         left = max((i for i in anchored_set if i < free[0]), default=-1)
         right = min((i for i in anchored_set if i > free[-1]), default=len(orig))
         gaps.setdefault((left, right), []).append((mid, s, e))
-    trigger_tokens = {i for _, s, e in triggers for i in range(s, e)}
-    for (left, right), group in gaps.items():
-        pstart = anchored[left] + 1 if left >= 0 else 0
-        pend = anchored[right] if right < len(orig) else len(para)
-        pstart, pend = _trim(para, pstart, pend, trim)
-        group.sort(key=lambda t: t[1])
-        extra = any(is_content(orig[i]) and i not in trigger_tokens for i in range(left + 1, right))
-        if right in weak and trim == "lead":  # a kept function word ends it: drop function words before it
-            pstart, pend = _trim(para, pstart, pend, "both")
-        if pend <= pstart:
-            for mid, _, _ in group:
-                tags[mid] = Tag(mid, None, None, ["missing"], "gap")
-            continue
-        pieces = _split(pstart, pend, [(s, e) for _, s, e in group], para)
-        for (mid, s, e), (a, b) in zip(group, pieces, strict=True):
-            a, b = _trim(para, a, b, trim)
-            flags = []
-            if len(group) > 1:
-                flags.append("shared")
-            if extra:
-                flags.append("extra_words")
-            if any(i in anchored_set for i in range(s, e)):
-                flags.append("partial")
-            if left in weak or right in weak:
-                flags.append("weak_boundary")
-            tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
-    if words:
-        for mid, _, _ in triggers:
-            phrase = tokenize(words[mid]) if words.get(mid) else []
-            while phrase and is_punct(phrase[-1]):
-                phrase.pop()
-            if not phrase:
-                continue
+    return tags, gaps
+
+
+def _tag_gap(orig: list[str], para: list[str], anchored: dict[int, int], weak: set[int], trigger_tokens: set[int],
+             left: int, right: int, group: list[tuple[str, int, int]], trim: str) -> dict[str, Tag]:
+    """Tags of the triggers between the anchors ``left`` and ``right``: the paraphrase's stretch between their
+    images, trimmed and split among them in order."""
+    pstart = anchored[left] + 1 if left >= 0 else 0
+    pend = anchored[right] if right < len(orig) else len(para)
+    pstart, pend = _trim(para, pstart, pend, trim)
+    group.sort(key=lambda t: t[1])
+    extra = any(is_content(orig[i]) and i not in trigger_tokens for i in range(left + 1, right))
+    if right in weak and trim == "lead":  # a kept function word ends it: drop function words before it
+        pstart, pend = _trim(para, pstart, pend, "both")
+    if pend <= pstart:
+        return {mid: Tag(mid, None, None, ["missing"], "gap") for mid, _, _ in group}
+    tags: dict[str, Tag] = {}
+    pieces = _split(pstart, pend, [(s, e) for _, s, e in group], para)
+    for (mid, s, e), (a, b) in zip(group, pieces, strict=True):
+        a, b = _trim(para, a, b, trim)
+        flags = []
+        if len(group) > 1:
+            flags.append("shared")
+        if extra:
+            flags.append("extra_words")
+        if any(i in anchored for i in range(s, e)):
+            flags.append("partial")
+        if left in weak or right in weak:
+            flags.append("weak_boundary")
+        tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
+    return tags
+
+
+def _apply_word_list(tags: dict[str, Tag], triggers: list[tuple[str, int, int]], para: list[str],
+                     words: dict[str, str]) -> None:
+    """Move each tag onto the phrase the model's word list gives for it (trailing punctuation dropped)."""
+    for mid, _, _ in triggers:
+        phrase = tokenize(words[mid]) if words.get(mid) else []
+        while phrase and is_punct(phrase[-1]):
+            phrase.pop()
+        if phrase:
             _use_word(tags[mid], para, phrase)
+
+
+def _flag_long(tags: Iterable[Tag], para: list[str], style: str) -> None:
+    """Flag ``long`` the changed spans longer than a metaphor of ``style`` should be."""
     longest = 1 if style == "single" else LONG_SPAN
-    for tag in tags.values():
+    for tag in tags:
         if tag.how == "unchanged" or tag.start is None:
             continue
         size = tag.end - tag.start if style != "single" else sum(is_content(t) for t in para[tag.start: tag.end])
         if size > longest and "long" not in tag.flags:
             tag.flags.append("long")
-    return [tags[mid] for mid, _, _ in triggers]
 
 
 def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:

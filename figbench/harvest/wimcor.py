@@ -28,14 +28,18 @@ from __future__ import annotations
 import bz2
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from figbench.corpora.wimcor import MEDIUM_LABELS, SAMPLE_SPLITS, sample_files
 from figbench.harvest import common, wikitext
 from figbench.harvest.dump import Partition, iter_pages
+
+if TYPE_CHECKING:
+    from figbench.harvest import driver
 
 #: Table 1's associations: LOCATION for these
 METONYMIC = ("INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
@@ -261,16 +265,8 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     """Run the WiMCor method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
     from figbench.harvest import driver
     from figbench.harvest import dump as dumps
-    from figbench.harvest.wec import _tokenizer
 
-    if not opts.categories:
-        raise ValueError("harvest wimcor: --categories FILE is required (DBpedia instance types .ttl/.nt[.bz2] "
-                         "or a title<TAB>CLASS TSV)")
-    if not Path(opts.categories).is_file():
-        raise FileNotFoundError(f"categories file {opts.categories} does not exist")
-    unknown = [f for f in opts.filters if f not in FILTERS]
-    if unknown:
-        raise ValueError(f"harvest wimcor: unknown filter(s) {unknown}; known: {', '.join(FILTERS)}")
+    _check_options(opts)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
@@ -282,41 +278,97 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     counts = {f: 0 for f in FILTERS}
     with driver.cluster(scheduler, workers) as client:
         scan_stats = run.stage("scan", scan, client, shared, progress)
-        dabs: dict[str, list[str]] = defaultdict(list)
-        latest = ""
-        for o in run.outputs("scan"):
-            for a, ts in o["dabs"].items():
-                dabs[a] += ts
-            latest = max(latest, o["latest"])
-        linked = {t for ts in dabs.values() for t in ts}
-        resolved: dict[str, str] = {}
-        for o in run.outputs("scan"):
-            resolved.update({t: o["redirects"][t] for t in linked & o["redirects"].keys()})
-        dabs = {a: [resolved.get(t, t) for t in ts] for a, ts in dabs.items()}
+        dabs, latest = _disambiguations(run)
         classes = categories_for(opts.categories, {t for ts in dabs.values() for t in ts})
         if "category" in on:
             pairs, counts["category"] = find_pairs(dabs, classes)
         else:
             pairs = [(x, y, a) for a, ts in dabs.items() for i, x in enumerate(ts) for y in ts[i + 1:]]
-        articles = {t for p in pairs for t in p[:2]}
-        aliases = {t: t for t in articles}
-        for o in run.outputs("scan"):
-            aliases.update({r: t for r, t in o["redirects"].items() if t in articles and r not in aliases})
-        shared.aliases = aliases
+        shared.aliases = _aliases(run, pairs)
         extract_stats = run.stage("extract", extract, client, shared, progress)
-    links: dict[str, set[str]] = {}
-    by_target: dict[str, list[dict]] = defaultdict(list)
-    metadata: Counter = Counter()
-    for o in run.outputs("extract"):
-        links.update(o["links"])
-        metadata.update(o["metadata"])
-        for s in o["samples"]:
-            by_target[s["target"]].append(s)
+    links, by_target, metadata = _extracted(run.outputs("extract"))
     if "mutual_links" in on:
         kept_pairs = [p for p in pairs if p[1] in links.get(p[0], ()) and p[0] in links.get(p[1], ())]
         counts["mutual_links"] = len(pairs) - len(kept_pairs)
         pairs = kept_pairs
     counts["metadata"] = sum(metadata.values()) if "metadata" in on else 0
+    rows = _samples(pairs, classes, by_target, opts, counts)
+    _write_samples(out, rows)
+    info = common.dump_info(parts, scan_stats, latest)
+    report = {
+        "method": "wimcor", "dump": info, "options": opts.as_dict(), "filters_on": list(opts.filters),
+        "categories_file": str(opts.categories), "classes_found": len(classes),
+        "disambiguation_pages": len(dabs), "candidate_links": sum(len(ts) for ts in dabs.values()),
+        "candidates": sum(len(ts) * (len(ts) - 1) // 2 for ts in dabs.values()),
+        "removed": counts, "metadata_kinds": dict(metadata),
+        "pairs": [list(p) for p in pairs],
+        "pairs_by_association": dict(Counter(f"LOCATION-for-{classes.get(p[1], '?')}" for p in pairs)),
+        "samples": {s: {m: len(set(v)) for m, v in rows[s].items()} for s in SAMPLE_SPLITS},
+        "partitions": {"scan": scan_stats, "extract": extract_stats},
+    }
+    _write_card(out, report)
+    if not keep_work:
+        run.clean()
+    return report
+
+
+def _check_options(opts: WimcorOptions) -> None:
+    """Refuse a run without a readable categories file or with an unknown filter, before any work."""
+    if not opts.categories:
+        raise ValueError("harvest wimcor: --categories FILE is required (DBpedia instance types .ttl/.nt[.bz2] "
+                         "or a title<TAB>CLASS TSV)")
+    if not Path(opts.categories).is_file():
+        raise FileNotFoundError(f"categories file {opts.categories} does not exist")
+    unknown = [f for f in opts.filters if f not in FILTERS]
+    if unknown:
+        raise ValueError(f"harvest wimcor: unknown filter(s) {unknown}; known: {', '.join(FILTERS)}")
+
+
+def _disambiguations(run: driver.Run) -> tuple[dict[str, list[str]], str]:
+    """Disambiguation page -> its linked articles (redirects resolved) over all partitions of the scan, and the
+    newest revision time seen (the outputs are read one partition at a time, twice)."""
+    dabs: dict[str, list[str]] = defaultdict(list)
+    latest = ""
+    for o in run.outputs("scan"):
+        for a, ts in o["dabs"].items():
+            dabs[a] += ts
+        latest = max(latest, o["latest"])
+    linked = {t for ts in dabs.values() for t in ts}
+    resolved: dict[str, str] = {}
+    for o in run.outputs("scan"):
+        resolved.update({t: o["redirects"][t] for t in linked & o["redirects"].keys()})
+    return {a: [resolved.get(t, t) for t in ts] for a, ts in dabs.items()}, latest
+
+
+def _aliases(run: driver.Run, pairs: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Link target -> article for the pairs' articles: each itself, and the redirects to it."""
+    articles = {t for p in pairs for t in p[:2]}
+    aliases = {t: t for t in articles}
+    for o in run.outputs("scan"):
+        aliases.update({r: t for r, t in o["redirects"].items() if t in articles and r not in aliases})
+    return aliases
+
+
+def _extracted(extracts: Iterable[dict]) -> tuple[dict[str, set[str]], dict[str, list[dict]], Counter]:
+    """The extract stage's outputs merged: article -> its links, article -> its samples, metadata link kinds."""
+    links: dict[str, set[str]] = {}
+    by_target: dict[str, list[dict]] = defaultdict(list)
+    metadata: Counter = Counter()
+    for o in extracts:
+        links.update(o["links"])
+        metadata.update(o["metadata"])
+        for s in o["samples"]:
+            by_target[s["target"]].append(s)
+    return links, by_target, metadata
+
+
+def _samples(pairs: list[tuple[str, str, str]], classes: dict[str, str], by_target: dict[str, list[dict]],
+             opts: WimcorOptions, counts: dict[str, int]) -> dict[str, dict[str, list[str]]]:
+    """split -> medium label -> sample lines ``anchor<SEP>left<ENT>anchor<ENT>right`` of the pairs' articles;
+    the samples the ``markers`` and ``tokens`` filters remove are counted in ``counts``."""
+    from figbench.harvest.wec import _tokenizer
+
+    on = set(opts.filters)
     nlp = _tokenizer(opts.language)
     rows: dict[str, dict[str, list[str]]] = {s: {m: [] for m in MEDIUM_LABELS} for s in SAMPLE_SPLITS}
     jobs = sorted({(w, a, "LOCATION" if i == 0 else classes.get(w, "LOCATION"))
@@ -335,26 +387,15 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
                 counts["tokens"] += 1
                 continue
             rows[split][medium].append(f"{a}<SEP>{left}<ENT>{a}<ENT>{right}")
+    return rows
+
+
+def _write_samples(out: Path, rows: dict[str, dict[str, list[str]]]) -> None:
+    """One file per split and medium label, duplicates dropped (first kept)."""
     for split in SAMPLE_SPLITS:
         for medium, name in sample_files(split).items():
             lines = list(dict.fromkeys(rows[split][medium]))
             (out / name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    info = common.dump_info(parts, scan_stats, latest)
-    report = {
-        "method": "wimcor", "dump": info, "options": opts.as_dict(), "filters_on": list(opts.filters),
-        "categories_file": str(opts.categories), "classes_found": len(classes),
-        "disambiguation_pages": len(dabs), "candidate_links": sum(len(ts) for ts in dabs.values()),
-        "candidates": sum(len(ts) * (len(ts) - 1) // 2 for ts in dabs.values()),
-        "removed": counts, "metadata_kinds": dict(metadata),
-        "pairs": [list(p) for p in pairs],
-        "pairs_by_association": dict(Counter(f"LOCATION-for-{classes.get(p[1], '?')}" for p in pairs)),
-        "samples": {s: {m: len(set(v)) for m, v in rows[s].items()} for s in SAMPLE_SPLITS},
-        "partitions": {"scan": scan_stats, "extract": extract_stats},
-    }
-    _write_card(out, report)
-    if not keep_work:
-        run.clean()
-    return report
 
 
 def _write_card(out: Path, report: dict) -> None:
