@@ -8,6 +8,10 @@ grows: pages are streamed). ``--filler`` sets the sizes (pages of filler article
 about ``--filler 1150000`` (6 paragraphs of 60 pseudo-words a page: ~0.9 KB of bz2 a page); measure
 what the machine allows (see README).
 
+Writes the rows as JSON (``--json``, default ``benchmarks/bench_harvest.json``: the README's scale table
+and full-Wikipedia estimate are generated from it, ``figbench docs --write``), with the arguments, the
+machine (cores, 1-minute load average range over the run) and per row the speed-up over 1 worker.
+
     python benchmarks/bench_harvest.py --filler 20000 120000 --out /tmp/bench_harvest
 """
 
@@ -15,9 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -29,10 +36,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--partition-mb", type=float, default=4.0)
     ap.add_argument("--gen-processes", type=int, default=2)
-    ap.add_argument("--out", default="/tmp/bench_harvest")
+    ap.add_argument("--out", default="/tmp/bench_harvest", help="folder of the dumps and harvests")
+    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "bench_harvest.json"), help="where the rows go")
     args = ap.parse_args()
     root = Path(args.out)
     rows = []
+    loads = [os.getloadavg()[0]]
     for n in args.filler:
         d = root / f"dump{n}"
         shutil.rmtree(d, ignore_errors=True)
@@ -48,6 +57,7 @@ def main() -> None:
             t0 = time.perf_counter()
             rep = wec.harvest(path, out, wec.WecOptions(), workers=w, partition_bytes=int(args.partition_mb * 2**20))
             wall = time.perf_counter() - t0
+            loads.append(os.getloadavg()[0])
             stats = rep["partitions"]["scan"] + rep["partitions"]["extract"]
             pages = sum(s["pages"] for s in rep["partitions"]["scan"])
             task_s = sum(s["seconds"] for s in stats)
@@ -59,8 +69,16 @@ def main() -> None:
             print(json.dumps(rows[-1]), flush=True)
     base = {r["filler"]: r["wall_s"] for r in rows if r["workers"] == 1}
     for r in rows:
+        r["speed_up"] = None
         if r["workers"] > 1 and r["filler"] in base:
-            print(f"filler {r['filler']}: speed-up 1 -> {r['workers']} workers: {base[r['filler']] / r['wall_s']:.2f}x")
+            r["speed_up"] = round(base[r["filler"]] / r["wall_s"], 2)
+            print(f"filler {r['filler']}: speed-up 1 -> {r['workers']} workers: {r['speed_up']:.2f}x")
+    machine = (f"{os.cpu_count()} CPU cores (1-minute load average {min(loads):.0f}-{max(loads):.0f} during the run)")
+    record = {"args": {"filler": args.filler, "paragraphs": args.paragraphs, "workers": args.workers,
+                    "partition_mb": args.partition_mb, "gen_processes": args.gen_processes},
+           "machine": machine, "date": time.strftime("%Y-%m-%d"), "rows": rows}
+    Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+    print(f"written {args.json}")
 
 
 if __name__ == "__main__":

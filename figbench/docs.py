@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the committed result records
 RESULTS = ROOT / "results"
 #: "module:function" of every block provider: each returns the :class:`Block` objects it declares
-PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.about:blocks")
+PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.about:blocks", "figbench.docs_benchmarks:blocks")
 #: the markdown files whose prose :func:`result_numbers_outside_blocks` checks
 CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "datasets/*/README.md",
                  "metrics/*/README.md")
@@ -149,7 +149,7 @@ _NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w.]*\d)(?!\.\d)(?![eE][-+]?\d)"
 _UNIT_AFTER = re.compile(r"^(?:\s?(?:s|ms|min|h|GB|MB|KB|GiB|MiB|KiB|B)\b|\s?x\b|×|%|/s\b|-\d+(?:\.\d+)?\s?(?:s|x|%))")
 #: what precedes a number that is a setting, version, licence or section number, not a result
 _NOT_RESULT_BEFORE = re.compile(
-    r"(?:version|Python\s*>=?|python_version:?\s*\"?|License|CC BY(?:-[A-Z]{2})*|ECB\+|threshold|>|<|=|lr|"
+    r"(?:version|Python\s*>=?|python_version:?\s*\"?|License|CC BY(?:-[A-Z]{2})*|ECB\+|threshold|temperature|>|<|=|lr|"
     r"decay|margin|level|Geometric\(|§)\s*$", re.I)
 #: headings of sections that report measurements of figbench itself, not results of a system: speed and
 #: memory, corpus statistics, the bootstrap's coverage in simulation, the id-leak probes of the cards

@@ -120,3 +120,98 @@ def test_every_block_anchor_is_a_line_of_its_file():
     for b in all_blocks():
         if b.anchor:
             assert b.anchor in (ROOT / b.file).read_text("utf-8").split("\n"), (b.file, b.name, b.anchor)
+
+
+# ------------------------------------------------------------------ blocks from benchmark outputs
+
+def _bench_copy(tmp_path):
+    """A temp copy of the committed benchmark outputs the README blocks are rendered from."""
+    for name in ("bench_retag.json", "bench_harvest.json"):
+        shutil.copy(ROOT / "benchmarks" / name, tmp_path / name)
+    return tmp_path
+
+
+def _edit(path, change):
+    import json
+
+    data = json.loads(path.read_text("utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), "utf-8")
+
+
+def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
+    from figbench.docs_benchmarks import render_generation_cost, render_retag
+
+    bench = _bench_copy(tmp_path)
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table, cost = render_retag(bench), render_generation_cost(bench)
+    assert wrap("retag", table) in readme and wrap("generation-cost", cost) in readme
+    assert "| META_m validation | 1,241 | 98.7% |" in table and "$13.43" in cost
+
+    def change(d):
+        d["results"]["META_m validation, with word list"]["exact"] = 0.5
+        d["results"]["META_m validation, with word list"]["disagreements"] = 621
+        d["cost_estimate_meta_m_validation_test"]["cost_usd"] = 7.25
+
+    _edit(bench / "bench_retag.json", change)
+    table, cost = render_retag(bench), render_generation_cost(bench)
+    assert "| META_m validation | 1,241 | 50.0% |" in table and "98.7%" not in table
+    assert "target is met on META_m test and META_1 Dev_small only" in table and "of the 621 and 12 META_m" in table
+    assert "$7.25" in cost and "13.43" not in cost
+
+
+def test_the_harvest_blocks_render_from_bench_harvest_json(tmp_path):
+    from figbench.docs_benchmarks import render_harvest_estimate, render_harvest_scale
+
+    bench = _bench_copy(tmp_path)
+    readme = (ROOT / "README.md").read_text("utf-8")
+    scale, estimate = render_harvest_scale(bench), render_harvest_estimate(bench)
+    assert wrap("harvest-scale", scale) in readme and wrap("harvest-estimate", estimate) in readme
+    assert "| 102.8 MB | 120,370 | 1 | 768 s | 316 |  | 469 MB |" in scale
+    assert "= 46 worker-hours" in estimate and "N = 16 workers take about 3.9 h" in estimate
+
+    def change(d):  # the large dump harvested twice as fast by one worker
+        row = next(r for r in d["rows"] if r["filler"] == 120000 and r["workers"] == 1)
+        row["wall_s"], row["speed_up"] = 384, None
+
+    _edit(bench / "bench_harvest.json", change)
+    scale, estimate = render_harvest_scale(bench), render_harvest_estimate(bench)
+    assert "| 102.8 MB | 120,370 | 1 | 384 s | 316 |  | 469 MB |" in scale and "768 s" not in scale
+    assert "in 384 s, 0.268 MB/s" in estimate and "= 23 worker-hours" in estimate
+    # a >= 1 GB dump is no longer "not done"
+    _edit(bench / "bench_harvest.json", lambda d: [r.update(compressed_mb=1100.0) for r in d["rows"]
+                                                    if r["filler"] == 120000])
+    assert "Not done" not in render_harvest_scale(bench)
+
+
+@pytest.mark.parametrize(("name", "render"), [
+    ("bench_retag.json", "render_retag"), ("bench_retag.json", "render_generation_cost"),
+    ("bench_harvest.json", "render_harvest_scale"), ("bench_harvest.json", "render_harvest_estimate"),
+])
+def test_a_missing_or_broken_benchmark_json_is_an_error_naming_the_file(tmp_path, name, render):
+    import figbench.docs_benchmarks as db
+
+    bench = _bench_copy(tmp_path)
+    (bench / name).unlink()
+    with pytest.raises(FileNotFoundError, match=rf"{name}: not found; it is written by `python benchmarks/"):
+        getattr(db, render)(bench)
+    (bench / name).write_text("{not json", "utf-8")
+    with pytest.raises(ValueError, match=rf"{name}: not valid JSON"):
+        getattr(db, render)(bench)
+    (bench / name).write_text("{}", "utf-8")
+    with pytest.raises(ValueError, match=rf"{name}: missing field '(results|targets|cost_estimate_\w+|rows)'"):
+        getattr(db, render)(bench)
+
+
+def test_a_harvest_row_without_a_field_is_an_error_naming_the_row(tmp_path):
+    from figbench.docs_benchmarks import render_harvest_scale
+
+    bench = _bench_copy(tmp_path)
+    _edit(bench / "bench_harvest.json", lambda d: d["rows"][2].pop("wall_s"))
+    with pytest.raises(ValueError, match=r"bench_harvest.json: rows\[2\] has no field 'wall_s'"):
+        render_harvest_scale(bench)
+
+
+def test_a_sampling_temperature_is_a_setting_not_a_result():
+    assert result_numbers_outside_blocks("the paper's prompt at temperature 0.7, JSON answer; F1 61.2") == [
+        (1, "61.2", "the paper's prompt at temperature 0.7, JSON answer; F1 61.2")]
