@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -153,6 +154,7 @@ def generate_smoke() -> None:
         url = srv.stdout.readline().strip() if ready else ""
         assert url.startswith("http://127.0.0.1:"), (url, srv.poll())
         out = WORK / "generated meta"  # a space in the path
+        shutil.rmtree(out, ignore_errors=True)  # a second smoke in the same folder starts with no cache
         cmd = [str(BIN / "figbench"), "generate", "metaphors", "--dataset", "ecbplus", "--config", "events",
                "--split", GEN_SPLIT, "--style", "multi", "--llm-model", "scripted", "--llm-endpoint", url,
                "--max-sentences", str(GEN_SENTENCES), "--out", str(out), "--no-progress"]
@@ -196,7 +198,8 @@ def harvest_smoke() -> None:
     dump = Path(data) / "wikipedia" / WIKI_EN
     assert dump.is_file(), f"smoke: no shortened English dump at {dump}"
     h = WORK / "harvest"
-    h.mkdir(exist_ok=True)
+    shutil.rmtree(h, ignore_errors=True)
+    h.mkdir()
     (h / "events.txt").write_text("military conflict\tHISTORICAL_EVENT\n", encoding="utf-8")
     figbench = str(BIN / "figbench")
     step("harvest wec", [figbench, "harvest", "wec", "--dump", str(dump), "--out", "wec-out", "--event-infoboxes",
