@@ -3,7 +3,10 @@ the checkout): README.md's flow in a folder outside the checkout (``figbench bas
 ./results/SPEC.json, ``figbench submit results/SPEC.json`` is scored, ``figbench leaderboard space --out
 space`` writes a folder whose requirements install offline into another environment, and its app.py prints
 its URL and serves the board); then a corpus by bare name, a metric by bare name, a heuristic baseline, a
-submission to a store and quickstart without the server. Writes smoke_report.json.
+submission to a store and quickstart without the server; then issue 24's ``figbench generate metaphors`` /
+``generate build`` against a scripted OpenAI-compatible server (the checkout's tests/llm_server.py in its own
+process) and issue 25's ``figbench harvest wec`` / ``harvest wimcor``, their outputs loaded with ``datasets`` and
+the builders. Writes smoke_report.json.
 
 Usage: FIGBENCH_DATA_DIR=<corpora> python .ci/smoke.py WORK_DIR
 """
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -124,6 +129,106 @@ def serve_space(python: Path, folder: Path, store: Path) -> None:
         app.wait(30)
 
 
+LLM_SERVER = """import sys
+sys.path.insert(0, sys.argv[1])
+from llm_server import ScriptedLLM
+with ScriptedLLM() as srv:
+    print(srv.url, flush=True)
+    sys.stdin.read()                 # serve until the smoke closes stdin
+    print(len(srv.requests), flush=True)
+"""
+GEN_SPLIT, GEN_SENTENCES = "validation", 4
+
+
+def generate_smoke() -> None:
+    """Paraphrase GEN_SENTENCES sentences of real ECB+ validation, build, load with plain ``datasets``: every
+    mention keeps its ECB+ mention_id and cluster_id; the rerun is served from the cache (no request reaches
+    the server, counted by the server itself)."""
+    tests = SOURCE / "tests"
+    assert (tests / "llm_server.py").is_file(), f"no scripted LLM server at {tests}"
+    t0 = time.perf_counter()
+    srv = subprocess.Popen([sys.executable, "-I", "-c", LLM_SERVER, str(tests)], cwd=WORK, env=ENV, text=True,
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ready, _, _ = select.select([srv.stdout], [], [], 60)
+        url = srv.stdout.readline().strip() if ready else ""
+        assert url.startswith("http://127.0.0.1:"), (url, srv.poll())
+        out = WORK / "generated meta"  # a space in the path
+        shutil.rmtree(out, ignore_errors=True)  # a second smoke in the same folder starts with no cache
+        cmd = [str(BIN / "figbench"), "generate", "metaphors", "--dataset", "ecbplus", "--config", "events",
+               "--split", GEN_SPLIT, "--style", "multi", "--llm-model", "scripted", "--llm-endpoint", url,
+               "--max-sentences", str(GEN_SENTENCES), "--out", str(out), "--no-progress"]
+        step("generate metaphors", cmd, timeout=600)
+        first = json.loads((out / "generation" / "report.json").read_text("utf-8"))["run"]
+        step("generate build", [str(BIN / "figbench"), "generate", "build", str(out)], timeout=600)
+        step("generate metaphors (rerun)", cmd, timeout=600)
+        again = json.loads((out / "generation" / "report.json").read_text("utf-8"))["run"]
+        srv.stdin.close()
+        served = int(srv.stdout.readline().strip() or -1)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+        srv.wait(30)
+    check = ("import json, sys, datasets\n"
+             "out, split = sys.argv[1], sys.argv[2]\n"
+             "rows = datasets.load_dataset(out, split=split).to_list()\n"
+             "src = datasets.load_dataset('ecbplus', 'events', split=split)\n"
+             "want = {r['mention_id']: r['cluster_id'] for r in src}\n"
+             "kept = sum(want.get(r['mention_id']) == r['cluster_id'] for r in rows)\n"
+             "spans = sum(' '.join(r['sentence'][r['token_start']:r['token_end']]) == r['text'] for r in rows)\n"
+             "assert 'figbench' not in sys.modules\n"
+             "print(json.dumps({'rows': len(rows), 'ids_and_clusters_kept': kept, 'spans_match_text': spans,\n"
+             "                  'clusters': len({r['cluster_id'] for r in rows})}))\n")
+    loaded = json.loads(step("generate: datasets.load_dataset", [sys.executable, "-I", "-c", check, str(out),
+                                                                 GEN_SPLIT]).strip().splitlines()[-1])
+    report["generate"] = {"sentences": first["sentences"], "failed": first["failed"],
+                          "requests": first["requests"], "rerun_requests": again["requests"],
+                          "rerun_cache_hits": again["cache_hits"], "server_requests": served, **loaded,
+                          "seconds": round(time.perf_counter() - t0, 1)}
+
+
+WIKI_EN = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+
+
+def harvest_smoke() -> None:
+    """`figbench harvest wec` on the real shortened English dump (the one event infobox type it holds, as an
+    edited list), `figbench harvest wimcor` on a dump written by figbench.harvest.synthetic (disambiguation
+    pages with metonymic pairs); both outputs loaded with their builders by figbench.load_dataset."""
+    t0 = time.perf_counter()
+    dump = Path(data) / "wikipedia" / WIKI_EN
+    assert dump.is_file(), f"smoke: no shortened English dump at {dump}"
+    h = WORK / "harvest"
+    shutil.rmtree(h, ignore_errors=True)
+    h.mkdir()
+    (h / "events.txt").write_text("military conflict\tHISTORICAL_EVENT\n", encoding="utf-8")
+    figbench = str(BIN / "figbench")
+    step("harvest wec", [figbench, "harvest", "wec", "--dump", str(dump), "--out", "wec-out", "--event-infoboxes",
+                         "events.txt", "--min-cluster-size", "1", "--workers", "1", "--quiet"], cwd=h, timeout=600)
+    wec = json.loads(step("harvest wec: load", [sys.executable, "-I", "-c",
+                          "import json, figbench; dd = figbench.load_dataset('wec_eng', data_dir='wec-out', "
+                          "cache_dir='wec-cache'); print(json.dumps({'mentions': sum(len(dd[s]) for s in dd), "
+                          "'clusters': sorted({c for s in dd for c in dd[s]['cluster_id']})}))"],
+                          cwd=h).strip().splitlines()[-1])
+    wec["kept"] = json.loads((h / "wec-out" / "harvest.json").read_text("utf-8"))["kept"]
+    step("harvest wimcor: write dump", [sys.executable, "-I", "-c",
+                                        "from pathlib import Path; from figbench.harvest import synthetic; "
+                                        "synthetic.write_dump(Path('enwiki-20240601-pages-articles-multistream"
+                                        ".xml.bz2'), synthetic.synthetic_pages(n_events=4, backlinks=8, n_towns=4,"
+                                        " filler=10), pages_per_stream=10); "
+                                        "Path('cats.tsv').write_text(synthetic.categories_tsv(4))"], cwd=h)
+    step("harvest wimcor", [figbench, "harvest", "wimcor", "--dump", "enwiki-20240601-pages-articles-multistream"
+                            ".xml.bz2", "--out", "wimcor-out", "--categories", "cats.tsv", "--workers", "1",
+                            "--quiet"], cwd=h, timeout=600)
+    wim = json.loads(step("harvest wimcor: load", [sys.executable, "-I", "-c",
+                          "import json, figbench; dd = figbench.load_dataset('wimcor', 'sample', data_dir="
+                          "'wimcor-out', cache_dir='wimcor-cache'); print(json.dumps({s: len(dd[s]) for s in dd}))"],
+                          cwd=h).strip().splitlines()[-1])
+    rep = json.loads((h / "wimcor-out" / "harvest.json").read_text("utf-8"))
+    report["harvest"] = {"wec": wec, "wimcor": {"rows": wim, "pairs_by_association": rep["pairs_by_association"],
+                                                "samples": sum(sum(v.values()) for v in rep["samples"].values())},
+                         "seconds": round(time.perf_counter() - t0, 1)}
+
+
 # 0. the README's flow
 readme_flow()
 
@@ -161,6 +266,13 @@ report["submitted_conll_f1"] = reply["scores"]["conll_f1"]
 # 5. quickstart without the server, on one corpus
 step("quickstart", [str(BIN / "figbench"), "quickstart", "--no-serve", "--only", "ecbplus",
                     "--store", str(WORK / "qs-store")], timeout=1800)
+
+# 6. issue 24: `figbench generate metaphors` on real ECB+ (capped) against a scripted OpenAI-compatible server
+#    (tests/llm_server.py, a separate process on 127.0.0.1), `generate build`, plain datasets.load_dataset
+generate_smoke()
+
+# 7. issue 25: `figbench harvest wec` on the real shortened English dump, `harvest wimcor` on a written one
+harvest_smoke()
 
 report["ok"] = True
 _write()

@@ -52,3 +52,26 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
     assert wheel.read_bytes() == next((work / "dist").glob("figbench-*.whl")).read_bytes()
     card = (space / "README.md").read_text()
     assert "sdk: gradio" in card and "app_file: app.py" in card and "hf_oauth: true" in card
+    # issue 24 from the wheel: `figbench generate metaphors` (4 sentences of real ECB+ validation, a scripted
+    # OpenAI-compatible server in its own process), `generate build`, plain datasets.load_dataset: every
+    # mention keeps its ECB+ mention_id and cluster_id, its span is its text; the rerun asks the server nothing
+    gen = report["generate"]
+    assert {k: report["steps"][k]["returncode"] for k in report["steps"] if k.startswith("generate")} == {
+        "generate metaphors": 0, "generate build": 0, "generate metaphors (rerun)": 0,
+        "generate: datasets.load_dataset": 0}
+    assert gen["sentences"] == 4 and gen["failed"] == 0 and gen["requests"] == 4
+    assert gen["rows"] == gen["ids_and_clusters_kept"] == gen["spans_match_text"] == 14 and gen["clusters"] > 1
+    assert gen["rerun_requests"] == 0 and gen["rerun_cache_hits"] == 4 and gen["server_requests"] == 4
+    # issue 25 from the wheel: `figbench harvest wec` on the real shortened English dump (its one event
+    # article, American Revolutionary War, page 771, linked 3 times) and `figbench harvest wimcor` on a written
+    # dump, both loaded with their builders
+    har = report["harvest"]
+    assert {k: report["steps"][k]["returncode"] for k in report["steps"] if k.startswith("harvest")} == {
+        "harvest wec": 0, "harvest wec: load": 0, "harvest wimcor: write dump": 0, "harvest wimcor": 0,
+        "harvest wimcor: load": 0}
+    assert har["wec"]["mentions"] == 3 and har["wec"]["clusters"] == ["771"]
+    assert har["wec"]["kept"] == {"train": 3, "validation": 0, "test": 0}
+    wim = har["wimcor"]
+    assert wim["pairs_by_association"] == {"LOCATION-for-INSTITUTE": 4, "LOCATION-for-TEAM": 4,
+                                           "LOCATION-for-EVENT": 4}
+    assert wim["rows"]["train"] > 0 and wim["rows"]["test"] > 0 and sum(wim["rows"].values()) == wim["samples"]
