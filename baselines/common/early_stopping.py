@@ -18,6 +18,9 @@ generation) train through :func:`fit`; the cross-document coreference trainers k
   the loop's position and the early-stopping state in its ``progress.json``; the best weights go to
   ``best-epochNNN.pt``. Saves are crash-safe (:mod:`figbench_baselines.common.checkpoints`).
   ``cfg.resume`` continues from the newest complete one (a finished run only restores its best weights).
+  The training time and examples of every process are carried in ``progress.json`` up to its last save, so
+  the stats cover the whole run (``train_seconds_all_sessions``, ``resumed``: how many processes continued
+  it); work after a process's last save is lost with it and counted again when it is redone.
 - **Determinism**: every order is a function of (seed, epoch); the same command with the same seed
   on the same hardware gives the same weights (tested on a tiny model).
 - **Accelerate**: mixed precision, gradient accumulation and several processes
@@ -181,17 +184,28 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
     state = {"epoch": 0, "batch": 0, "step": 0, "best": None, "best_epoch": None, "bad_epochs": 0,
              "history": [], "done": False, "stopped_early": False, "seconds": 0.0, "examples": 0,
-             "best_file": None}
+             "best_file": None, "resumed": 0}
     best_weights: dict | None = None
     resumed = checkpoints.load(accelerator, ckpt) if cfg.resume else None
     if resumed is not None:
         state.update(resumed)
+        state["resumed"] += 1
         if state["best_file"] is None and state["best_epoch"] is not None:
             state["best_file"] = "best.pt"  # a checkpoint folder of the layout before checkpoints.py
         accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
                           f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
 
+    clock = {"mark": time.perf_counter(), "examples": 0}  # time and examples not yet in state
+
+    def account() -> None:
+        """Move this process's training time and examples since the last call into ``state``."""
+        now = time.perf_counter()
+        state["seconds"] = round(state["seconds"] + now - clock["mark"], 3)
+        state["examples"] += clock["examples"]
+        clock.update(mark=now, examples=0)
+
     def save(*, best: bool = False) -> None:
+        account()
         if ckpt is None:
             return
         if best:  # a new file per best epoch: the checkpoint that names it is complete before the old one goes
@@ -217,13 +231,12 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         model.train()
         te = time.perf_counter()
         epoch_losses: list[float] = []
-        epoch_examples = 0
         bar = progress(total=local_batches, initial=state["batch"], disable=not main,
                        desc=f"{desc} epoch {epoch + 1}/{max_epochs}")
         for batch in loader:
             loss = optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, cfg.max_grad_norm)
             examples += _batch_size(batch)
-            epoch_examples += _batch_size(batch)
+            clock["examples"] += _batch_size(batch)
             value = float(loss.detach())
             losses.append(value)
             epoch_losses.append(value)
@@ -261,8 +274,6 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         if state["step"] >= total_steps or state["epoch"] >= max_epochs:
             state["done"] = True
         t_epochs.append(time.perf_counter() - te)
-        state["seconds"] = round(state["seconds"] + t_epochs[-1], 1)
-        state["examples"] += epoch_examples
         save(best=improved)
         if main:
             left = max_epochs - state["epoch"]
@@ -283,15 +294,18 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
             model.load_state_dict(best_weights)
     model.eval()
     model._figbench_finetuned = True  # never served from the frozen-embedding cache
+    account()
     seconds = time.perf_counter() - t0
     stats: dict[str, Any] = {
         "train_steps": float(state["step"]),
         "train_examples": float(examples),
         "train_seconds": seconds,
         "train_examples_per_s": examples / seconds if seconds > 0 and examples else 0.0,
-        # over every session of a resumed run (training and validation, without loading)
+        # over every process of a resumed run (training and validation, without loading)
         "train_seconds_all_sessions": float(state["seconds"]),
         "train_examples_all_sessions": float(state["examples"]),
+        "resumed": int(state["resumed"]),
+        "epochs_planned": planned,
         "epochs_run": len(state["history"]),
         "history": state["history"],
         "steps_per_epoch": steps_per_epoch,
