@@ -152,3 +152,13 @@ def test_tiny_tagger_learns_a_toy_alignment(tmp_path):
     assert scores["token_f1"] > 0.9, scores
     lengths = [len(p["narrative"][slice(*spans[p["id"]])].split()) for p in pairs]
     assert max(lengths) >= 2  # multi-word spans, not the single best word
+
+
+def test_whole_narrative_reference_spans_the_narrative_without_outer_spaces():
+    from figbench.scoring.spans import score_alignment
+
+    examples = [{"narrative": "  One two. Three four  "}, {"narrative": "Solo"}]
+    spans = A.whole_spans(examples)
+    assert [ex["narrative"][slice(*s)] for ex, s in zip(examples, spans)] == ["One two. Three four", "Solo"]
+    scores = score_alignment(spans, [(2, 10), (0, 4)], [e["narrative"] for e in examples], n_resamples=0).scores
+    assert scores["token_recall"] == 1.0 and scores["token_precision"] == pytest.approx((2 / 4 + 1) / 2)

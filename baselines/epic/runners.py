@@ -241,6 +241,9 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
     if args.method == "lexical":
         spans = A.lexical_spans(test)
         model = model_record("lexical-overlap sentence", type="heuristic", parameters=0)
+    elif args.method == "whole":
+        spans = A.whole_spans(test)
+        model = model_record("whole narrative", type="heuristic", parameters=0)
     elif args.method == "tagger":
         tok, tagger, training = _trained_tagger(args, train_rows, list(test_rows))
         by_pair, istats = A.predict_tagger(tok, tagger, test_rows, span_words=training["mean_span_words"])
