@@ -119,6 +119,13 @@ def test_a_resumed_training_counts_the_seconds_of_every_process(tmp_path):
     once: dict = {}
     _toy_run(tmp_path / "once", stats=once)
     assert once["resumed"] == 0 and once["train_seconds_earlier_processes"] == 0.0
+    # the cdec components' train_wall_time_s: this process's wall time plus the earlier processes' training
+    from figbench_baselines.common.training import wall_time_s
+
+    t0 = time.perf_counter()
+    earlier = stats["train_seconds_earlier_processes"]
+    assert earlier <= wall_time_s(t0, stats) < earlier + 1
+    assert wall_time_s(t0, once) < 1
 
 
 def _dies_during_save(monkeypatch, at_call: int, *, after_writing: bool) -> None:

@@ -253,6 +253,12 @@ def train(
     return stats
 
 
+def wall_time_s(t_start: float, stats: Mapping[str, Any]) -> float:
+    """Wall time of a training since ``t_start`` (a ``time.perf_counter()`` of this process) plus the training
+    seconds of the earlier processes of a resumed run (``stats`` of :func:`train`)."""
+    return round(time.perf_counter() - t_start + float(stats.get("train_seconds_earlier_processes", 0.0)), 3)
+
+
 def _guess_batch_size(batch: Any) -> int:
     if isinstance(batch, Mapping):
         for v in batch.values():
