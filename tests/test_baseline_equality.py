@@ -77,6 +77,8 @@ TRAINED = {
     "epic_alignment_finetune_pipelined": ["epic", "--task", "proverb_alignment", "--method", "finetune",
                                           "--pipeline", "bm25", "--max-steps", "2", "--batch-size", "4"],
     "epic_generation_keywords": ["epic", "--task", "narrative_generation", "--method", "keywords"],
+    "epic_alignment_tagger": ["epic", "--task", "proverb_alignment", "--method", "tagger", "--max-steps", "2",
+                              "--batch-size", "4"],
     "cdec_lh_remove_nothing_per_topic": ["cdec", "--dataset", "ecbplus", "--config", "events", "--method", "lh",
                                          "--within", "topic", "--per-topic"],
 }
@@ -99,6 +101,9 @@ def test_trained_and_other_baselines_score_through_their_task(name, tiny, tmp_pa
         assert record["scores"]["accuracy"] == record["scores"]["accuracy_l1"]
     if name == "cdec_lh_remove_nothing_per_topic":
         assert set(opts["per_topic_scores"]) == {"1", "2"}
+    if name == "epic_alignment_tagger":  # the record says how it was trained and decoded
+        training = opts["training"]
+        assert training["mean_span_words"] > 0 and set(training["class_weights"]) >= {"O", "B-1", "I-1"}
 
 
 def test_nli_paper_settings(tiny, tmp_path):

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +56,10 @@ def test_length_grouped_batches_cover_every_example_in_a_seeded_order():
     assert len(s) == 6
 
 
-def _toy_run(tmp_path: Path, *, crash_after: int | None = None, resume: bool = False) -> dict[str, torch.Tensor]:
-    """Train a small MLP for 2 epochs on length-grouped batches, optionally crashing after N steps."""
+def _toy_run(tmp_path: Path, *, crash_after: int | None = None, resume: bool = False, delay: float = 0.0,
+             stats: dict | None = None) -> dict[str, torch.Tensor]:
+    """Train a small MLP for 2 epochs on length-grouped batches, optionally crashing after N steps (each step
+    taking at least ``delay`` s); the training stats go to ``stats``."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.2), torch.nn.Linear(8, 1))
     x = torch.randn(40, 4)
@@ -68,12 +71,20 @@ def _toy_run(tmp_path: Path, *, crash_after: int | None = None, resume: bool = F
         calls["n"] += 1
         if crash_after is not None and calls["n"] > crash_after:
             raise KeyboardInterrupt("simulated interruption")
+        time.sleep(delay)
         return torch.nn.functional.binary_cross_entropy_with_logits(m(b["x"]).squeeze(-1), b["y"])
 
     cfg = TrainConfig(epochs=2, batch_size=4, lr=1e-2, seed=0, checkpoint_dir=str(tmp_path / "ckpt"),
                       checkpoint_every=1, resume=resume, warmup_ratio=0.1)
-    train(model, loader, loss_fn, cfg)
+    out = train(model, loader, loss_fn, cfg)
+    if stats is not None:
+        stats.update(out)
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def _position(progress: dict) -> dict:
+    """Where a checkpoint's progress says the loop stands (beside it: seconds trained, resumes)."""
+    return {k: progress[k] for k in ("step", "epoch", "batch")}
 
 
 def _resume_ends_like(straight: dict[str, torch.Tensor], run: Path) -> None:
@@ -90,9 +101,31 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         _toy_run(tmp_path / "b", crash_after=13)  # mid second epoch
     state, progress = checkpoints.latest(tmp_path / "b" / "ckpt")
-    assert progress == {"step": 13, "epoch": 1, "batch": 3}
+    assert _position(progress) == {"step": 13, "epoch": 1, "batch": 3}
+    assert progress["resumed"] == 0 and progress["seconds"] > 0
     assert sorted(p.name for p in state.parent.iterdir()) == ["LATEST", state.name]  # older checkpoints removed
     _resume_ends_like(straight, tmp_path / "b")
+
+
+def test_a_resumed_training_counts_the_seconds_of_every_process(tmp_path):
+    """The checkpoint carries the seconds trained so far; a resumed run reports them beside its own."""
+    with pytest.raises(KeyboardInterrupt):
+        _toy_run(tmp_path, crash_after=13, delay=0.05)  # at least 13 x 0.05 s before the checkpoint at step 13
+    stats: dict = {}
+    _toy_run(tmp_path, resume=True, stats=stats)
+    assert stats["resumed"] == 1 and stats["train_seconds_earlier_processes"] >= 13 * 0.05
+    assert stats["train_seconds_all_sessions"] == pytest.approx(stats["train_seconds_earlier_processes"]
+                                                                + stats["train_seconds"])
+    once: dict = {}
+    _toy_run(tmp_path / "once", stats=once)
+    assert once["resumed"] == 0 and once["train_seconds_earlier_processes"] == 0.0
+    # the cdec components' train_wall_time_s: this process's wall time plus the earlier processes' training
+    from figbench_baselines.common.training import wall_time_s
+
+    t0 = time.perf_counter()
+    earlier = stats["train_seconds_earlier_processes"]
+    assert earlier <= wall_time_s(t0, stats) < earlier + 1
+    assert wall_time_s(t0, once) < 1
 
 
 def _dies_during_save(monkeypatch, at_call: int, *, after_writing: bool) -> None:
@@ -126,7 +159,7 @@ def test_a_kill_during_a_checkpoint_save_resumes_from_the_last_complete_one(tmp_
             _toy_run(tmp_path / "b")
     ckpt = tmp_path / "b" / "ckpt"
     assert (ckpt / "ckpt-00000009.partial").is_dir()
-    assert checkpoints.latest(ckpt)[1] == {"step": 8, "epoch": 0, "batch": 8}
+    assert _position(checkpoints.latest(ckpt)[1]) == {"step": 8, "epoch": 0, "batch": 8}
     _resume_ends_like(straight, tmp_path / "b")  # and the interrupted save's folder is gone
 
 
@@ -141,7 +174,7 @@ def test_a_checkpoint_folder_of_the_earlier_layout_still_resumes(tmp_path):
     for p in ckpt.iterdir():
         if p.name.startswith("ckpt-") or p.name == checkpoints.LATEST:
             shutil.rmtree(p) if p.is_dir() else p.unlink()
-    assert checkpoints.latest(ckpt)[1] == {"step": 13, "epoch": 1, "batch": 3}
+    assert _position(checkpoints.latest(ckpt)[1]) == {"step": 13, "epoch": 1, "batch": 3}
     _resume_ends_like(straight, tmp_path / "b")  # and the old layout's files are gone
 
 

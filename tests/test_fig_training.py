@@ -107,7 +107,47 @@ def test_same_seed_same_weights_and_resume_equals_an_uninterrupted_run(tiny, tmp
     assert _same_weights(whole, resumed)
 
 
+def test_a_resumed_run_counts_the_time_and_examples_of_every_process(tiny, tmp_path):
+    """Killed mid-epoch 2 after the checkpoint at step 14, resumed: the stats (and the record's training block)
+    hold both processes' training time and every example once, and say it was resumed."""
+    import time
+
+    from figbench_baselines.common.figurative import training_summary
+
+    feats, calls, ckpt = _features(), {"n": 0}, str(tmp_path / "ck")
+
+    def slow_then_killed(model, batch):
+        calls["n"] += 1
+        if calls["n"] == 15:
+            raise KeyboardInterrupt
+        time.sleep(0.05)  # the first process trains at least 14 x 0.05 s before its last checkpoint
+        return model(**batch).loss
+
+    cfg = _cfg(checkpoint_dir=ckpt, checkpoint_every=7)
+    with pytest.raises(KeyboardInterrupt):
+        fit(_token_clf(tiny), feats, _collate, cfg, loss_fn=slow_then_killed)
+    _, stats = fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=ckpt, checkpoint_every=7, resume=True))
+    assert stats["resumed"] == 1
+    assert stats["train_examples_all_sessions"] == 2 * len(feats)  # 56 before the kill's checkpoint, 24 after
+    assert stats["train_seconds_all_sessions"] >= stats["train_seconds"] + 14 * 0.05
+    summary = training_summary(stats, cfg, n_train=len(feats), unit="examples")
+    assert summary["resumed"] == 1 and summary["train_seconds"] == round(stats["train_seconds_all_sessions"], 3)
+    assert summary["train_seconds_last_process"] < summary["train_seconds"]
+    # resumed again (finished): one more resume, starting from the seconds the last checkpoint holds
+    from figbench_baselines.common import checkpoints
+
+    saved = checkpoints.latest(ckpt)[1]["seconds"]
+    assert stats["train_seconds_all_sessions"] >= saved >= 14 * 0.05
+    _, again = fit(_token_clf(tiny), feats, _collate, _cfg(checkpoint_dir=ckpt, resume=True))
+    assert again["resumed"] == 2 and again["train_seconds_all_sessions"] >= saved
+    # a run never interrupted
+    _, once = fit(_token_clf(tiny), feats, _collate, _cfg())
+    assert once["resumed"] == 0 and once["train_seconds_all_sessions"] == pytest.approx(once["train_seconds"], abs=0.01)
+
+
 def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(tiny, tmp_path):
+    from figbench_baselines.common.figurative import training_summary
+
     feats = _features()
     scripted = iter([0.5, 0.7, 0.6, 0.65, 0.9])
     snapshots = []
@@ -127,6 +167,8 @@ def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(tiny, tmp_
         assert all(torch.equal(model.state_dict()[k], snapshots[1][k]) for k in snapshots[1])
         assert not all(torch.equal(model.state_dict()[k], snapshots[3][k]) for k in snapshots[3])
         assert stats["total_steps_planned"] == 50  # the schedule spans max_epochs (10 steps per epoch)
+        summary = training_summary(stats, _cfg(), n_train=len(feats), unit="examples")
+        assert (summary["epochs"], summary["epochs_run"], summary["best_epoch"]) == (5, 4, 2)  # not cfg.epochs (2)
     # a finished run resumed only restores its best weights
     again, stats = fit(_token_clf(tiny, seed=5), feats, _collate,
                        _cfg(checkpoint_dir=str(tmp_path / "ck"), resume=True), evaluate=evaluate,
@@ -205,6 +247,11 @@ def test_same_command_twice_gives_the_same_numbers_and_a_saved_model_rescores_th
     assert training["n_train_sentences"] == 24 and training["early_stopping"]["patience"] == 1
     assert training["hardware"]["cpu_count"] and training["train_seconds"] > 0
     assert [h["epoch"] for h in training["history"]] == [1, 2][:training["epochs_run"]]
+    # the record states what ran: the cap early stopping trained under (--max-epochs 2, not the paper's 4 epochs
+    # that --epochs defaults to), the epochs run and the best one
+    opts = a["options"]
+    assert opts["epochs"] == training["epochs"] == 2
+    assert opts["epochs_run"] == training["epochs_run"] and opts["best_epoch"] == training["best_epoch"] >= 1
     # re-scoring the saved model: one command, no training, the same numbers
     assert main(_command(tiny, m4_dir, tmp_path / "c.json", "--load-model", str(tmp_path / "model"))) == 0
     c = read_result(tmp_path / "c.json")

@@ -219,6 +219,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
     from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
+    from figbench_baselines.common.training import wall_time_s
 
     memo = getattr(args, "_biencoder_memo", None)
     if memo is not None:
@@ -271,7 +272,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                                      if getattr(args, "biencoder_select", None)
                                      else "given rows" if select_rows else None),
                  "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"}, "train_stats": stats,
-                 "train_wall_time_s": round(time.perf_counter() - t_start, 3)}
+                 "train_wall_time_s": wall_time_s(t_start, stats)}
         folder = None
         if args.save_model:
             folder = args.save_model if method(args.method).trains == "biencoder" else f"{args.save_model}/biencoder"

@@ -163,6 +163,7 @@ def train_from_args(args: argparse.Namespace,
     from figbench_baselines.cdec.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
+    from figbench_baselines.common.training import wall_time_s
 
     t_start = time.perf_counter()
     max_length, context_words, order = (setting(args, k) for k in ("max_length", "context_words", "pair_order"))
@@ -189,7 +190,7 @@ def train_from_args(args: argparse.Namespace,
         "context_words": context_words, "head_lr": args.head_lr,
         "filter": _filter_settings(args), "seed": args.seed,
         "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"},
-        "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 3),
+        "train_stats": stats, "train_wall_time_s": wall_time_s(t_start, stats),
     }
     if args.save_model:
         save_component(args.save_model, "crossencoder", getattr(model, "module", model).state_dict(), info)

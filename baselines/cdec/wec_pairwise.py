@@ -176,7 +176,7 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
     from figbench_baselines.cdec.pipeline import training_rows
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
-    from figbench_baselines.common.training import make_accelerator, train
+    from figbench_baselines.common.training import make_accelerator, train, wall_time_s
     from torch.utils.data import DataLoader, TensorDataset
 
     t_start = time.perf_counter()
@@ -210,7 +210,7 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
             "sample": {"description": _sample_description(negatives, labels, where, args)},
             "encoder_frozen": True, "max_length": enc_kw["max_length"], "context_words": enc_kw["context_words"],
             "seed": args.seed, "config": {k: val for k, val in cfg.to_dict().items() if k != "extra"},
-            "train_stats": stats, "train_wall_time_s": round(time.perf_counter() - t_start, 3),
+            "train_stats": stats, "train_wall_time_s": wall_time_s(t_start, stats),
             "encode_mentions_per_s": rate, "train_vectors_from_cache": hit}
     if args.save_model:
         from figbench_baselines.cdec.artifacts import save_component

@@ -18,6 +18,9 @@ generation) train through :func:`fit`; the cross-document coreference trainers k
   the loop's position and the early-stopping state in its ``progress.json``; the best weights go to
   ``best-epochNNN.pt``. Saves are crash-safe (:mod:`figbench_baselines.common.checkpoints`).
   ``cfg.resume`` continues from the newest complete one (a finished run only restores its best weights).
+  The training time and examples of every process are carried in ``progress.json`` up to its last save, so
+  the stats cover the whole run (``train_seconds_all_sessions``, ``resumed``: how many processes continued
+  it); work after a process's last save is lost with it and counted again when it is redone.
 - **Determinism**: every order is a function of (seed, epoch); the same command with the same seed
   on the same hardware gives the same weights (tested on a tiny model).
 - **Accelerate**: mixed precision, gradient accumulation and several processes
@@ -27,7 +30,6 @@ generation) train through :func:`fit`; the cross-document coreference trainers k
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import sys
@@ -175,17 +177,22 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
     ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
     state = {"epoch": 0, "batch": 0, "step": 0, "best": None, "best_epoch": None, "bad_epochs": 0,
              "history": [], "done": False, "stopped_early": False, "seconds": 0.0, "examples": 0,
-             "best_file": None}
+             "best_file": None, "resumed": 0}
     best_weights: dict | None = None
     resumed = checkpoints.load(accelerator, ckpt) if cfg.resume else None
     if resumed is not None:
         state.update(resumed)
+        state["resumed"] += 1
         if state["best_file"] is None and state["best_epoch"] is not None:
             state["best_file"] = "best.pt"  # a checkpoint folder of the layout before checkpoints.py
         accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
                           f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
 
-    save = functools.partial(_save, ckpt, accelerator, model, state)
+    clock = _Clock(state)
+
+    def save(*, best: bool = False) -> None:
+        clock.account()
+        _save(ckpt, accelerator, model, state, best=best)
 
     examples, losses, t0 = 0, [], time.perf_counter()
     t_epochs: list[float] = []
@@ -207,6 +214,7 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         for batch in loader:
             loss = optimizer_step(accelerator, model, loss_fn, batch, optimizer, scheduler, cfg.max_grad_norm)
             epoch_examples += _batch_size(batch)
+            clock.examples += _batch_size(batch)
             epoch_losses.append(float(loss.detach()))
             state["batch"] += 1
             bar.update(1)
@@ -229,8 +237,6 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         if state["step"] >= total_steps or state["epoch"] >= max_epochs:
             state["done"] = True
         t_epochs.append(time.perf_counter() - te)
-        state["seconds"] = round(state["seconds"] + t_epochs[-1], 1)
-        state["examples"] += epoch_examples
         save(best=improved)
         if main:
             print(_epoch_line(desc, epoch, max_epochs, record, early, state, t_epochs), file=sys.stderr, flush=True)
@@ -240,15 +246,18 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         _restore_best(model, ckpt, state, best_weights)
     model.eval()
     model._figbench_finetuned = True  # never served from the frozen-embedding cache
+    clock.account()
     seconds = time.perf_counter() - t0
     stats: dict[str, Any] = {
         "train_steps": float(state["step"]),
         "train_examples": float(examples),
         "train_seconds": seconds,
         "train_examples_per_s": examples / seconds if seconds > 0 and examples else 0.0,
-        # over every session of a resumed run (training and validation, without loading)
+        # over every process of a resumed run (training and validation, without loading)
         "train_seconds_all_sessions": float(state["seconds"]),
         "train_examples_all_sessions": float(state["examples"]),
+        "resumed": int(state["resumed"]),
+        "epochs_planned": early.max_epochs if early is not None else cfg.epochs,
         "epochs_run": len(state["history"]),
         "history": state["history"],
         "steps_per_epoch": steps_per_epoch,
@@ -261,6 +270,20 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         stats.update(early_stopping=early.to_dict(), best_epoch=state["best_epoch"], best_score=state["best"],
                      stopped_early=bool(state["stopped_early"]))
     return model, stats
+
+
+class _Clock:
+    """This process's training time and examples not yet added to the run's ``state`` (which every
+    checkpoint carries, so a resumed run's totals cover all its processes up to their last saves)."""
+
+    def __init__(self, state: dict) -> None:
+        self.state, self.mark, self.examples = state, time.perf_counter(), 0
+
+    def account(self) -> None:
+        now = time.perf_counter()
+        self.state["seconds"] = round(self.state["seconds"] + now - self.mark, 3)
+        self.state["examples"] += self.examples
+        self.mark, self.examples = now, 0
 
 
 def _save(ckpt: Path | None, accelerator, model, state: dict, *, best: bool = False) -> None:

@@ -334,15 +334,22 @@ def early_stopping_from_args(args, metric: str, split: str):
 
 def training_summary(stats: Mapping[str, Any], cfg, *, n_train: int, unit: str, extra: Mapping[str, Any] | None = None
                      ) -> dict[str, Any]:
-    """What a record says about its training: settings, examples, epochs, early stopping, time, hardware."""
+    """What a record says about its training: settings, examples, epochs, early stopping, time, hardware.
+
+    ``epochs`` is the cap that governed the run (early stopping's ``max_epochs``, else ``cfg.epochs``) and
+    ``epochs_run`` the epochs it ran; ``train_seconds`` sums every process of a resumed run (``resumed``
+    counts the resumes; ``train_seconds_last_process`` is the last one's share)."""
     from figbench.results import hardware
 
     out: dict[str, Any] = {
-        f"n_train_{unit}": int(n_train), "epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr,
+        f"n_train_{unit}": int(n_train), "epochs": stats.get("epochs_planned", cfg.epochs),
+        "batch_size": cfg.batch_size, "lr": cfg.lr,
         "weight_decay": cfg.weight_decay, "warmup_ratio": cfg.warmup_ratio, "grad_accum": cfg.grad_accum,
         "mixed_precision": cfg.mixed_precision, "max_steps": cfg.max_steps, "seed": cfg.seed,
         "train_steps": int(stats.get("train_steps", 0)), "epochs_run": stats.get("epochs_run"),
         "train_seconds": round(float(stats.get("train_seconds_all_sessions", stats.get("train_seconds", 0.0))), 3),
+        "train_seconds_last_process": round(float(stats.get("train_seconds", 0.0)), 3),
+        "resumed": int(stats.get("resumed", 0)),
         "train_examples_per_s": round(float(stats.get("train_examples_per_s", 0.0)), 2),
         "group_by_length": stats.get("group_by_length"), "hardware": hardware(),
     }

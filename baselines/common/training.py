@@ -174,6 +174,9 @@ def train(
     position in the epoch) go to ``cfg.checkpoint_dir``; with ``cfg.resume`` the loop continues from
     the last one, skipping the batches already seen. A resumed run equals an uninterrupted one when
     the loader has its own generator and a fixed batch order per epoch (:func:`grouped_loader`).
+    The checkpoints carry the training seconds of every process up to its last save: the stats give this
+    process's (``train_seconds``), the earlier processes' (``train_seconds_earlier_processes``), their sum
+    (``train_seconds_all_sessions``) and how many times the run was resumed (``resumed``).
     """
     from accelerate.utils import set_seed
     from tqdm.auto import tqdm
@@ -192,14 +195,19 @@ def train(
 
     ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else None
     step, start_epoch, skip_batches = 0, 0, 0
+    earlier, resumed = 0.0, 0  # training seconds of the earlier processes of this run; resumes
     progress = checkpoints.load(accelerator, ckpt) if cfg.resume else None
     if progress is not None:
         step, start_epoch, skip_batches = progress["step"], progress["epoch"], progress["batch"]
+        earlier, resumed = float(progress.get("seconds", 0.0)), int(progress.get("resumed", 0)) + 1
         accelerator.print(f"resumed from {ckpt} at step {step} (epoch {start_epoch}, batch {skip_batches})")
+    t_start = time.perf_counter()
 
     def save(epoch: int, batch: int) -> None:
         if ckpt is not None:
-            checkpoints.save(accelerator, ckpt, {"step": step, "epoch": epoch, "batch": batch})
+            seconds = round(earlier + time.perf_counter() - t_start, 3)
+            checkpoints.save(accelerator, ckpt, {"step": step, "epoch": epoch, "batch": batch, "seconds": seconds,
+                                                 "resumed": resumed})
 
     model.train()
     examples, losses, t0 = 0, [], time.perf_counter()
@@ -236,10 +244,19 @@ def train(
         "train_examples": float(examples),
         "train_seconds": seconds,
         "train_examples_per_s": examples / seconds if seconds > 0 else 0.0,
+        "train_seconds_earlier_processes": earlier,
+        "train_seconds_all_sessions": earlier + seconds,
+        "resumed": resumed,
     }
     if losses:
         stats["final_loss"] = float(sum(losses[-20:]) / len(losses[-20:]))
     return stats
+
+
+def wall_time_s(t_start: float, stats: Mapping[str, Any]) -> float:
+    """Wall time of a training since ``t_start`` (a ``time.perf_counter()`` of this process) plus the training
+    seconds of the earlier processes of a resumed run (``stats`` of :func:`train`)."""
+    return round(time.perf_counter() - t_start + float(stats.get("train_seconds_earlier_processes", 0.0)), 3)
 
 
 def _guess_batch_size(batch: Any) -> int:

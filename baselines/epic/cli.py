@@ -13,7 +13,7 @@ ALIASES = {"prediction": "proverb_prediction", "alignment": "proverb_alignment",
 #: methods per task; the first is the default
 TASK_METHODS = {
     "proverb_prediction": ("bm25", "embedding", "finetune"),
-    "proverb_alignment": ("finetune", "lexical", "tagger"),
+    "proverb_alignment": ("finetune", "lexical", "tagger", "whole"),
     "narrative_generation": ("keywords", "seq2seq"),
     "similar_narratives": ("embedding", "distribution"),
 }

@@ -241,9 +241,12 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
     if args.method == "lexical":
         spans = A.lexical_spans(test)
         model = model_record("lexical-overlap sentence", type="heuristic", parameters=0)
+    elif args.method == "whole":
+        spans = A.whole_spans(test)
+        model = model_record("whole narrative", type="heuristic", parameters=0)
     elif args.method == "tagger":
         tok, tagger, training = _trained_tagger(args, train_rows, list(test_rows))
-        by_pair, istats = A.predict_tagger(tok, tagger, test_rows)
+        by_pair, istats = A.predict_tagger(tok, tagger, test_rows, span_words=training["mean_span_words"])
         spans = [by_pair[ex["id"]] for ex in test]
         throughput = {"train_examples_per_s": training["train_examples_per_s"],
                       "inference_examples_per_s": istats["inference_examples_per_s"]}
@@ -284,7 +287,7 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
 
 def _trained_tagger(args, train_rows, test_rows):
     """The alignment token tagger: trained (saved with --save-model) or loaded (--load-model)."""
-    from figbench_baselines.common.early_stopping import load_training_info, phase, save_trained
+    from figbench_baselines.common.early_stopping import TRAIN_INFO, load_training_info, phase, save_trained
     from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
     from figbench_baselines.common.figurative import set_threads, training_summary
     from figbench_baselines.common.runs import train_config_from_args
@@ -298,6 +301,9 @@ def _trained_tagger(args, train_rows, test_rows):
         with phase(f"load the saved tagger {args.load_model}"):
             tok, model = load_tokenizer_and_model(args.load_model, AutoModelForTokenClassification)
         model.eval()
+        if "mean_span_words" not in info["training"]:
+            raise ValueError(f"--load-model {args.load_model}: its {TRAIN_INFO} has no training.mean_span_words "
+                             "(a tagger saved before the weighted loss and F1 decoding): train it again")
         return tok, model, {**info["training"], "trained_by": info.get("command")}
     cfg = train_config_from_args(args, **TRAIN_DEFAULTS["proverb_alignment"])
     k_max = max(len(r["pairs"]) for r in [*train_rows, *test_rows])
@@ -306,7 +312,13 @@ def _trained_tagger(args, train_rows, test_rows):
                                 extra={"encoder": model_display_name(args.model), "k_max": k_max, "max_length": 256,
                                        "n_train_pairs": sum(len(r["pairs"]) for r in train_rows),
                                        "n_train_words_cut": int(tstats["n_train_words_cut"]),
-                                       "tags": "O, B-k/I-k for the narrative words aligned with proverb span k"})
+                                       "tags": "O, B-k/I-k for the narrative words aligned with proverb span k",
+                                       "loss": f"cross-entropy weighted by (1 / label frequency) ** {A.WEIGHT_POWER}, "
+                                               "mean word weight 1",
+                                       "class_weights": tstats["class_weights"],
+                                       "decoding": "per span k the run of words maximising 2 * sum p(B-k or I-k) / "
+                                                   "(run length + mean_span_words)",
+                                       "mean_span_words": tstats["mean_span_words"]})
     if args.save_model:
         save_trained(args.save_model, model, tok, {"training": training, "command": _command()})
     return tok, model, training

@@ -199,9 +199,10 @@ def _run_detection(args, clock) -> int:
     with phase(f"score (task scores and vocabulary scores, {args.n_resamples} bootstrap resamples)"):
         ev = _score_detection(train, test, pred, config, args.split, n_resamples=args.n_resamples, seed=args.seed)
     options = {"setting": setting, "train": corpora, "test": test_corpus, "part": args.part,
-               "epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr, "weight_decay": cfg.weight_decay,
-               "warmup_ratio": cfg.warmup_ratio, "max_steps": cfg.max_steps, "max_length": args.max_length,
-               "quick": bool(args.quick), "training": training}
+               "epochs": training["epochs"], "epochs_run": training.get("epochs_run"),
+               "best_epoch": training.get("best_epoch"), "batch_size": cfg.batch_size, "lr": cfg.lr,
+               "weight_decay": cfg.weight_decay, "warmup_ratio": cfg.warmup_ratio, "max_steps": cfg.max_steps,
+               "max_length": args.max_length, "quick": bool(args.quick), "training": training}
     if args.load_model:
         options["scored_saved_model"] = args.load_model
     if per_source:

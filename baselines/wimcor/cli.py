@@ -168,7 +168,8 @@ def _run_finetune(args, train, test, key: str, labels, train_config: str):
                                                                               "command": _command()})
     throughput = {"train_examples_per_s": training["train_examples_per_s"],
                   "inference_examples_per_s": stats["inference_examples_per_s"]}
-    options = {"window": training["window"], "train_steps": training["train_steps"], "epochs": cfg.epochs,
+    options = {"window": training["window"], "train_steps": training["train_steps"], "epochs": training["epochs"],
+               "epochs_run": training.get("epochs_run"), "best_epoch": training.get("best_epoch"),
                "batch_size": cfg.batch_size, "lr": cfg.lr, "max_steps": cfg.max_steps, "training": training,
                "n_train": training["n_train_examples"]}
     if args.load_model:
