@@ -179,14 +179,8 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
              "history": [], "done": False, "stopped_early": False, "seconds": 0.0, "examples": 0,
              "best_file": None, "resumed": 0}
     best_weights: dict | None = None
-    resumed = checkpoints.load(accelerator, ckpt) if cfg.resume else None
-    if resumed is not None:
-        state.update(resumed)
-        state["resumed"] += 1
-        if state["best_file"] is None and state["best_epoch"] is not None:
-            state["best_file"] = "best.pt"  # a checkpoint folder of the layout before checkpoints.py
-        accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
-                          f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
+    if cfg.resume:
+        _resume(state, checkpoints.load(accelerator, ckpt), accelerator, ckpt, desc)
 
     clock = _Clock(state)
 
@@ -270,6 +264,18 @@ def fit(model, features: Sequence[Any], collate: Callable[[list], Any], cfg, *,
         stats.update(early_stopping=early.to_dict(), best_epoch=state["best_epoch"], best_score=state["best"],
                      stopped_early=bool(state["stopped_early"]))
     return model, stats
+
+
+def _resume(state: dict, saved: dict | None, accelerator, ckpt: Path | None, desc: str) -> None:
+    """Continue from a checkpoint's state (None: nothing saved yet, start afresh)."""
+    if saved is None:
+        return
+    state.update(saved)
+    state["resumed"] += 1
+    if state["best_file"] is None and state["best_epoch"] is not None:
+        state["best_file"] = "best.pt"  # a checkpoint folder of the layout before checkpoints.py
+    accelerator.print(f"[figbench] resumed {desc} from {ckpt} at epoch {state['epoch'] + 1}, "
+                      f"batch {state['batch']}, step {state['step']} (best so far: {state['best']})")
 
 
 class _Clock:
