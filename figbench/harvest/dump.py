@@ -18,7 +18,7 @@ import io
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -283,3 +283,30 @@ def dump_date(path: str | Path) -> str | None:
     """The date in a dump file name (``enwiki-20240601-...`` -> ``2024-06-01``), or None (``latest``)."""
     m = re.search(r"-(\d{4})(\d{2})(\d{2})-", Path(path).name)
     return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+
+
+@dataclass
+class Tally:
+    """What :func:`articles` saw besides the articles: every page counted, the newest revision time, and
+    the redirects of the article namespace (normalised title -> normalised target)."""
+
+    pages: int = 0
+    latest: str = ""
+    redirects: dict[str, str] = field(default_factory=dict)
+
+
+def articles(part: Partition, tally: Tally) -> Iterator[tuple[str, Page]]:
+    """The article-namespace pages of a partition that are not redirects, with their normalised titles;
+    every page is counted in ``tally``, and redirects are recorded there."""
+    from figbench.harvest.wikitext import normalize_title
+
+    for page in iter_pages(part):
+        tally.pages += 1
+        tally.latest = max(tally.latest, page.timestamp)
+        if page.ns != 0:
+            continue
+        title = normalize_title(page.title)
+        if page.redirect is not None:
+            tally.redirects[title] = normalize_title(page.redirect)
+            continue
+        yield title, page

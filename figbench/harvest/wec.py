@@ -33,7 +33,8 @@ from pathlib import Path
 
 from figbench.corpora.wec_eng import COREF_TYPES, ORIGINAL_FILES, SENTENCE_END
 from figbench.harvest import common, wikitext
-from figbench.harvest.dump import Partition, iter_pages
+from figbench.harvest.dump import Partition, Tally, iter_pages
+from figbench.harvest.dump import articles as articles_of
 
 #: the paper's NER labels of arguments (PERSON, GPE, LOC, DATE, NORP)
 NE_LABELS = ("PERSON", "GPE", "LOC", "DATE", "NORP")
@@ -97,18 +98,9 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     infoboxes: Counter = Counter()
     events: dict[str, tuple[int, str]] = {}
     ne: dict[str, str] = {}
-    redirects: dict[str, str] = {}
-    pages = articles = 0
-    latest = ""
-    for page in iter_pages(part):
-        pages += 1
-        latest = max(latest, page.timestamp)
-        if page.ns != 0:
-            continue
-        title = wikitext.normalize_title(page.title)
-        if page.redirect is not None:
-            redirects[title] = wikitext.normalize_title(page.redirect)
-            continue
+    tally = Tally()
+    articles = 0
+    for title, page in articles_of(part, tally):
         articles += 1
         code = wikitext.parse(_lead(page.text) if shared.options.lead_only else page.text)
         types = list(dict.fromkeys(wikitext.infobox_types(code)))
@@ -118,8 +110,10 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
                 events[title] = (page.id, t)
             if t in shared.ne_types and title not in ne:
                 ne[title] = shared.ne_types[t]
-    payload = {"infoboxes": infoboxes, "events": events, "ne": ne, "redirects": redirects, "latest": latest}
-    return payload, {"pages": pages, "articles": articles, "redirects": len(redirects), "events": len(events)}
+    payload = {"infoboxes": infoboxes, "events": events, "ne": ne, "redirects": tally.redirects,
+               "latest": tally.latest}
+    return payload, {"pages": tally.pages, "articles": articles, "redirects": len(tally.redirects),
+                     "events": len(events)}
 
 
 # --------------------------------------------------------------------------- stage 2: extract

@@ -36,7 +36,7 @@ from urllib.parse import unquote
 
 from figbench.corpora.wimcor import MEDIUM_LABELS, SAMPLE_SPLITS, sample_files
 from figbench.harvest import common, wikitext
-from figbench.harvest.dump import Partition, iter_pages
+from figbench.harvest.dump import Partition, Tally, articles, iter_pages
 
 if TYPE_CHECKING:
     from figbench.harvest import driver
@@ -178,18 +178,8 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     """Stage 1: disambiguation pages and redirects of one partition."""
     templates = set(shared.options.disambiguation_templates)
     dabs: dict[str, list[str]] = {}
-    redirects: dict[str, str] = {}
-    pages = 0
-    latest = ""
-    for page in iter_pages(part):
-        pages += 1
-        latest = max(latest, page.timestamp)
-        if page.ns != 0:
-            continue
-        title = wikitext.normalize_title(page.title)
-        if page.redirect is not None:
-            redirects[title] = wikitext.normalize_title(page.redirect)
-            continue
+    tally = Tally()
+    for title, page in articles(part, tally):
         lower = page.text.lower()
         if not any("{{" + t in lower for t in templates):  # cheap pre-check before the parse
             continue
@@ -198,8 +188,8 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
             dabs.setdefault(anchor_of(title), [])
             dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, _namespaces(shared)))
                                        if t != title]
-    return ({"dabs": dabs, "redirects": redirects, "latest": latest},
-            {"pages": pages, "disambiguation_pages": len(dabs), "redirects": len(redirects)})
+    return ({"dabs": dabs, "redirects": tally.redirects, "latest": tally.latest},
+            {"pages": tally.pages, "disambiguation_pages": len(dabs), "redirects": len(tally.redirects)})
 
 
 def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
