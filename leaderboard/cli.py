@@ -97,10 +97,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     hd.set_defaults(_parser=hd)
     hsub = hd.add_subparsers(dest="hidden_command", metavar="SUBCOMMAND")
     ha = hsub.add_parser("add", help="make a hidden benchmark from a never-released split",
-                         description="Read a split with gold columns (a JSON/JSONL/Parquet file, e.g. your own "
-                                     "`figbench generate metaphors` output or a fresh harvest, or a builder's split "
-                                     "under --data-dir), write its gold into the private store and its inputs "
-                                     "(gold columns left out) to --inputs-out for submitters.")
+                         description="Read a split with gold columns (a JSON/JSONL/Parquet file or a dataset "
+                                     "folder, e.g. your own `figbench generate metaphors` output folder or a fresh "
+                                     "harvest, or a builder's split under --data-dir), write its gold into the private "
+                                     "store and its inputs (gold columns left out) to --inputs-out for submitters.")
     ha.add_argument("--private", default=None, metavar="DIR", help="the private store (default $FIGBENCH_PRIVATE_DIR)")
     ha.add_argument("--task", required=True)
     ha.add_argument("--dataset", required=True, help="the benchmark's dataset name (as submissions name it)")
@@ -110,7 +110,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ha.add_argument("--group", default="", help="benchmark group (averaged and ranked together)")
     ha.add_argument("--note", default="", help="what submitters must know (shown on the board)")
     src = ha.add_mutually_exclusive_group(required=True)
-    src.add_argument("--data-files", nargs="+", metavar="FILE", help="JSON/JSONL/Parquet file(s) of the split")
+    src.add_argument("--data-files", nargs="+", metavar="FILE",
+                     help="JSON/JSONL/Parquet file(s) of the split, or one dataset folder (e.g. a built "
+                          "`figbench generate` output folder: its --split is read)")
     src.add_argument("--from-builder", action="store_true",
                      help="load DATASET/CONFIG/SPLIT with figbench's builder from --data-dir (a never-released split)")
     ha.add_argument("--data-dir", default=None)

@@ -26,16 +26,46 @@ _SECRET = ".id-secret"
 
 
 def load_source(bench: Benchmark, *, data_files: list[str] | None = None, data_dir: str | None = None):
-    """The source split: ``data_files`` (JSON, JSONL or Parquet) or the builder's split under ``data_dir``."""
+    """The source split: ``data_files`` (JSON, JSONL or Parquet files, or one Hub-layout dataset folder such
+    as a built ``figbench generate`` output folder) or the builder's split under ``data_dir``."""
     import datasets
 
     if data_files:
-        suffix = Path(data_files[0]).suffix.lower()
-        kind = "parquet" if suffix == ".parquet" else "json"
+        folders = [f for f in data_files if Path(f).is_dir()]
+        if folders:
+            if len(data_files) > 1:
+                raise ValueError(f"--data-files {folders[0]}: a dataset folder is given alone, not with other files")
+            return load_folder(Path(folders[0]), bench)
+        for f in data_files:
+            if not any(ch in f for ch in "*?[") and not Path(f).is_file():
+                raise FileNotFoundError(f"--data-files {f}: no such file or folder")
+        kind = "parquet" if Path(data_files[0]).suffix.lower() == ".parquet" else "json"
         return datasets.load_dataset(kind, data_files=list(data_files), split="train")
     import figbench
 
     return figbench.load_dataset(bench.dataset, bench.config, split=bench.split, data_dir=data_dir)
+
+
+def load_folder(path: Path, bench: Benchmark):
+    """``bench.split`` of a Hub-layout dataset folder (``datasets.load_dataset(path)``): its one config, or
+    ``bench.config`` among several. A ``figbench generate metaphors`` folder must have been built."""
+    import datasets
+
+    if (path / "generation").is_dir() and not (path / "data").is_dir():
+        raise ValueError(f"{path}: a `figbench generate metaphors` folder without its corpus (no data/); "
+                         f"run `figbench generate build {path}` first")
+    try:
+        configs = datasets.get_dataset_config_names(str(path))
+    except Exception as e:  # datasets raises several kinds for a folder it cannot read
+        raise ValueError(f"{path}: not a dataset folder datasets can load ({type(e).__name__}: {e})") from None
+    if len(configs) > 1 and bench.config not in configs:
+        raise ValueError(f"{path}: several configs ({', '.join(configs)}) and none is --config {bench.config}")
+    config = bench.config if bench.config in configs else configs[0]
+    splits = datasets.get_dataset_split_names(str(path), config)
+    if bench.split not in splits:
+        raise ValueError(f"{path}: config {config} has no split {bench.split!r} (its splits: {', '.join(splits)}); "
+                         "name the benchmark's --split as the folder does, or pass the split's file")
+    return datasets.load_dataset(str(path), config, split=bench.split)
 
 
 def _id_columns(task) -> list[str]:
