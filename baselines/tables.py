@@ -228,6 +228,43 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
 SPECIAL: dict[str, Callable[..., str]] = {"throughput": throughput_table}
 
 
+SEED_SUFFIX = "_gpu_s"
+
+
+def seeds_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
+    """Mean and spread over the seeded reruns (``<headline>_gpu_s<seed>`` specs) of each headline run,
+    beside the headline record itself: one row per (run, metric)."""
+    import statistics
+
+    specs = list(specs)
+    by_name = {s.name: s for s in specs}
+    groups: dict[str, list[BaselineSpec]] = {}
+    for s in specs:
+        base, sep, seed = s.name.rpartition(SEED_SUFFIX)
+        if sep and seed.isdigit() and base in by_name:
+            groups.setdefault(base, []).append(s)
+    rows = []
+    for base, seeded in groups.items():
+        head = by_name[base]
+        recs = [(s, read_record(s, results)) for s in seeded]
+        recs = [(s, r) for s, r in recs if r is not None]
+        if not recs:
+            continue
+        head_rec = read_record(head, results)
+        for metric in head.metrics or (head.task,):
+            values = [100 * r["scores"][metric] for _, r in recs if metric in r["scores"]]
+            if not values:
+                continue
+            sd = statistics.stdev(values) if len(values) > 1 else 0.0
+            rows.append((f"`{base}`", _title(head.task, metric),
+                         "-" if head_rec is None else _pct(head_rec["scores"][metric]),
+                         " / ".join(f"{v:.1f}" for v in values),
+                         f"**{statistics.mean(values):.1f} ± {sd:.1f}** (n={len(values)})",
+                         f"{min(values):.1f} - {max(values):.1f}"))
+    return _rows(("run", "metric", "headline record (seed 0, CPU)", "seeds 0 / 1 / 2 (GPU)", "mean ± sd",
+                  "range"), rows)
+
+
 def special_tables() -> dict[str, Callable[..., str]]:
     """:data:`SPECIAL` and every family's ``TABLES`` (in its specs module): tables computed from several
     records (e.g. cdec's paired robustness drop), rendered as ``f(specs, results)``."""
@@ -282,6 +319,8 @@ def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
         last[family] = name
     out.append(Block(README_FILE, "throughput", lambda results: throughput_table(specs, results),
                      anchor="### Measured throughput (shared CPU)"))
+    out.append(Block(README_FILE, "seeds", lambda results: seeds_table(specs, results),
+                     anchor="### Seeds: the headline trained runs, three times"))
     from figbench_baselines.cdec.tables import readme_headline
 
     out.append(Block("README.md", "headline", lambda results: readme_headline(results), anchor="## Baselines"))

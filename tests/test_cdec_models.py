@@ -98,6 +98,41 @@ def test_hard_negatives_share_the_anchors_lemma_when_they_can(train_rows):
     assert all(tcid[a] != tcid[n] for a, _, n in make_triplets(twin, seed=1, negatives="hard"))
     with pytest.raises(ValueError, match="negatives"):
         make_triplets(rows, negatives="nearest")
+    # mixed: in the all-confusable topic some negatives share the lemma... and in the real rows about half of
+    # the anchors that have a confusable mention get one
+    mixed = make_triplets(rows, seed=0, negatives="mixed")
+    assert all(cid[a] == cid[p] and cid[a] != cid[n] for a, p, n in mixed)
+    with_conf = [(a, n) for a, _, n in mixed
+                 if any(topic[j] == topic[a] and lemma[j] == lemma[a] and cid[j] != cid[a] for j in range(len(rows)))]
+    if len(with_conf) >= 8:
+        share = sum(lemma[n] == lemma[a] for a, n in with_conf) / len(with_conf)
+        assert 0.2 < share < 0.9, share
+
+
+def test_selection_sources_and_rows_keep_corpora_apart(rows):
+    """--biencoder-select: bare splits are ECB+'s; several sources are one list whose later sources' ids,
+    topics and clusters are prefixed (ECB+META reuses ECB+'s ids), so no group or cluster spans two
+    sources; bad entries name themselves."""
+    from figbench_baselines.cdec import biencoder
+    from figbench_baselines.cdec.oracle import oracle_bcubed_recall
+
+    assert biencoder.selection_sources("validation, ecbmeta/meta_m/validation") == [
+        "ecbplus/events/validation", "ecbmeta/meta_m/validation"]
+    for bad in ("", " , ", "ecbmeta/validation", "a//b"):
+        with pytest.raises(ValueError, match="biencoder-select"):
+            biencoder.selection_sources(bad)
+    merged = biencoder.merge_sources([("ecbplus/events/validation", rows), ("ecbmeta/meta_m/validation", rows)])
+    n = len(rows)
+    assert len(merged) == 2 * n and merged[:n] == [dict(r) for r in rows]
+    assert {r["mention_id"] for r in merged[:n]}.isdisjoint(r["mention_id"] for r in merged[n:])
+    assert {r["cluster_id"] for r in merged[:n]}.isdisjoint(r["cluster_id"] for r in merged[n:])
+    assert {r["subtopic"] for r in merged[:n]}.isdisjoint(r["subtopic"] for r in merged[n:])
+    assert merged[n]["text"] == rows[0]["text"] and merged[n]["mention_id"].endswith(":" + rows[0]["mention_id"])
+    # the oracle on the merged list is the mention-weighted mean of the two (identical) sources' oracles
+    pairs = np.array([[i, j] for i in range(n) for j in range(i + 1, n) if rows[i]["subtopic"] == rows[j]["subtopic"]]
+                     ).reshape(-1, 2)
+    both = np.concatenate([pairs, pairs + n])
+    assert oracle_bcubed_recall(merged, both) == pytest.approx(oracle_bcubed_recall(rows, pairs))
 
 
 def test_normalized_biencoder_with_selection_keeps_the_best_epoch(rows, train_rows, tiny_bert, tmp_path):

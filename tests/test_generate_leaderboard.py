@@ -41,6 +41,8 @@ def generate(out: Path, dataset: str, data_dir: Path, split: str, style: str, *e
     assert r.returncode == 0, r.stderr
     r = run_cli([*FIGBENCH, "generate", "build", str(out)])
     assert r.returncode == 0, r.stderr
+    card = (out / "README.md").read_text("utf-8")
+    assert "None" not in card.split("## Counts")[0], "a corpus without configs names no `None` config in its card"
     return datasets.load_dataset(str(out), split=split).to_list()
 
 

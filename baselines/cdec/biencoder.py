@@ -62,7 +62,7 @@ def load_biencoder(model_name: str | None) -> tuple[Any, BiEncoder]:
     return tokenizer, BiEncoder(encoder)
 
 
-NEGATIVES = ("random", "hard")
+NEGATIVES = ("random", "hard", "mixed")
 
 
 def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0,
@@ -71,7 +71,8 @@ def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0,
 
     ``negatives="random"``: a mention of another cluster of the same topic (else of the split);
     ``"hard"``: one of the same topic and another cluster sharing the anchor's head lemma when there is
-    one (the lexical confusions KNN must learn to separate), else as ``random``."""
+    one (the lexical confusions KNN must learn to separate), else as ``random``; ``"mixed"``: hard or random
+    with even odds per triplet (so same-word pairs are neither always negative nor never)."""
     if negatives not in NEGATIVES:
         raise ValueError(f"negatives must be one of {NEGATIVES}, not {negatives!r}")
     rng = random.Random(seed)
@@ -89,12 +90,12 @@ def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0,
             continue
         same_topic = by_topic[str(r.get("topic", ""))]
         hard = []
-        if negatives == "hard":
+        if negatives in ("hard", "mixed"):
             key = (str(r.get("topic", "")), str(r.get("head_lemma", "")).lower())
             hard = [j for j in by_topic_lemma[key] if str(rows[j]["cluster_id"]) != str(r["cluster_id"])]
         for _ in range(n_per_anchor):
             pos = rng.choice([j for j in cluster if j != i])
-            if hard:
+            if hard and (negatives == "hard" or rng.random() < 0.5):
                 out.append((i, pos, rng.choice(hard)))
                 continue
             neg = None
@@ -212,6 +213,50 @@ def encode(model: BiEncoder, tokens: MentionTokens, *, batch_size: int = 64, max
     return (out if out is not None else np.zeros((0, 0), np.float32)), (n / secs if secs > 0 else 0.0)
 
 
+def selection_sources(value: str) -> list[str]:
+    """``--biencoder-select`` as ``dataset/config/split`` names: comma-separated entries, each an ECB+ split
+    (``validation``) or ``dataset/config/split`` (``ecbmeta/meta_m/validation``)."""
+    out = []
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        bits = part.split("/")
+        if len(bits) == 1:
+            bits = ["ecbplus", "events", bits[0]]
+        if len(bits) != 3 or not all(bits):
+            raise ValueError(f"--biencoder-select: {part!r} is neither a split nor dataset/config/split")
+        out.append("/".join(bits))
+    if not out:
+        raise ValueError("--biencoder-select names no split")
+    return out
+
+
+def selection_rows(value: str, args: argparse.Namespace) -> list[dict]:
+    """The held-out mentions of every ``--biencoder-select`` source, one list; the ids, topics and clusters of
+    every source after the first are prefixed with its name, so sources never share a group or a cluster
+    (ECB+META paraphrases ECB+'s documents under the same ids)."""
+    from figbench_baselines.cdec.data import load_mentions, sibling_data_dir
+
+    named = []
+    for source in selection_sources(value):
+        dataset, config, split = source.split("/")
+        data_dir = (args.data_dir if dataset == args.dataset else sibling_data_dir(args.data_dir, dataset))
+        if dataset == "ecbplus" and args.train_data_dir:
+            data_dir = args.train_data_dir
+        named.append((source, load_mentions(dataset, config, split, data_dir)))
+    return merge_sources(named)
+
+
+def merge_sources(named: Sequence[tuple[str, Sequence[Mapping]]]) -> list[dict]:
+    """One list of the mentions of several (name, rows) sources; every source after the first has its ids,
+    topics, subtopics and clusters prefixed with its name."""
+    keys = ("mention_id", "doc_id", "topic", "subtopic", "cluster_id")
+    out: list[dict] = []
+    for n, (name, rows) in enumerate(named):
+        out.extend(dict(r) if not n else {**r, **{k: f"{name}:{r[k]}" for k in keys if k in r}} for r in rows)
+    return out
+
+
 def _trained_biencoder(args: argparse.Namespace) -> dict:
     """Load (``--biencoder DIR``) or train the bi-encoder once per run; memoised on ``args``."""
     from figbench_baselines.cdec.artifacts import load_component, save_component
@@ -251,10 +296,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
         model.normalize = bool(getattr(args, "biencoder_normalize", False))
         select_rows = getattr(args, "select_rows", None)  # given programmatically (tests)
         if select_rows is None and getattr(args, "biencoder_select", None):
-            from figbench_baselines.cdec.data import load_mentions
-
-            data_dir = args.train_data_dir or (args.data_dir if args.dataset == "ecbplus" else None)
-            select_rows = load_mentions("ecbplus", "events", args.biencoder_select, data_dir)
+            select_rows = selection_rows(args.biencoder_select, args)
         if args.biencoder_steps is not None:
             cfg.max_steps = args.biencoder_steps
         if args.quick and cfg.max_steps is None:
@@ -268,7 +310,7 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                  "train_mentions": len(train_rows), "n_training_triplets": int(stats["triplets"]),
                  "margin": args.margin, "max_length": max_length, "context_words": context_words, "seed": args.seed,
                  "negatives": negatives, "normalize": model.normalize,
-                 "selection_split": (f"ecbplus/events/{args.biencoder_select}"
+                 "selection_split": (", ".join(selection_sources(args.biencoder_select))
                                      if getattr(args, "biencoder_select", None)
                                      else "given rows" if select_rows else None),
                  "config": {k: v for k, v in cfg.to_dict().items() if k != "extra"}, "train_stats": stats,

@@ -84,15 +84,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--biencoder-steps", type=int, default=None, help="triplet-loss optimiser steps (default: 1 epoch)")
     k.add_argument("--margin", type=float, default=10.0,
                    help="triplet margin (Held et al.: 10; on unit vectors with --biencoder-normalize, e.g. 0.3)")
-    k.add_argument("--biencoder-negatives", default="random", choices=("random", "hard"),
-                   help="triplet negatives: a random mention of another cluster of the topic, or (hard) one that "
-                        "shares the anchor's head lemma when there is one")
+    k.add_argument("--biencoder-negatives", default="random", choices=("random", "hard", "mixed"),
+                   help="triplet negatives: a random mention of another cluster of the topic, (hard) one that "
+                        "shares the anchor's head lemma when there is one, or (mixed) either with even odds")
     k.add_argument("--biencoder-normalize", action="store_true",
                    help="train and search on unit-length mention vectors (the margin is then on their scale)")
     k.add_argument("--biencoder-epochs", type=float, default=1.0, help="bi-encoder training epochs (default 1)")
-    k.add_argument("--biencoder-select", default=None, metavar="SPLIT",
-                   help="an ECB+ split (e.g. validation) whose KNN oracle B-cubed recall selects the best epoch "
-                        "(the untrained encoder included)")
+    k.add_argument("--biencoder-select", default=None, metavar="SPLIT[,DATASET/CONFIG/SPLIT...]",
+                   help="held-out splits whose KNN oracle B-cubed recall (over all their mentions) selects the best "
+                        "epoch, the untrained encoder included: an ECB+ split (validation) or dataset/config/split "
+                        "entries, comma-separated (e.g. validation,ecbmeta/meta_m/validation)")
     k.add_argument("--max-length", type=int, default=None,
                    help="encoder max tokens per input (default: a loaded model's, else 128)")
     k.add_argument("--context-words", type=int, default=None,

@@ -26,13 +26,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figbench_baselines.cdec.specs import BIENCODER, CE_CURVE, CE_SAMPLE, MODELS
+from figbench_baselines.cdec.specs import BIENCODER, BIENCODER_SELECTED, CE_CURVE, CE_SAMPLE, MODELS
 
 #: the CPU configuration of the committed runs (MiniLM); see baselines/README.md for the budget
 CE_TRAIN = ["--epochs", "1", "--batch-size", "16", "--lr", "2e-5", "--head-lr", "1e-3", "--pair-order", "random",
             "--context-words", "15", "--max-length", "128", "--checkpoint-every", "50"]
 BE_TRAIN = ["--epochs", "1", "--batch-size", "8", "--lr", "2e-5", "--margin", "10",
             "--context-words", "15", "--max-length", "128", "--checkpoint-every", "100"]
+#: the grid's bi-encoder (issue 22): mixed negatives on unit vectors, 6 epochs, best validation epoch kept
+BE_SELECTED_TRAIN = ["--epochs", "6", "--batch-size", "8", "--lr", "2e-5", "--margin", "0.5", "--biencoder-negatives",
+                     "mixed", "--biencoder-normalize", "--biencoder-select", "validation,ecbmeta/meta_m/validation",
+                     "--context-words", "15", "--max-length", "128"]
 
 
 @dataclass
@@ -60,6 +64,9 @@ def steps(runs: str = "runs/cdec") -> list[Step]:
     knn = [Step("train_biencoder", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only",
                 "--save-model", BIENCODER, "--checkpoint-dir", f"{runs}/ckpt/biencoder", "--resume", *BE_TRAIN],
                 model=BIENCODER, component="biencoder")]
+    knn.append(Step("train_biencoder_selected", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle",
+                    "--train-only", "--save-model", BIENCODER_SELECTED, *BE_SELECTED_TRAIN],
+                    model=BIENCODER_SELECTED, component="biencoder"))
     knn += _ce_steps("ce_knn", "knn", runs, extra=["--biencoder", BIENCODER], needs=[BIENCODER])
     wec = f"{MODELS}/wec_pairwise"
     lh = [Step("train_wec_pairwise", "lh", ["--dataset", "ecbplus", "--method", "wec_pairwise", "--train-only",

@@ -154,7 +154,8 @@ SPECS: tuple[BaselineSpec, ...] = (
           model=f"{DEFAULT_MODEL_ID} token classifier over (numbered proverb spans, narrative words): B-k/I-k for "
                 "the words aligned with proverb span k, cross-entropy weighted by (1 / label frequency) ** 0.5; per "
                 "span the run of words maximising the expected token F1 (length prior: the mean train span); "
-                f"{EPOCHS} epochs on the 1,500 train narratives (3,274 span pairs), batch 16, lr 1e-4, max length 256",
+                f"{EPOCHS} epochs on the 1,500 train narratives (3,274 span pairs), batch 16, lr 1e-4, max length 256; "
+                "trained on a lent NVIDIA H200 (the MiniLM weights carried there in float16, restored to float32)",
           encoder=DEFAULT_MODEL_ID, metrics=("token_f1", "exact_match"), board=True,
           comparability=NO_VALUE + "; the paper's span model is a start/end scorer (RoBERTa), not a tagger",
           gpu_command=_gpu("--task proverb_alignment --method tagger --model roberta-large --epochs 3 --lr 1e-4 "

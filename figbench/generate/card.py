@@ -46,9 +46,10 @@ def write_card(out: Path, settings: dict, report: dict) -> None:
     qc = b.get("qc", {})
     share = f"{qc['share_valid']:.1%}" if qc.get("share_valid") is not None else "not judged yet"
     dropped = b.get("dropped", {})
+    source = "/".join(str(settings[k]) for k in ("dataset", "config", "split") if settings.get(k) is not None)
     lines = [
         "---", _yaml(settings).rstrip(), "---", "",
-        f"# {settings['dataset']}/{settings['config']}/{settings['split']}, metaphoric paraphrase "
+        f"# {source}, metaphoric paraphrase "
         f"({CONFIG_OF_STYLE[settings['style']]})", "",
         "Made by `figbench generate metaphors` with the ECB+META method (Ahmed et al. 2024, §3.1, Fig. 2): every "
         "sentence's event triggers turned into metaphors by an LLM, the original mentions re-tagged in the "
@@ -56,7 +57,9 @@ def write_card(out: Path, settings: dict, report: dict) -> None:
         "`mention_id` and `cluster_id`; `text` and `token_start`/`token_end` are its span on the paraphrased "
         "`sentence`, `original_text` the source trigger (the `ecbmeta` mention schema).", "",
         "## Generation settings", "",
-        f"- source: `{settings['dataset']}` config `{settings['config']}` split `{settings['split']}`",
+        f"- source: `{settings['dataset']}`"
+        + (f" config `{settings['config']}`" if settings.get("config") is not None else "")
+        + f" split `{settings['split']}`",
         f"- style: {settings['style']} (prompt of Fig. 2, {settings['style']}-word metaphors)",
         f"- model: `{settings['model']}` ({settings['backend']}"
         f"{', ' + settings['endpoint'] if settings.get('endpoint') else ''})",
