@@ -11,7 +11,17 @@ All scorers get the same key/response clusters (one cross-document document) at 
 * ``one``: everything merged into one response cluster;
 * ``singletons``: every mention its own response cluster;
 * ``uniform``: key and response both uniformly random clusters of about 6 mentions (one giant,
-  sparse, cyclic overlap graph);
+  sparse, cyclic overlap graph); ``uniform2`` and ``uniform30`` the same with about 2.5 and 30
+  mentions per cluster;
+* ``powerlaw``: key and response cluster sizes both Zipf-distributed (a few huge clusters, many tiny);
+* ``giant_key``: the key is one cluster, the response ``uniform``'s (one star);
+* ``grid``: mentions on a square grid, key clusters its rows, response clusters its columns (one
+  complete bipartite graph, every weight equal);
+* ``blocks``: 10 x 10 complete bipartite blocks of equal weights (ties everywhere);
+* ``band``: each mention's response cluster is its key cluster plus 0, 1 or 2 at random (key clusters
+  of 6 consecutive mentions): a long, thin overlap graph full of cycles, no leaves;
+* ``shift1``: the key (clusters of 6 consecutive mentions) shifted by one mention (a path of
+  unequal weights);
 * ``chain``: key clusters of 6 consecutive mentions, every response cluster straddling two
   consecutive key clusters (the overlap graph is one long path);
 * ``ring``: ``chain`` closed into one long cycle;
@@ -32,7 +42,7 @@ matrices; each scorch metric runs in a child process under ``--scorch-timeout`` 
 BLANC is skipped where its n x n matrices would exceed ``--scorch-max-matrix`` entries (a skipped or
 timed-out metric makes the ratio a lower bound, printed with ">").
 
-Usage: python benchmarks/bench_coref.py [--sizes 50000 200000] [--shapes realistic random one singletons]
+Usage: python benchmarks/bench_coref.py [--sizes 50000 200000] [--shapes realistic random ...]
        [--repeats 3] [--scorch-timeout 60]
 """
 
@@ -94,9 +104,10 @@ def synthetic_corpus(n_mentions: int, seed: int = 0) -> tuple[list[list[str]], l
     return key, response
 
 
-SHAPES = ("realistic", "random", "one", "singletons", "uniform", "chain", "ring", "tree")
 #: shapes that bring their own key (the others score a response against ``synthetic_corpus``'s key)
-OWN_KEY = ("uniform", "chain", "ring", "tree")
+OWN_KEY = ("uniform", "uniform2", "uniform30", "powerlaw", "giant_key", "grid", "blocks", "band", "shift1", "chain",
+           "ring", "tree")
+SHAPES = ("realistic", "random", "one", "singletons") + OWN_KEY
 
 
 def _clusters(ids: np.ndarray, labels: np.ndarray) -> list[list[str]]:
@@ -111,12 +122,38 @@ def graph_case(n_mentions: int, shape: str, seed: int = 0) -> tuple[list[list[st
     rng = np.random.default_rng(seed + 2)
     ids = np.array([f"m{i}" for i in range(n_mentions)], dtype=object)
     n_clusters = max(1, n_mentions // 6)
-    if shape == "uniform":
-        return (_clusters(ids, rng.integers(0, n_clusters, n_mentions)),
-                _clusters(ids, rng.integers(0, n_clusters, n_mentions)))
-    block = np.arange(n_mentions) // 6                       # key cluster of each mention
+    position = np.arange(n_mentions)
+    if shape in ("uniform", "uniform2", "uniform30"):
+        size = {"uniform": 6, "uniform2": 2.5, "uniform30": 30}[shape]
+        n = max(1, round(n_mentions / size))
+        return (_clusters(ids, rng.integers(0, n, n_mentions)), _clusters(ids, rng.integers(0, n, n_mentions)))
+    if shape == "powerlaw":
+        # cluster sizes from a Zipf law on both sides (a few huge clusters, many tiny ones)
+        p = 1.0 / np.arange(1, n_clusters + 1)
+        p /= p.sum()
+        return (_clusters(ids, rng.choice(n_clusters, n_mentions, p=p)),
+                _clusters(ids, rng.permutation(n_clusters)[rng.choice(n_clusters, n_mentions, p=p)]))
+    if shape == "giant_key":
+        return [list(ids)], _clusters(ids, rng.integers(0, n_clusters, n_mentions))
+    if shape == "grid":
+        # mentions on a square grid; key clusters are its rows, response clusters its columns: one
+        # complete bipartite graph with every weight equal
+        side = int(np.ceil(np.sqrt(n_mentions)))
+        return _clusters(ids, position // side), _clusters(ids, position % side)
+    if shape == "blocks":
+        # blocks of 60 mentions: 10 key clusters (consecutive) x 10 response clusters (strided), all
+        # overlaps one mention: many complete bipartite K(10,10) with equal weights
+        block, offset = position // 60, position % 60
+        return _clusters(ids, 10 * block + offset // 6), _clusters(ids, 10 * block + offset % 10)
+    block = position // 6                                    # key cluster of each mention
+    if shape == "band":
+        # response cluster of each mention: its key cluster plus 0, 1 or 2 at random: a long, thin
+        # overlap graph full of cycles (no leaves to peel), each key cluster overlapping three
+        return _clusters(ids, block), _clusters(ids, block + rng.integers(0, 3, n_mentions))
+    if shape == "shift1":
+        return _clusters(ids, block), _clusters(ids, (position + 1) // 6)
     if shape in ("chain", "ring"):
-        half = (np.arange(n_mentions) + 3) // 6              # shifted by half a cluster
+        half = (position + 3) // 6                           # shifted by half a cluster
         if shape == "ring":
             half = half % (block.max() + 1)
         return _clusters(ids, block), _clusters(ids, half)
@@ -125,7 +162,7 @@ def graph_case(n_mentions: int, shape: str, seed: int = 0) -> tuple[list[list[st
         # mentions 2-3 and 4-5 to the response clusters of its children 2b+1 and 2b+2 (their own ids
         # past the last block when there is no such child)
         n_blocks = int(block.max()) + 1
-        pos = np.arange(n_mentions) % 6
+        pos = position % 6
         child = 2 * block + 1 + (pos >= 4)
         resp = np.where(pos < 2, block, np.where(child < n_blocks, child, n_blocks + child))
         return _clusters(ids, block), _clusters(ids, resp)
@@ -167,12 +204,18 @@ def _timed(fn, repeats: int) -> tuple[float, float, object]:
     return statistics.median(cpu), statistics.median(wall), result
 
 
+def _warm_up_cases() -> list[tuple[list[list[str]], list[list[str]]]]:
+    """Small cases that import the matching's libraries (SciPy, OR-tools) before the clock starts:
+    a realistic one and a cyclic one (peeling leaves a core for the min-cost flow)."""
+    return [synthetic_corpus(300, seed=1), graph_case(600, "uniform", seed=1)]
+
+
 def time_figbench(key, response, repeats: int) -> tuple[float, float, dict]:
     """figbench's core function: (CPU s, wall s, scores)."""
     from figbench.scoring.coref import evaluate_coref
 
-    warm_key, warm_response = synthetic_corpus(300, seed=1)
-    evaluate_coref([warm_response], [warm_key])  # imports SciPy's matching code before timing
+    for warm_key, warm_response in _warm_up_cases():
+        evaluate_coref([warm_response], [warm_key])
     return _timed(lambda: evaluate_coref([response], [key]), repeats)
 
 
@@ -183,8 +226,8 @@ def time_wrapper(key, response, repeats: int) -> tuple[float, float, dict]:
     import figbench
 
     metric = evaluate.load(figbench.metric_path("conll_coref"))
-    warm_key, warm_response = synthetic_corpus(300, seed=1)
-    metric.compute(predictions=[warm_response], references=[warm_key])
+    for warm_key, warm_response in _warm_up_cases():
+        metric.compute(predictions=[warm_response], references=[warm_key])
     return _timed(lambda: metric.compute(predictions=[response], references=[key]), repeats)
 
 

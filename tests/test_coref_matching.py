@@ -1,5 +1,6 @@
-"""figbench.scoring.matching: exact maximum-weight matching on every graph shape, against SciPy's
-dense linear_sum_assignment (an independent solver) and against the pre-peeling solvers alone."""
+"""figbench.scoring.matching: exact maximum-weight matching on every graph shape and weighting,
+against SciPy's dense linear_sum_assignment (an independent solver) and against the flow alone
+(peeling off)."""
 
 from __future__ import annotations
 
@@ -38,14 +39,28 @@ def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     elif shape == "two_rings":     # two cycles sharing a key cluster (a core that is not a cycle)
         ek, er = np.r_[ar, ar, 0, ar[1:]], np.r_[ar, (ar + 1) % n, n, n + ar[1:]]
         ek, er = np.r_[ek, ar[1:]], np.r_[er, n + (ar[1:] % (n - 1)) + 1]
+    elif shape == "complete":      # every key overlaps every response (one dense block)
+        a, b = int(rng.integers(1, 12)), int(rng.integers(1, 12))
+        ek, er = np.repeat(np.arange(a), b), np.tile(np.arange(b), a)
+    elif shape == "blocks":        # many small complete blocks K(b, b)
+        b = int(rng.integers(2, 5))
+        blk = ar // b
+        ek = np.repeat(ar, b)
+        er = b * np.repeat(blk, b) + np.tile(np.arange(b), n)
+    elif shape == "band":          # key j overlaps responses j, j + 1, j + 2: long, thin, cyclic
+        ek, er = np.repeat(ar, 3), np.repeat(ar, 3) + np.tile(np.arange(3), n)
+    elif shape == "lopsided":      # few keys, many responses (one giant key cluster and friends)
+        m = 4 * n
+        ek, er = rng.integers(0, 3, m), rng.integers(0, 4 * n, m)
     else:
         raise ValueError(shape)
     codes = np.unique(ek * 1_000_000 + er)
     return codes // 1_000_000, codes % 1_000_000
 
 
-SHAPES = ("random", "path", "tree", "star", "ring", "ring_with_trees", "two_rings")
-WEIGHTS = ("ceafm", "ceafe", "uniform")
+SHAPES = ("random", "path", "tree", "star", "ring", "ring_with_trees", "two_rings", "complete", "blocks",
+          "band", "lopsided")
+WEIGHTS = ("ceafm", "ceafe", "uniform", "equal", "big_integers")
 
 
 def _weights(kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -53,19 +68,23 @@ def _weights(kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(1, 4, m).astype(np.float64)
     if kind == "ceafe":            # 2n / (|k| + |r|)
         return 2 * rng.integers(1, 4, m) / rng.integers(2, 14, m)
+    if kind == "equal":            # every overlap alike: nothing but ties
+        return np.full(m, 2 / 7)
+    if kind == "big_integers":     # integers past INTEGER_MAX: rounded and certified like CEAF-e
+        return rng.integers(2**20, 2**30, m).astype(np.float64)
     return rng.random(m)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("weights", WEIGHTS)
-@pytest.mark.parametrize("large", [False, True], ids=["small-path", "large-path"])
-def test_matching_is_optimal_on_every_shape(shape, weights, large, monkeypatch):
-    """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value. ``large``
-    forces every component through the cycle and sparse (LAPJVsp/auction) code paths."""
-    if large:
-        monkeypatch.setattr(matching, "DENSE_LIMIT", 0)
-        monkeypatch.setattr(matching, "AUCTION_MIN_EDGES", 0)
-    rng = np.random.default_rng(hash((shape, weights, large)) % 2**32)
+@pytest.mark.parametrize("rounding", ["fine", "coarse"])
+def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatch):
+    """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value. ``coarse``
+    rounds non-integer weights to 8 steps before the flow, so the certificate fails often and
+    LAPJVsp repairs (the default rounding is certified nearly always)."""
+    if rounding == "coarse":
+        monkeypatch.setattr(matching, "ROUNDED_MAX", 8)
+    rng = np.random.default_rng(hash((shape, weights, rounding)) % 2**32)
     for _ in range(40):
         n = int(rng.integers(2, 70))
         ek, er = _graph(shape, n, rng)
@@ -73,6 +92,44 @@ def test_matching_is_optimal_on_every_shape(shape, weights, large, monkeypatch):
         chosen = matching.max_weight_matching(ek, er, w)
         assert len(set(ek[chosen].tolist())) == len(chosen) == len(set(er[chosen].tolist()))
         assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12, abs=1e-12)
+
+
+def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
+    """A 4-cycle where rounding to 40 bits makes the worse pair look better by one unit: the
+    certificate fails and LAPJVsp returns the true optimum (a second cycle of weight 1 fixes the scale)."""
+    base = 0.75
+    a, b, c, d = base, base + 1.3e-12, base + 0.5e-12, base + 0.5e-12   # true: a + b > c + d
+    assert np.rint(np.array([a, b, c, d]) * 2**40).astype(np.int64) @ [1, 1, -1, -1] < 0  # rounded: c + d
+    ek = np.array([0, 1, 0, 1, 2, 3, 2, 3])
+    er = np.array([0, 1, 1, 0, 2, 3, 3, 2])
+    w = np.array([a, b, c, d, 1.0, 1.0, 0.5, 0.5])
+    repaired = []
+    lapjvsp = matching._lapjvsp
+    monkeypatch.setattr(matching, "_lapjvsp", lambda *args: repaired.append(1) or lapjvsp(*args))
+    chosen = matching.max_weight_matching(ek, er, w)
+    assert repaired and chosen.tolist() == [0, 1, 4, 5]
+
+
+def test_overflow_falls_back_to_lapjvsp(monkeypatch):
+    """Where OR-tools refuses the costs (possible int64 overflow), LAPJVsp alone: the same optimum."""
+    monkeypatch.setattr(matching, "_min_cost_flow", lambda k, r, w: None)
+    rng = np.random.default_rng(8)
+    for kind in ("ceafm", "ceafe"):
+        ek, er = _graph("random", 60, rng)
+        w = _weights(kind, len(ek), rng)
+        chosen = matching.max_weight_matching(ek, er, w)
+        assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12, abs=1e-12)
+
+
+def test_integer_weights_are_exact_without_a_certificate(monkeypatch):
+    """CEAF-m's integer weights: the flow's matching is exact as it is (no certificate, no LAPJVsp)."""
+    monkeypatch.setattr(matching, "_certificate", None)
+    monkeypatch.setattr(matching, "_lapjvsp", None)
+    rng = np.random.default_rng(9)
+    ek, er = _graph("band", 300, rng)
+    w = _weights("ceafm", len(ek), rng)
+    chosen = matching.max_weight_matching(ek, er, w)
+    assert w[chosen].sum() == _dense_optimum(ek, er, w)
 
 
 def test_peeling_solves_a_forest_without_a_core():

@@ -20,8 +20,8 @@ Metrics (all fractions in [0, 1]):
 A zero denominator scores 0, as in the reference scorer. Everything is computed from cluster overlap
 counts (memory linear in mentions); CEAF's optimal alignment is an exact maximum-weight matching of
 the overlap graph (:mod:`figbench.scoring.matching`: leaf peeling solves trees and paths in linear
-time, cycles as two paths, the rest per connected group with SciPy's assignment solvers), equal to
-the dense solver.
+time, the rest is one min-cost flow, exact for integer weights and certified or repaired for
+CEAF-e's), equal to the dense solver.
 
 Confidence intervals: :func:`bootstrap_coref` (percentile bootstrap over documents, given groups such
 as topics, or the groups of overlapping clusters of one document) and :func:`jackknife_coref` (its
@@ -56,8 +56,6 @@ RAW_FIELDS = (
 DOC_FIELDS = RAW_FIELDS[:-2] + ("blanc_ncl_isect", "blanc_key_ncl", "blanc_resp_ncl")
 _R = {name: i for i, name in enumerate(RAW_FIELDS)}
 _D = {name: i for i, name in enumerate(DOC_FIELDS)}
-
-#: Components with more key x response clusters than this use a sparse matching instead of a dense one.
 
 
 # --------------------------------------------------------------------------------------------------
