@@ -105,8 +105,8 @@ def synthetic_corpus(n_mentions: int, seed: int = 0) -> tuple[list[list[str]], l
 
 
 #: shapes that bring their own key (the others score a response against ``synthetic_corpus``'s key)
-OWN_KEY = ("uniform", "uniform2", "uniform30", "powerlaw", "giant_key", "grid", "blocks", "band", "shift1", "chain",
-           "ring", "tree")
+OWN_KEY = ("uniform", "uniform2", "uniform30", "pairs", "pairs_chords", "powerlaw", "giant_key", "grid", "blocks",
+           "band", "shift1", "chain", "ring", "tree")
 SHAPES = ("realistic", "random", "one", "singletons") + OWN_KEY
 
 
@@ -133,6 +133,13 @@ def graph_case(n_mentions: int, shape: str, seed: int = 0) -> tuple[list[list[st
         p /= p.sum()
         return (_clusters(ids, rng.choice(n_clusters, n_mentions, p=p)),
                 _clusters(ids, rng.permutation(n_clusters)[rng.choice(n_clusters, n_mentions, p=p)]))
+    if shape in ("pairs", "pairs_chords"):
+        # every cluster two mentions, paired at random on each side: an overlap graph of long cycles;
+        # with chords, 2% of the clusters three mentions (long chains between branch points)
+        def labels() -> np.ndarray:
+            sizes = rng.choice([2, 3], n_mentions, p=[1.0, 0.0] if shape == "pairs" else [0.98, 0.02])
+            return np.repeat(np.arange(n_mentions), sizes)[:n_mentions]
+        return _clusters(ids, labels()), _clusters(ids, labels()[rng.permutation(n_mentions)])
     if shape == "giant_key":
         return [list(ids)], _clusters(ids, rng.integers(0, n_clusters, n_mentions))
     if shape == "grid":

@@ -49,6 +49,12 @@ def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
         er = b * np.repeat(blk, b) + np.tile(np.arange(b), n)
     elif shape == "band":          # key j overlaps responses j, j + 1, j + 2: long, thin, cyclic
         ek, er = np.repeat(ar, 3), np.repeat(ar, 3) + np.tile(np.arange(3), n)
+    elif shape in ("pairs", "pairs_chords"):  # clusters of two mentions, randomly paired: disjoint cycles;
+        perm = rng.permutation(2 * n)           # with chords: a few clusters of three (long chains)
+        ek, er = np.r_[ar, ar], np.r_[perm[:n] // 2, perm[n:] // 2]
+        if shape == "pairs_chords":
+            extra = max(1, n // 15)
+            ek, er = np.r_[ek, rng.integers(0, n, extra)], np.r_[er, rng.integers(0, n, extra)]
     elif shape == "lopsided":      # few keys, many responses (one giant key cluster and friends)
         m = 4 * n
         ek, er = rng.integers(0, 3, m), rng.integers(0, 4 * n, m)
@@ -59,7 +65,7 @@ def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
 
 
 SHAPES = ("random", "path", "tree", "star", "ring", "ring_with_trees", "two_rings", "complete", "blocks",
-          "band", "lopsided")
+          "band", "lopsided", "pairs", "pairs_chords")
 WEIGHTS = ("ceafm", "ceafe", "uniform", "equal", "big_integers")
 
 
@@ -96,13 +102,14 @@ def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatc
 
 def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
     """A 4-cycle where rounding to 40 bits makes the worse pair look better by one unit: the
-    certificate fails and LAPJVsp returns the true optimum (a second cycle of weight 1 fixes the scale)."""
+    certificate fails and LAPJVsp returns the true optimum (a second cycle of weight 1 fixes the scale; a
+    light chord joins the two, so that no pure cycle is left to the exact cycle rule before the flow)."""
     base = 0.75
     a, b, c, d = base, base + 1.3e-12, base + 0.5e-12, base + 0.5e-12   # true: a + b > c + d
     assert np.rint(np.array([a, b, c, d]) * 2**40).astype(np.int64) @ [1, 1, -1, -1] < 0  # rounded: c + d
-    ek = np.array([0, 1, 0, 1, 2, 3, 2, 3])
-    er = np.array([0, 1, 1, 0, 2, 3, 3, 2])
-    w = np.array([a, b, c, d, 1.0, 1.0, 0.5, 0.5])
+    ek = np.array([0, 1, 0, 1, 2, 3, 2, 3, 0])
+    er = np.array([0, 1, 1, 0, 2, 3, 3, 2, 2])
+    w = np.array([a, b, c, d, 1.0, 1.0, 0.5, 0.5, 1e-3])
     repaired = []
     lapjvsp = matching._lapjvsp
     monkeypatch.setattr(matching, "_lapjvsp", lambda *args: repaired.append(1) or lapjvsp(*args))
@@ -159,3 +166,40 @@ def test_long_path_and_ring_scores_equal_the_sparse_solver(monkeypatch):
     monkeypatch.setattr(matching, "_peel", lambda ek, er, w, nk: ([], np.arange(len(w)), w))
     for r, expected in zip((path, ring), peeled):
         assert evaluate_coref([r], [key]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_chain_gadgets_keep_the_four_end_values():
+    """A chain of degree-2 vertices and its gadget (3 edges when odd, 4 when even) take the same value
+    for each state of its end edges, up to one constant: the reduction cannot change the optimum."""
+    from figbench.scoring import matching
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        m = int(rng.integers(matching.MIN_CHAIN, 12))
+        ws = list(rng.random(m) if rng.random() < 0.5 else rng.integers(1, 4, m).astype(float))
+        f = {(x, y): matching._path_dp(ws, x)[y] for x in (0, 1) for y in (0, 1)}
+        inter = f[1, 1] - f[1, 0] - f[0, 1] + f[0, 0]
+        assert (inter >= -1e-12) if m % 2 else (inter <= 1e-12)   # the sign each gadget relies on
+        for x in (0, 1):
+            for y in (0, 1):
+                picked = matching._path_pick(ws, x, y)
+                assert (0 in picked) == bool(x) and (m - 1 in picked) == bool(y)
+                assert all(b - a >= 2 for a, b in zip(picked, picked[1:]))
+                assert sum(ws[i] for i in picked) == pytest.approx(f[x, y])
+
+
+def test_long_cycles_and_chains_are_reduced_before_the_flow(monkeypatch):
+    """Clusters of two mentions paired at random (disjoint cycles) and a few clusters of three (long
+    chains between them): the flow sees only the gadgets, and the optimum is the dense one."""
+    from figbench.scoring import matching
+
+    seen = []
+    flow = matching._flow_core
+    monkeypatch.setattr(matching, "_flow_core", lambda k, r, w: seen.append(len(w)) or flow(k, r, w))
+    rng = np.random.default_rng(5)
+    for shape in ("pairs", "pairs_chords"):
+        ek, er = _graph(shape, 300, rng)
+        w = rng.random(len(ek))
+        chosen = matching.max_weight_matching(ek, er, w)
+        assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12)
+    assert all(n < 200 for n in seen), seen   # 600+ edges each, reduced to short gadgets

@@ -137,6 +137,113 @@ def _unpeel(records: list[int], ek: np.ndarray, er: np.ndarray, matched_k: np.nd
 
 
 def _core_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The core left by peeling: cycles solved exactly here, long chains of degree-2 vertices replaced by
+    gadgets of at most four edges with the same four end-state values (:func:`_reduce_chains`), the rest
+    by :func:`_flow_core`; then the chains expanded back."""
+    _, k = np.unique(ek, return_inverse=True)
+    _, r = np.unique(er, return_inverse=True)
+    nk, nr = int(k.max()) + 1, int(r.max()) + 1
+    paths, cycles = _chains(k, nk + r, nk + nr)
+    keep = np.ones(len(w), dtype=bool)
+    chosen: list[int] = []
+    wl = w.tolist()
+    for cyc in cycles:                       # a cycle alone: leave its first edge out, or take it
+        ws = [wl[e] for e in cyc]
+        keep[cyc] = False
+        rest, inner = ws[1:], ws[2:-1]
+        without = _path_best(rest)
+        with_first = _path_best(inner) if inner else []
+        v_without = sum(rest[i] for i in without)
+        v_with = ws[0] + sum(inner[i] for i in with_first)
+        chosen += [cyc[0]] + [cyc[2 + i] for i in with_first] if v_with > v_without else [cyc[1 + i] for i in without]
+    gk, gr, gw, gadgets = _reduce_chains(paths, k, r, wl, keep, nk, nr)
+    k2 = np.concatenate([k[keep], np.asarray(gk, dtype=np.int64)])
+    r2 = np.concatenate([r[keep], np.asarray(gr, dtype=np.int64)])
+    w2 = np.concatenate([w[keep], np.asarray(gw, dtype=np.float64)])
+    kept = np.flatnonzero(keep)
+    if len(w2):
+        picked = _flow_core(k2, r2, w2)
+        real = picked[picked < len(kept)]
+        chosen += kept[real].tolist()
+        used = np.zeros(len(w2), dtype=bool)
+        used[picked] = True
+        for edges, ws, ia, ib in gadgets:   # ia / ib: positions of the gadget's end edges (or -1)
+            first = int(ia >= 0 and used[len(kept) + ia])
+            last = int(ib >= 0 and used[len(kept) + ib])
+            chosen += [edges[i] for i in _path_pick(ws, first, last)]
+    else:
+        for edges, ws, _, _ in gadgets:
+            chosen += [edges[i] for i in _path_pick(ws, 0, 0)]
+    return np.asarray(sorted(chosen), dtype=np.int64)
+
+
+#: Chains of at least this many edges are replaced by a gadget (of three or four edges).
+MIN_CHAIN = 5
+#: Chain end-state interactions closer to zero than this (relative to the weights) count as zero.
+CHAIN_TOL = 1e-12
+
+
+def _reduce_chains(paths, k: np.ndarray, r: np.ndarray, wl: list[float], keep: np.ndarray, nk: int, nr: int):
+    """Gadgets for the chains of ``paths`` with at least ``MIN_CHAIN`` edges (their edges leave ``keep``).
+
+    A chain's edges e0..e(m-1) join its ends A and B through degree-2 vertices; f(x, y) is its best
+    matching with e0 used (x) or not and e(m-1) used (y) or not, and I = f11 - f10 - f01 + f00. An odd
+    chain (A and B on opposite sides; I >= 0) becomes A-y-z-B with weights f10 - f00 + I, I,
+    f01 - f00 + I; an even one (same side; I <= 0) A-y1-y2-y3-B with weights f10 - f00, -I, -I,
+    f01 - f00. Either takes the same value minus a constant for each (x, y), so the optimum elsewhere is
+    unchanged; non-positive gadget weights are left out (never worth taking). Returns the gadget edges
+    (keys, responses and weights, new vertices numbered after ``nk`` keys and ``nr`` responses) and per
+    chain (its edges, their weights, the positions of its end edges among the gadget edges or -1)."""
+    gk: list[int] = []
+    gr: list[int] = []
+    gw: list[float] = []
+    gadgets = []
+    top = max(abs(x) for x in wl) if wl else 1.0
+    next_k, next_r = nk, nr
+    for start, edges, end in paths:
+        if len(edges) < MIN_CHAIN:
+            continue
+        ws = [wl[e] for e in edges]
+        keep[edges] = False
+        f00, f01 = _path_dp(ws, 0)
+        f10, f11 = _path_dp(ws, 1)
+        inter = f11 - f10 - f01 + f00
+        if abs(inter) <= CHAIN_TOL * top * len(ws):
+            inter = 0.0
+
+        def node(v: int) -> tuple[bool, int]:    # (is a key, index) of an original vertex
+            return (True, v) if v < nk else (False, v - nk)
+
+        a_key, a_i = node(start)
+        b_key, b_i = node(end)
+        if len(edges) % 2:                     # odd: A and B on opposite sides
+            y, z = (next_r, next_k) if a_key else (next_k, next_r)
+            next_k, next_r = next_k + 1, next_r + 1
+            spec = [((a_key, a_i), (not a_key, y), f10 - f00 + inter), ((not a_key, y), (a_key, z), inter),
+                    ((a_key, z), (b_key, b_i), f01 - f00 + inter)]
+        else:                                  # even: A and B on the same side
+            y1, y2, y3 = (next_r, next_k, next_r + 1) if a_key else (next_k, next_r, next_k + 1)
+            if a_key:
+                next_k, next_r = next_k + 1, next_r + 2
+            else:
+                next_k, next_r = next_k + 2, next_r + 1
+            spec = [((a_key, a_i), (not a_key, y1), f10 - f00), ((not a_key, y1), (a_key, y2), -inter),
+                    ((a_key, y2), (not a_key, y3), -inter), ((not a_key, y3), (b_key, b_i), f01 - f00)]
+        pos = []
+        for (ua, ia), (_ub, ib), weight in spec:
+            if weight <= 0:
+                pos.append(-1)
+                continue
+            key, resp = (ia, ib) if ua else (ib, ia)
+            pos.append(len(gw))
+            gk.append(key)
+            gr.append(resp)
+            gw.append(weight)
+        gadgets.append((edges, ws, pos[0], pos[-1]))
+    return gk, gr, gw, gadgets
+
+
+def _flow_core(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The core left by peeling (all its components at once): a min-cost flow (OR-tools), certified
     or repaired.
 
@@ -161,6 +268,96 @@ def _core_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
             return chosen
         cost -= u[tails] + v[heads]   # the same assignments are optimal; LAPJVsp is quick from here
     return _lapjvsp(tails, heads, cost, n_real)
+
+
+# ------------------------------------------------------------------ chains of degree-2 vertices
+
+
+def _path_dp(w: list[float], first: int) -> tuple[float, float]:
+    """Best matching of the path of edges ``w`` (consecutive edges share a vertex) with the first edge
+    used (``first`` = 1) or not: (best with the last edge unused, best with it used)."""
+    NEG = float("-inf")
+    if first:
+        un, us = NEG, w[0]
+    else:
+        un, us = 0.0, NEG
+    for x in w[1:]:
+        un, us = max(un, us), un + x
+    return un, us
+
+
+def _path_best(w: list[float]) -> list[int]:
+    """Positions of the edges of a best matching of the path ``w``, its ends free."""
+    first, last = max(((f, lst) for f in (0, 1) for lst in (0, 1)), key=lambda fl: _path_dp(w, fl[0])[fl[1]])
+    return _path_pick(w, first, last)
+
+
+def _path_pick(w: list[float], first: int, last: int) -> list[int]:
+    """Positions of the edges of a best matching of the path ``w`` with its first and last edges used
+    or not as given (a traceback of :func:`_path_dp`)."""
+    NEG = float("-inf")
+    un, us = (NEG, w[0]) if first else (0.0, NEG)
+    back: list[tuple[bool, bool]] = []   # per edge i >= 1: (un came from us?, -)
+    for x in w[1:]:
+        back.append(us > un)
+        un, us = max(un, us), un + x
+    picked = []
+    state = last
+    for i in range(len(w) - 1, 0, -1):
+        if state:
+            picked.append(i)
+            state = 0
+        else:
+            state = 1 if back[i - 1] else 0
+    if state:
+        picked.append(0)
+    return picked[::-1]
+
+
+def _chains(a: np.ndarray, b: np.ndarray, n: int) -> tuple[list[tuple[int, list[int], int]], list[list[int]]]:
+    """The maximal chains of degree-2 vertices of the graph with edges (a[i], b[i]) on ``n`` vertices:
+    (paths: (start, edges, end) from a vertex of degree >= 3 to one (possibly the same), through
+    degree-2 vertices only; cycles: the edges of components whose vertices all have degree 2), edges
+    in walking order."""
+    m = len(a)
+    ends = np.concatenate([a, b])
+    order = np.argsort(ends, kind="stable")
+    deg = np.bincount(ends, minlength=n)
+    indptr = np.concatenate([[0], np.cumsum(deg)]).tolist()
+    adj = (order % m).tolist()
+    al, bl, degl = a.tolist(), b.tolist(), deg.tolist()
+    used = [False] * m
+    paths, cycles = [], []
+
+    def walk(v: int, e: int) -> tuple[list[int], int]:
+        edges = [e]
+        used[e] = True
+        u = bl[e] if al[e] == v else al[e]
+        while degl[u] == 2:
+            s = indptr[u]
+            e = adj[s] if adj[s] != e else adj[s + 1]
+            if used[e]:
+                break
+            used[e] = True
+            edges.append(e)
+            u = bl[e] if al[e] == u else al[e]
+        return edges, u
+
+    for v in np.flatnonzero(deg >= 3).tolist():
+        for s in range(indptr[v], indptr[v + 1]):
+            e = adj[s]
+            if not used[e]:
+                edges, end = walk(v, e)
+                paths.append((v, edges, end))
+    for e in range(m):
+        if not used[e] and degl[al[e]] == 2 and degl[bl[e]] == 2:
+            edges, end = walk(al[e], e)
+            if end == al[e]:
+                cycles.append(edges)
+            else:                  # not a cycle (a path whose ends have degree 1): left to the solver
+                for x in edges:
+                    used[x] = False
+    return paths, cycles
 
 
 def _min_cost_flow(k: np.ndarray, r: np.ndarray, w: np.ndarray) -> np.ndarray | None:
