@@ -45,10 +45,11 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 def run_task(func: Callable, part: Partition, shared: Any) -> tuple[Any, dict]:
-    """Run ``func(part, shared)`` on a worker; the result and the task's stats (seconds, peak RSS)."""
-    t0 = time.perf_counter()
+    """Run ``func(part, shared)`` on a worker; the result and the task's stats (wall and CPU seconds, the worker
+    process's peak RSS so far, its pid)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     payload, stats = func(part, shared)
-    stats = {**stats, "seconds": round(time.perf_counter() - t0, 3),
+    stats = {**stats, "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
              "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "pid": os.getpid()}
     return payload, stats
 
