@@ -205,9 +205,11 @@ def stage_cpu(src: Path, path: Path, cats: Path) -> dict:
 
 
 def git_rev(src: Path) -> str:
+    """The commit of a checkout (``git rev-parse``), or of an exported tree (its ``.git_rev`` file)."""
     r = subprocess.run(["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                        check=False)
-    return r.stdout.strip() or "unknown"
+    mark = src / ".git_rev"
+    return r.stdout.strip() or (mark.read_text().strip() if mark.is_file() else "unknown")
 
 
 def main() -> None:
