@@ -99,15 +99,17 @@ def make_slice(path: Path, folder: Path, mb: float, start_mb: float = 0.0) -> Pa
 def memory_points(stats: list[dict], dump_mb: float, points: int = 10) -> list[dict]:
     """Workers' peak RSS (the largest over them) after each ``1/points`` of the partitions, in partition order."""
     latest: dict[int, float] = {}
+    now: dict[int, float] = {}
     out = []
     n = len(stats)
     marks = sorted({max(1, round(n * k / points)) for k in range(1, points + 1)})
     for i, s in enumerate(stats, 1):
         latest[s["pid"]] = max(latest.get(s["pid"], 0.0), s["max_rss_mb"])
+        now[s["pid"]] = s.get("rss_mb", s["max_rss_mb"])
         if i in marks:
             end = s["partition"]["end"] / 2**20
             out.append({"partitions": i, "dump_mb_read": round(end or dump_mb, 1),
-                        "worker_peak_rss_mb": max(latest.values())})
+                        "worker_peak_rss_mb": max(latest.values()), "worker_rss_mb": max(now.values())})
     return out
 
 
@@ -204,6 +206,25 @@ def stage_cpu(src: Path, path: Path, cats: Path) -> dict:
     return {**got, "total_cpu_s": round(total, 2), "cpu_ms_per_page": round(1000 * total / got["pages"], 3)}
 
 
+def real_cpu(real: Path, synthetic_slice: Path, root: Path) -> dict:
+    """CPU seconds per compressed MB (and per page) of the four stages, this checkout, on a real dump and on the
+    synthetic slice: how much heavier real pages are than the generated ones."""
+    from figbench.harvest import synthetic
+
+    cats = root / "categories.tsv"
+    cats.write_text(synthetic.categories_tsv(HEAD["n_towns"]))
+    out = {}
+    for name, path in (("real", real), ("synthetic", synthetic_slice)):
+        got = stage_cpu(ROOT, path, cats)
+        mb = path.stat().st_size / 2**20
+        out[name] = {"file": path.name, "compressed_mb": round(mb, 2), "pages": got["pages"],
+                     "total_cpu_s": got["total_cpu_s"], "cpu_s_per_mb": round(got["total_cpu_s"] / mb, 3),
+                     "cpu_ms_per_page": got["cpu_ms_per_page"]}
+    out["per_mb_ratio"] = round(out["real"]["cpu_s_per_mb"] / out["synthetic"]["cpu_s_per_mb"], 2)
+    out["rev"] = git_rev(ROOT)
+    return out
+
+
 def git_rev(src: Path) -> str:
     """The commit of a checkout (``git rev-parse``), or of an exported tree (its ``.git_rev`` file)."""
     r = subprocess.run(["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -226,6 +247,10 @@ def main() -> None:
     ap.add_argument("--stage-mb", type=float, default=16.0,
                     help="MB of the stage CPU comparison (streams from the middle of the dump: the filler's mix)")
     ap.add_argument("--skip-full", action="store_true", help="harvest the prefix only")
+    ap.add_argument("--real-dump", default=None,
+                    help="a real dump (the shortened enwiki one): its stage CPU per MB beside the synthetic slice's")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --real-dump: add that comparison to the existing --json and harvest nothing")
     ap.add_argument("--out", default="/tmp/bench_harvest", help="folder of the dumps and harvests (not the repo)")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "bench_harvest.json"), help="where the rows go")
     args = ap.parse_args()
@@ -242,6 +267,11 @@ def main() -> None:
         record["driver_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
 
+    if args.merge:
+        if not args.real_dump:
+            ap.error("--merge needs --real-dump")
+        record = json.loads(Path(args.json).read_text("utf-8"))
+        loads = [os.getloadavg()[0]]
     path, gen = make_dump(root / f"dump{args.filler}", args.filler, args.paragraphs, args.gen_processes)
     full_mb = path.stat().st_size / 2**20
     record["dump"] = {"filler": args.filler, "compressed_mb": round(full_mb, 1), "generate_s": gen,
@@ -249,6 +279,13 @@ def main() -> None:
                       "mix": {"infobox": synthetic.FILLER_INFOBOX, "disambiguation": synthetic.FILLER_DISAMBIGUATION,
                               "event_link": synthetic.FILLER_EVENT_LINK, "town_link": synthetic.FILLER_TOWN_LINK}}
     print(f"dump {path}: {full_mb:.1f} MB (written in {gen} s)", flush=True)
+    if args.real_dump:
+        stage = make_slice(path, root / "stage", args.stage_mb, full_mb / 2)
+        record["real_cpu"] = real_cpu(Path(args.real_dump), stage, root)
+        print("real vs synthetic", json.dumps(record["real_cpu"]), flush=True)
+        if args.merge:
+            Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+            return
     prefix = make_slice(path, root / "prefix", args.prefix_mb)
     cats = root / "categories.tsv"
     cats.write_text(synthetic.categories_tsv(HEAD["n_towns"]))

@@ -47,7 +47,7 @@ def test_the_committed_run_harvested_a_gigabyte_with_flat_memory(bench):
 
 def test_the_estimate_follows_the_numbers(bench):
     before = render_harvest_estimate(bench)
-    hours = float(re.search(r"the larger, (\d+) worker-hours", before).group(1))
+    hours = float(re.search(r"The estimate uses (\d+) core-hours", before).group(1))
 
     def twice_as_fast(d):
         for r in d["rows"]:
@@ -56,7 +56,7 @@ def test_the_estimate_follows_the_numbers(bench):
 
     _edit(bench, twice_as_fast)
     after = render_harvest_estimate(bench)
-    assert abs(float(re.search(r"the larger, (\d+) worker-hours", after).group(1)) - hours / 2) <= 1
+    assert abs(float(re.search(r"The estimate uses (\d+) core-hours", after).group(1)) - hours / 2) <= 1
     assert f"{ENWIKI_COMPRESSED_MB:,} MB" in after and all(f"N = {n} workers" in after for n in CLUSTER_SIZES)
 
     def no_speed_up(d):
@@ -80,3 +80,18 @@ def test_a_row_without_a_field_names_the_row(bench):
     _edit(bench, lambda d: d["rows"][1].pop("cpu_s"))
     with pytest.raises(ValueError, match=r"bench_harvest.json: rows\[1\] has no field 'cpu_s'"):
         render_harvest_scale(bench)
+
+
+def test_heavier_real_pages_raise_the_estimate(bench):
+    data = json.loads((bench / "bench_harvest.json").read_text("utf-8"))
+    assert data["real_cpu"]["per_mb_ratio"] > 0 and data["real_cpu"]["real"]["pages"] > 100
+    hours = float(re.search(r"The estimate uses (\d+) core-hours", render_harvest_estimate(bench)).group(1))
+
+    def heavier(d):
+        d["real_cpu"]["per_mb_ratio"] *= 4
+
+    _edit(bench, heavier)
+    text = render_harvest_estimate(bench)
+    assert float(re.search(r"The estimate uses (\d+) core-hours", text).group(1)) > 1.5 * hours
+    _edit(bench, lambda d: d.pop("real_cpu"))
+    assert "Real pages are heavier" not in render_harvest_estimate(bench)
