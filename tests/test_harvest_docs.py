@@ -52,7 +52,7 @@ def test_the_estimate_follows_the_numbers(bench):
     def twice_as_fast(d):
         for r in d["rows"]:
             if r["dump"] == "full":
-                r["wall_s"] /= 2
+                r["cpu_s"] /= 2
 
     _edit(bench, twice_as_fast)
     after = render_harvest_estimate(bench)
