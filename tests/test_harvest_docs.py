@@ -57,7 +57,7 @@ def test_the_estimate_follows_the_numbers(bench):
     _edit(bench, twice_as_fast)
     after = render_harvest_estimate(bench)
     assert abs(float(re.search(r"The estimate uses (\d+) core-hours", after).group(1)) - hours / 2) <= 1
-    assert f"{ENWIKI_COMPRESSED_MB:,} MB" in after and all(f"N = {n} workers" in after for n in CLUSTER_SIZES)
+    assert f"{ENWIKI_COMPRESSED_MB:,} MB" in after and all(f"N = {n} dedicated workers" in after for n in CLUSTER_SIZES)
 
     def no_speed_up(d):
         for r in d["rows"]:
