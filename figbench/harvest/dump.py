@@ -5,8 +5,9 @@ plain ``.xml``), each one partition, or ``pages-articles-multistream`` files wit
 ``-multistream-index`` file beside them, cut into byte ranges of whole bz2 streams (each stream
 holds about 100 pages). A range is read as the file's first stream (the ``<mediawiki>`` and
 ``<siteinfo>`` header), its own streams and a closing ``</mediawiki>``, chained into one stream that
-the standard library's ``iterparse`` reads page by page (:mod:`mwxml` reads the ``<siteinfo>``). Encodings other than UTF-8 (the Bulgarian dump is UTF-16) are
-left to the XML parser (byte-order mark); an export without ``<siteinfo>`` gets a minimal one.
+the standard library's ``iterparse`` reads page by page (:mod:`mwxml` reads the ``<siteinfo>``). Encodings
+other than UTF-8 (the Bulgarian dump is UTF-16) are left to the XML parser (byte-order mark); an export
+without ``<siteinfo>`` gets a minimal one.
 """
 
 from __future__ import annotations
