@@ -267,7 +267,8 @@ def main() -> None:
     ap.add_argument("--real-dump", default=None,
                     help="a real dump (the shortened enwiki one): its stage CPU per MB beside the synthetic slice's")
     ap.add_argument("--merge", action="store_true",
-                    help="with --real-dump: add that comparison to the existing --json and harvest nothing")
+                    help="update the existing --json: with --real-dump add that comparison and harvest nothing, "
+                         "else harvest the prefix again and replace its rows (the earlier ones kept aside)")
     ap.add_argument("--out", default="/tmp/bench_harvest", help="folder of the dumps and harvests (not the repo)")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "bench_harvest.json"), help="where the rows go")
     args = ap.parse_args()
@@ -284,11 +285,15 @@ def main() -> None:
         record["driver_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
 
-    if args.merge:
-        if not args.real_dump:
-            ap.error("--merge needs --real-dump")
+    if args.merge:  # --real-dump: add that comparison; else: measure the prefix rows again (1 and N workers)
         record = json.loads(Path(args.json).read_text("utf-8"))
         loads = [os.getloadavg()[0]]
+        if not args.real_dump:
+            record["earlier_prefix_rows"] = [r for r in record["rows"] if r["dump"] == "prefix"]
+            record["earlier_machine"] = record["machine"]
+            record["rows"] = [r for r in record["rows"] if r["dump"] != "prefix"]
+            args.skip_full = True
+            args.baseline_src = None
     path, gen = make_dump(root / f"dump{args.filler}", args.filler, args.paragraphs, args.gen_processes)
     full_mb = path.stat().st_size / 2**20
     record["dump"] = {"filler": args.filler, "compressed_mb": round(full_mb, 1), "generate_s": gen,
@@ -328,7 +333,7 @@ def main() -> None:
                 record["loaded"][method] = load_check(method, out, root / "hf_cache")
             one = [r for r in record["rows"] if r["dump"] == which and r["method"] == method and r["workers"] == 1]
             row["speed_up"] = round(one[0]["wall_s"] / row["wall_s"], 2) if one and w > 1 else None
-            record["rows"].append(row)
+            record["rows"].insert(sum(r["dump"] == "prefix" for r in record["rows"]), row)
             print(json.dumps({k: v for k, v in row.items() if k != "memory"}), flush=True)
             save()
     print(f"written {args.json}")
