@@ -295,6 +295,10 @@ def render_harvest_estimate(benchmarks: Path = BENCHMARKS) -> str:
                 + ", ".join(METHOD_NAMES.get(r["method"], r["method"]) for r in multi if r["method"] in ones)
                 + f"; already in the {w}-worker CPU seconds above); the wall speed-ups measured here ("
                 + ", ".join(f"{METHOD_NAMES.get(r['method'], r['method'])} {r['speed_up']:.2f}x" for r in multi)
+                + (f"; an earlier measurement of the same prefix, {data.get('earlier_machine', '')}: " + ", ".join(
+                    f"{METHOD_NAMES.get(r['method'], r['method'])} {r['speed_up']:.2f}x"
+                    for r in data["earlier_prefix_rows"] if r.get("speed_up") is not None)
+                   if data.get("earlier_prefix_rows") else "")
                 + ") depend on what else ran on the 2 cores. On dedicated cores the wall time is about core-hours "
                 f"/ N: {' and '.join(hours)} (plus the serial merge in the driver, minutes); at "
                 f"${PRICE_PER_CORE_HOUR:g} per core-hour (an assumed price, one core a worker) the harvest costs "
