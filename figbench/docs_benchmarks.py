@@ -4,7 +4,7 @@
 written by ``benchmarks/bench_retag.py``; ``harvest-scale`` and ``harvest-estimate`` (the harvest
 section) from ``benchmarks/bench_harvest.json``, written by ``benchmarks/bench_harvest.py``. The
 full-Wikipedia estimate's dump size, page count and price per core-hour are stated assumptions
-(:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_PAGES`, :data:`PRICE_PER_CORE_HOUR`), not results; every
+(:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_ARTICLES`, :data:`PRICE_PER_CORE_HOUR`), not results; every
 other number of these blocks is read from a benchmark file or derived from its numbers.
 """
 
@@ -20,15 +20,13 @@ from figbench.docs import ROOT, Block
 BENCHMARKS = ROOT / "benchmarks"
 RETAG_JSON = "bench_retag.json"
 HARVEST_JSON = "bench_harvest.json"
-#: assumptions of the full English Wikipedia estimate (enwiki pages-articles-multistream, counting redirects)
+#: assumptions of the full English Wikipedia estimate (enwiki pages-articles-multistream: bz2 size, articles)
 ENWIKI_COMPRESSED_MB = 22_000
-ENWIKI_PAGES = 24_000_000
+ENWIKI_ARTICLES = 6_800_000
 #: a stated cloud price, USD per core-hour (a parameter of the estimate, not a measurement)
 PRICE_PER_CORE_HOUR = 0.05
 #: workers of the cluster sizes the estimate gives
 CLUSTER_SIZES = (16, 64)
-#: filler pages of a dump of about 1 GB of bz2 (``write_large_dump(path, 1_150_000)``)
-ONE_GB_FILLER = 1_150_000
 ONE_GB_MB = 1024
 
 #: (README label, bench_retag.json set name)
@@ -140,13 +138,17 @@ def render_generation_cost(benchmarks: Path = BENCHMARKS) -> str:
 
 # ------------------------------------------------------------------ bench_harvest.json
 
+METHOD_NAMES = {"wec": "WEC", "wimcor": "WiMCor"}
+
+
 def _harvest_rows(benchmarks: Path) -> tuple[dict, list[dict], Path]:
     data = load(benchmarks, HARVEST_JSON, "bench_harvest.py")
     path = Path(benchmarks) / HARVEST_JSON
     rows = field(data, path, "rows")
     if not isinstance(rows, list) or not rows:
         raise ValueError(f"{path}: field 'rows' must be a non-empty list of runs")
-    keys = ("filler", "compressed_mb", "workers", "pages", "wall_s", "pages_per_s_per_worker", "worker_peak_rss_mb")
+    keys = ("dump", "method", "compressed_mb", "workers", "pages", "wall_s", "cpu_s", "pages_per_s_per_worker",
+            "worker_peak_rss_mb")
     for i, row in enumerate(rows):
         for k in keys:
             if not isinstance(row, dict) or k not in row:
@@ -158,79 +160,149 @@ def _num(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def _found(r: dict) -> str:
+    if r["method"] == "wec":
+        return f"{r.get('mentions', 0):,} mentions, {r.get('clusters', 0):,} clusters"
+    return f"{r.get('samples', 0):,} samples, {r.get('pairs', 0):,} pairs"
+
+
+def _largest(rows: list[dict]) -> list[dict]:
+    """The runs over the largest dump."""
+    big = max(r["compressed_mb"] for r in rows)
+    return [r for r in rows if r["compressed_mb"] == big]
+
+
 def render_harvest_scale(benchmarks: Path = BENCHMARKS) -> str:
-    """The scale table (one row per dump and worker count) and what it shows about memory and a 1 GB dump."""
+    """The scale table (one row per dump, method and worker count), worker memory as the dump grows, the loads
+    with the builders and the stage CPU against the older checkout."""
     data, rows, path = _harvest_rows(benchmarks)
-    filler, procs, part_mb = (field(data, path, "args", k) for k in ("filler", "gen_processes", "partition_mb"))
     machine = field(data, path, "machine")
-    head = (f"`benchmarks/bench_harvest.py --filler {' '.join(str(n) for n in filler)}`: synthetic dumps in "
-            f"the real format, bz2 multistream + index written by `figbench.harvest.synthetic.write_large_dump` with "
-            f"{procs} processes, WEC harvest, {part_mb:g} MB partitions, local Dask "
-            f"cluster; one run on {machine}.")
-    if data.get("note"):
-        head += f" {data['note']}"
-    lines = [head, "", f"| dump (bz2) | pages | workers | wall | pages/s per worker | speed-up 1 -> "
-             f"{max(r['workers'] for r in rows)} | worker peak RSS |", "|---|---|---|---|---|---|---|"]
+    d = data.get("dump") or {}
+    mix = d.get("mix") or {}
+    args = data.get("args") or {}
+    head = (f"`benchmarks/bench_harvest.py --filler {d.get('filler', '?'):,}"
+            + (f" --baseline-src {data['stage_cpu']['baseline']['rev']}" if data.get("stage_cpu") else "") + "`"
+            f" ({data.get('date', '?')}, {machine}): a synthetic dump in the real format (bz2 multistream + index, "
+            f"{d.get('compressed_mb', 0):,.1f} MB, written in {d.get('generate_s', 0):,.0f} s by "
+            f"`figbench.harvest.synthetic.write_large_dump` with {d.get('gen_processes', '?')} processes; its filler "
+            + (f"articles: {100 * mix['infobox']:.0f}% with an infobox, {100 * mix['disambiguation']:.0f}% "
+               f"disambiguation pages, {100 * mix['event_link']:.0f}% linking to an event article, "
+               f"{100 * mix['town_link']:.0f}% to a town, university or club; " if mix else "")
+            + f"{args.get('partition_mb', '?')} MB partitions, local Dask cluster), harvested with "
+            f"`figbench harvest wec` and `wimcor`: its first {args.get('prefix_mb', '?')} MB with 1 and 2 workers "
+            "(the speed-up, same pages, same run), then all of it with 2 workers.")
+    lines = [head, "", "| dump (bz2) | method | pages | workers | wall | pages/s per worker | pages per CPU s | "
+             "speed-up | worker peak RSS | harvested |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         sp = f"{r['speed_up']:.2f}x" if r.get("speed_up") is not None else ""
-        lines.append(f"| {r['compressed_mb']:.1f} MB | {r['pages']:,} | {r['workers']} | {_num(r['wall_s'])} s | "
-                     f"{_num(r['pages_per_s_per_worker'])} | {sp} | {_num(r['worker_peak_rss_mb'])} MB |")
-    small, large = min(r["filler"] for r in rows), max(r["filler"] for r in rows)
-    by = {(r["filler"], r["workers"]): r for r in rows}
-    workers = sorted({r["workers"] for r in rows})
-    big = by[(large, workers[0])]
-    text = ["\nPages/s per worker counts both passes (scan and extract) over the summed task seconds."]
-    if small != large:
-        grow = big["compressed_mb"] / by[(small, workers[0])]["compressed_mb"]
-        mem = ", ".join(f"{_num(by[(small, w)]['worker_peak_rss_mb'])} -> {_num(by[(large, w)]['worker_peak_rss_mb'])}"
-                        f" MB with {w} worker{'s' if w > 1 else ''}" for w in workers
-                        if (small, w) in by and (large, w) in by)
-        text.append(f"Worker peak RSS as the dump grows {grow:.1f}x: {mem} (pages are streamed one at a time; most "
-                    "of it is the Python, spaCy and Dask imports).")
-    gen = big.get("generate_s")
-    scale = ONE_GB_MB / big["compressed_mb"]
-    if gen is not None:
-        text.append(f"Writing the {big['compressed_mb']:.1f} MB dump took {gen:.1f} s.")
-    if big["compressed_mb"] >= ONE_GB_MB:
-        text.append(f"The largest dump harvested is the {big['compressed_mb']:.1f} MB one.")
-    else:
-        est = [f"{scale * by[(large, w)]['wall_s'] / 3600:.1f} h ({w} worker{'s' if w > 1 else ''})"
-               for w in workers if (large, w) in by]
-        text.append("**Not done**: a >= 1 GB dump. At these rates " +
-                    (f"generating one takes about {scale * gen / 60:.0f} min here (`write_large_dump(path, "
-                     f"{ONE_GB_FILLER:_})`) and " if gen is not None else "") +
-                    f"harvesting it on these cores about {' / '.join(est)}; the largest dump harvested is the "
-                    f"{big['compressed_mb']:.1f} MB one.")
-    return "\n".join(lines) + "\n" + " ".join(text).rstrip() + "\n"
+        per_cpu = f"{_num(r['pages'] / r['cpu_s'])}" if r["cpu_s"] else ""
+        lines.append(f"| {r['compressed_mb']:,.1f} MB | {METHOD_NAMES.get(r['method'], r['method'])} | "
+                     f"{r['pages']:,} | {r['workers']} | {_num(r['wall_s'])} s | {_num(r['pages_per_s_per_worker'])} | "
+                     f"{per_cpu} | {sp} | {_num(r['worker_peak_rss_mb'])} MB | {_found(r)} |")
+    text = ["\nPages/s per worker: pages over the summed task seconds of both passes (scan and extract); pages per "
+            "CPU s: over the tasks' CPU seconds (the gap is waiting for a core on this shared machine)."]
+    big = _largest(rows)
+    cols = [(r, st) for r in big for st in ("scan", "extract") if (r.get("memory") or {}).get(st)]
+    memory = ""
+    if cols:
+        n = min(len(r["memory"][st]) for r, st in cols)
+        first = cols[0][0]["memory"][cols[0][1]]
+        memory = ("\n\nWorkers' peak RSS (the largest over the workers; the process peak so far) as the "
+                  f"{big[0]['compressed_mb']:,.1f} MB dump is read, by harvest and pass:\n\n| dump read | "
+                  + " | ".join(f"{METHOD_NAMES.get(r['method'], r['method'])} {st}" for r, st in cols) + " |\n|---|"
+                  + "---|" * len(cols) + "\n"
+                  + "\n".join(f"| {first[i]['dump_mb_read']:,.0f} MB | "
+                              + " | ".join(f"{_num(r['memory'][st][i]['worker_peak_rss_mb'])} MB" for r, st in cols)
+                              + " |" for i in range(n)))
+    if memory:
+        drift = ", ".join(f"{METHOD_NAMES.get(r['method'], r['method'])} {st} "
+                          f"{_num(r['memory'][st][0]['worker_peak_rss_mb'])} -> "
+                          f"{_num(r['memory'][st][-1]['worker_peak_rss_mb'])} MB" for r, st in cols)
+        text.append(f"Worker memory as the dump grows (table below; first -> last checkpoint: {drift}): pages are "
+                    "streamed one at a time and each partition's result leaves the worker; most of the RSS is the "
+                    "Python, spaCy and Dask imports, and a drift of a few MB per GB is left to watch at full scale.")
+    loaded = data.get("loaded") or {}
+    if loaded:
+        text.append("The whole dump's outputs load with the builders (`figbench.load_dataset(..., data_dir=...)`): "
+                    + "; ".join(f"`{'wec_eng' if m == 'wec' else 'wimcor'}`"
+                                + (" (`sample`)" if m == "wimcor" else "") + ": "
+                                + ", ".join(f"{s} {n:,}" for s, n in splits.items()) for m, splits in loaded.items())
+                    + " rows.")
+    sc = data.get("stage_cpu")
+    if sc:
+        base, now = sc["baseline"], sc["current"]
+        text.append(f"CPU per page of the four stage functions (in one process, on {sc['dump_mb']:.1f} MB of "
+                    f"streams from the middle of the dump, {sc['pages']:,} pages): {base['cpu_ms_per_page']:.2f} ms "
+                    f"at {base['rev']}, {now['cpu_ms_per_page']:.2f} ms at {now['rev']} ({sc['speed_up']:.2f}x less; "
+                    "per stage " + ", ".join(
+                        f"{k} {sc['baseline'][k]:.1f} -> {sc['current'][k]:.1f} s" for k in
+                        ("wec_scan", "wec_extract", "wimcor_scan", "wimcor_extract")) + ").")
+    if max(r["compressed_mb"] for r in rows) < ONE_GB_MB:
+        text.append(f"**Not done**: a >= 1 GB dump; the largest harvested is the {big[0]['compressed_mb']:.1f} MB "
+                    "one.")
+    return "\n".join(lines) + "\n" + " ".join(text).rstrip() + memory + "\n"
 
 
 def render_harvest_estimate(benchmarks: Path = BENCHMARKS) -> str:
-    """Full English Wikipedia, extrapolated from the largest dump's rows."""
-    _, rows, path = _harvest_rows(benchmarks)
-    large = max(r["filler"] for r in rows)
-    one = [r for r in rows if r["filler"] == large and r["workers"] == 1]
-    multi = [r for r in rows if r["filler"] == large and r["workers"] > 1 and r.get("speed_up") is not None]
-    if not one:
-        raise ValueError(f"{path}: no 1-worker row for the largest dump (filler {large}): nothing to extrapolate from")
-    one = one[0]
-    mb_s = one["compressed_mb"] / one["wall_s"]
-    worker_h = ENWIKI_COMPRESSED_MB / mb_s / 3600
-    pages_h = ENWIKI_PAGES / one["pages_per_s_per_worker"] / 3600
-    out = (f"Estimate for full English Wikipedia (`enwiki-*-pages-articles-multistream.xml.bz2`, assumed "
-           f"{ENWIKI_COMPRESSED_MB:,} MB compressed and {ENWIKI_PAGES / 1e6:.0f} M pages counting redirects), from "
-           f"the {one['compressed_mb']:.1f} MB rows: one worker harvested {one['compressed_mb']:.1f} MB of bz2 in "
-           f"{_num(one['wall_s'])} s, {mb_s:.3f} MB/s; {ENWIKI_COMPRESSED_MB:,} MB / {mb_s:.3f} MB/s = "
-           f"{worker_h:.0f} worker-hours (counting pages instead: {ENWIKI_PAGES / 1e6:.0f} M / "
-           f"{_num(one['pages_per_s_per_worker'])} pages/s = {pages_h:.0f} worker-hours).")
+    """Full English Wikipedia on N workers, extrapolated from the CPU seconds of the largest dump's runs."""
+    data, rows, path = _harvest_rows(benchmarks)
+    big = _largest(rows)
+    methods = sorted({r["method"] for r in big})
+    workers = max(r["workers"] for r in big)
+    # the tasks' CPU seconds (both passes, both harvests), on dedicated cores the core-seconds to pay; the wall
+    # time of a shared machine also counts the waits for a core taken by other jobs
+    cpu = sum(r["cpu_s"] for r in big)
+    paid = sum(r["wall_s"] * r["workers"] for r in big)
+    mb, pages = big[0]["compressed_mb"], big[0]["pages"]
+    per_mb, per_page = cpu / mb, cpu / pages
+    by_mb = ENWIKI_COMPRESSED_MB * per_mb / 3600
+    by_pages = ENWIKI_ARTICLES * per_page / 3600
+    core_h = max(by_mb, by_pages)
+    names = " + ".join(METHOD_NAMES.get(m, m) for m in methods)
+    out = (f"Estimate for full English Wikipedia ({names}; assumed {ENWIKI_COMPRESSED_MB:,} MB of "
+           f"`enwiki-*-pages-articles-multistream.xml.bz2` and {ENWIKI_ARTICLES / 1e6:.1f} M articles), from the "
+           f"{mb:,.1f} MB runs on {workers} workers: their tasks took {_num(cpu)} CPU seconds for {mb:,.1f} MB and "
+           f"{pages:,} pages ({_num(paid)} s of wall x workers on this shared machine), so "
+           f"{ENWIKI_COMPRESSED_MB:,} MB x {per_mb:.2f} s/MB = {by_mb:.1f} core-hours, or by articles "
+           f"{ENWIKI_ARTICLES / 1e6:.1f} M x {1000 * per_page:.2f} ms = {by_pages:.1f} core-hours; the larger, "
+           f"{core_h:.1f} (real articles are bigger than the synthetic ones).")
+    rc = data.get("real_cpu")
+    if rc:
+        real, syn = rc["real"], rc["synthetic"]
+        adjusted = by_mb * rc["per_mb_ratio"]
+        core_h = max(core_h, adjusted)
+        out += (f" Real pages are heavier: the four stages take {real['cpu_s_per_mb']:.2f} CPU s per MB of the real "
+                f"`{real['file']}` ({real['pages']:,} pages, {real['compressed_mb']:.1f} MB: the first, long "
+                f"articles of enwiki) against {syn['cpu_s_per_mb']:.2f} s per MB of the synthetic dump, "
+                f"{rc['per_mb_ratio']:.2f}x; scaled by that, {by_mb:.1f} x {rc['per_mb_ratio']:.2f} = "
+                f"{adjusted:.1f} core-hours.")
+    out += f" The estimate uses {core_h:.0f} core-hours."
+    worst = (rc or {}).get("real_every_infobox_an_event")
+    if worst:
+        upper = by_mb * rc["worst_per_mb_ratio"]
+        out += (f" That shortened dump has few links to event articles; with every infobox type of it made an event "
+                f"type (most of its pages then link to an \"event\" and are parsed in full) it takes "
+                f"{worst['cpu_s_per_mb']:.2f} s per MB, {rc['worst_per_mb_ratio']:.2f}x the synthetic dump's: an upper "
+                f"bound of {upper:.0f} core-hours (${upper * PRICE_PER_CORE_HOUR:.2f}).")
+    multi = [r for r in rows if r["workers"] > 1 and r.get("speed_up") is not None]
     if multi:
-        m = multi[0]
-        eff = m["speed_up"] / m["workers"]
-        hours = [f"N = {n} workers take about {worker_h / (n * eff):.1f} h" for n in CLUSTER_SIZES]
-        out += (f" With the measured {m['workers']}-worker efficiency of {100 * eff:.0f}% ({m['speed_up']:.2f}x / "
-                f"{m['workers']}) holding, {' and '.join(hours)}; at ${PRICE_PER_CORE_HOUR:g} per core-hour "
-                f"(an assumed price) that is about ${worker_h * PRICE_PER_CORE_HOUR:.1f} for the worker-hours, "
-                f"${worker_h / eff * PRICE_PER_CORE_HOUR:.1f} for the {worker_h / eff:.0f} core-hours paid at that "
-                "efficiency.")
+        w = multi[0]["workers"]
+        ones = {r["method"]: r for r in rows if r["workers"] == 1 and r["dump"] == multi[0]["dump"]}
+        overhead = [r["cpu_s"] / ones[r["method"]]["cpu_s"] for r in multi if r["method"] in ones]
+        hours = [f"N = {n} dedicated workers about {core_h / n:.1f} h" for n in CLUSTER_SIZES]
+        out += (f" Going from 1 to {w} workers on the prefix cost "
+                + ", ".join(f"{100 * (o - 1):+.0f}%" for o in overhead) + " CPU ("
+                + ", ".join(METHOD_NAMES.get(r["method"], r["method"]) for r in multi if r["method"] in ones)
+                + f"; already in the {w}-worker CPU seconds above); the wall speed-ups measured here ("
+                + ", ".join(f"{METHOD_NAMES.get(r['method'], r['method'])} {r['speed_up']:.2f}x" for r in multi)
+                + (f"; an earlier measurement of the same prefix, {data.get('earlier_machine', '')}: " + ", ".join(
+                    f"{METHOD_NAMES.get(r['method'], r['method'])} {r['speed_up']:.2f}x"
+                    for r in data["earlier_prefix_rows"] if r.get("speed_up") is not None)
+                   if data.get("earlier_prefix_rows") else "")
+                + ") depend on what else ran on the 2 cores. On dedicated cores the wall time is about core-hours "
+                f"/ N: {' and '.join(hours)} (plus the serial merge in the driver, minutes); at "
+                f"${PRICE_PER_CORE_HOUR:g} per core-hour (an assumed price, one core a worker) the harvest costs "
+                f"about ${core_h * PRICE_PER_CORE_HOUR:.2f}, whatever N.")
     return out + "\n"
 
 
@@ -243,7 +315,7 @@ def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
         Block("README.md", "generation-cost", lambda _results: render_generation_cost(benchmarks),
               anchor="<!-- /generated:retag -->"),
         Block("README.md", "harvest-scale", lambda _results: render_harvest_scale(benchmarks),
-              anchor="Scale of a WEC harvest (generated from `benchmarks/bench_harvest.json`):"),
+              anchor="Scale of the WEC and WiMCor harvests (generated from `benchmarks/bench_harvest.json`):"),
         Block("README.md", "harvest-estimate", lambda _results: render_harvest_estimate(benchmarks),
               anchor="<!-- /generated:harvest-scale -->"),
     ]

@@ -160,30 +160,6 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     assert "$7.25" in cost and "13.43" not in cost
 
 
-def test_the_harvest_blocks_render_from_bench_harvest_json(tmp_path):
-    from figbench.docs_benchmarks import render_harvest_estimate, render_harvest_scale
-
-    bench = _bench_copy(tmp_path)
-    readme = (ROOT / "README.md").read_text("utf-8")
-    scale, estimate = render_harvest_scale(bench), render_harvest_estimate(bench)
-    assert wrap("harvest-scale", scale) in readme and wrap("harvest-estimate", estimate) in readme
-    assert "| 102.8 MB | 120,370 | 1 | 768 s | 316 |  | 469 MB |" in scale
-    assert "= 46 worker-hours" in estimate and "N = 16 workers take about 3.9 h" in estimate
-
-    def change(d):  # the large dump harvested twice as fast by one worker
-        row = next(r for r in d["rows"] if r["filler"] == 120000 and r["workers"] == 1)
-        row["wall_s"], row["speed_up"] = 384, None
-
-    _edit(bench / "bench_harvest.json", change)
-    scale, estimate = render_harvest_scale(bench), render_harvest_estimate(bench)
-    assert "| 102.8 MB | 120,370 | 1 | 384 s | 316 |  | 469 MB |" in scale and "768 s" not in scale
-    assert "in 384 s, 0.268 MB/s" in estimate and "= 23 worker-hours" in estimate
-    # a >= 1 GB dump is no longer "not done"
-    _edit(bench / "bench_harvest.json", lambda d: [r.update(compressed_mb=1100.0) for r in d["rows"]
-                                                    if r["filler"] == 120000])
-    assert "Not done" not in render_harvest_scale(bench)
-
-
 @pytest.mark.parametrize(("name", "render"), [
     ("bench_retag.json", "render_retag"), ("bench_retag.json", "render_generation_cost"),
     ("bench_harvest.json", "render_harvest_scale"), ("bench_harvest.json", "render_harvest_estimate"),

@@ -44,12 +44,26 @@ def write_json(path: Path, obj: Any) -> None:
     _atomic_write(Path(path), json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
+def memory_mb() -> tuple[float, float]:
+    """(peak, current) resident memory of this process in MB: ``VmHWM`` / ``VmRSS`` of ``/proc/self/status``
+    (the process's own peak; ``ru_maxrss`` would also count the memory of the process it was forked from before
+    its exec), else ``ru_maxrss`` for both."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+        return (round(int(fields["VmHWM"].split()[0]) / 1024, 1), round(int(fields["VmRSS"].split()[0]) / 1024, 1))
+    except (OSError, KeyError, ValueError):
+        peak = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        return peak, peak
+
+
 def run_task(func: Callable, part: Partition, shared: Any) -> tuple[Any, dict]:
-    """Run ``func(part, shared)`` on a worker; the result and the task's stats (seconds, peak RSS)."""
-    t0 = time.perf_counter()
+    """Run ``func(part, shared)`` on a worker; the result and the task's stats (wall and CPU seconds, the worker
+    process's peak RSS so far and its RSS now, its pid)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     payload, stats = func(part, shared)
-    stats = {**stats, "seconds": round(time.perf_counter() - t0, 3),
-             "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "pid": os.getpid()}
+    peak, now = memory_mb()
+    stats = {**stats, "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
+             "max_rss_mb": peak, "rss_mb": now, "pid": os.getpid()}
     return payload, stats
 
 

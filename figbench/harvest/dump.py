@@ -5,8 +5,9 @@ plain ``.xml``), each one partition, or ``pages-articles-multistream`` files wit
 ``-multistream-index`` file beside them, cut into byte ranges of whole bz2 streams (each stream
 holds about 100 pages). A range is read as the file's first stream (the ``<mediawiki>`` and
 ``<siteinfo>`` header), its own streams and a closing ``</mediawiki>``, chained into one stream that
-:mod:`mwxml` parses page by page. Encodings other than UTF-8 (the Bulgarian dump is UTF-16) are
-left to the XML parser (byte-order mark); an export without ``<siteinfo>`` gets a minimal one.
+the standard library's ``iterparse`` reads page by page (:mod:`mwxml` reads the ``<siteinfo>``). Encodings
+other than UTF-8 (the Bulgarian dump is UTF-16) are left to the XML parser (byte-order mark); an export
+without ``<siteinfo>`` gets a minimal one.
 """
 
 from __future__ import annotations
@@ -241,27 +242,65 @@ def open_partition(part: Partition) -> IO[bytes]:
                         f"corrupt ({e})") from e
 
 
-def iter_pages(part: Partition) -> Iterator[Page]:
-    """Pages of a partition, one at a time (latest revision)."""
-    from xml.etree.ElementTree import ParseError
+def _local(tag: str) -> str:
+    """An element's name without its XML namespace (``{http://www.mediawiki.org/xml/export-0.10/}page`` -> ``page``)."""
+    return tag.rpartition("}")[2]
 
-    import mwxml
-    from mwxml.errors import MalformedXML
+
+def _page(el) -> Page:
+    """The :class:`Page` of a ``<page>`` element: its newest (last) revision's text and timestamp."""
+    ns = pid = 0
+    title = ""
+    redirect = None
+    text = ts = ""
+    for child in el:
+        tag = _local(child.tag)
+        if tag == "title":
+            title = child.text or ""
+        elif tag == "ns":
+            ns = int(child.text or 0)
+        elif tag == "id":
+            pid = int(child.text or 0)
+        elif tag == "redirect":
+            redirect = child.get("title")
+        elif tag == "revision":
+            text = ts = ""
+            for r in child:
+                rtag = _local(r.tag)
+                if rtag == "text":
+                    text = r.text or ""
+                elif rtag == "timestamp":
+                    ts = (r.text or "").strip()
+    return Page(ns, pid, title, redirect, text, ts)
+
+
+def iter_pages(part: Partition) -> Iterator[Page]:
+    """Pages of a partition, one at a time (latest revision).
+
+    Streamed with the standard library's expat-based ``iterparse`` (each ``<page>`` element is dropped once
+    read, so memory stays flat); :mod:`mwxml` reads the same pages about twice as slowly (it is kept for the
+    ``<siteinfo>``, and tests check both readers agree page for page).
+    """
+    from xml.etree.ElementTree import ParseError, iterparse
 
     stream = open_partition(part)
     last = None
     try:
-        try:
-            dump = mwxml.Dump.from_file(stream)
-        except (MalformedXML, ParseError, AssertionError) as e:
-            raise DumpError(f"{part.path}: not a MediaWiki XML export: {e}") from e
-        for page in dump:
-            text, ts = "", ""
-            for rev in page:
-                text, ts = rev.text or "", str(rev.timestamp or "")
-            last = page.title
-            yield Page(int(page.namespace or 0), int(page.id or 0), page.title, page.redirect, text, ts)
-    except (OSError, EOFError, ParseError, MalformedXML) as e:
+        root = None
+        for event, el in iterparse(stream, events=("start", "end")):
+            if root is None:
+                root = el
+                if _local(el.tag) != "mediawiki":
+                    raise DumpError(f"{part.path}: not a MediaWiki XML export (root element <{_local(el.tag)}>)")
+                continue
+            if event == "end" and _local(el.tag) == "page":
+                page = _page(el)
+                root.clear()  # the page (and anything before it) is done: memory stays flat
+                last = page.title
+                yield page
+    except (OSError, EOFError, ParseError, ValueError) as e:
+        if isinstance(e, DumpError):
+            raise
         raise DumpError(f"{part.path} [bytes {part.start}:{part.end or 'end'}]: truncated or corrupt "
                         f"after page {last!r}: {e}") from e
     finally:

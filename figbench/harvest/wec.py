@@ -26,6 +26,7 @@ the same on every rerun of the same dump.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -102,8 +103,10 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     articles = 0
     for title, page in articles_of(part, tally):
         articles += 1
-        code = wikitext.parse(_lead(page.text) if shared.options.lead_only else page.text)
-        types = list(dict.fromkeys(wikitext.infobox_types(code)))
+        text = _lead(page.text) if shared.options.lead_only else page.text
+        if not may_have_infobox(text):
+            continue  # no infobox types: nothing to count (most articles without an infobox skip the parse)
+        types = list(dict.fromkeys(wikitext.infobox_types(wikitext.parse(text))))
         infoboxes.update(types)
         for t in types:
             if t in shared.events and title not in events:
@@ -119,17 +122,25 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
 # --------------------------------------------------------------------------- stage 2: extract
 
 
+def may_have_infobox(text: str) -> bool:
+    """Cheap pre-check (not the parse): :func:`wikitext.infobox_types` finds a type only in a template whose
+    lower-cased name starts with ``infobox``, so text whose lower-cased form lacks ``infobox`` has none."""
+    return "infobox" in text.lower()
+
+
+_STOP = re.compile(r"\||\]\]|\n")
+
+
 def _may_link(text: str, aliases: dict[str, str]) -> bool:
-    """Cheap pre-check (not the parse): does any ``[[target`` of the raw text name an alias?"""
+    """Cheap pre-check (not the parse): does any ``[[target`` of the raw text (up to the first ``|``, ``]]`` or
+    newline) name an alias once normalised?"""
+    if "[[" not in text:
+        return False
+    targets = set()
     for piece in text.split("[[")[1:]:
-        end = len(piece)
-        for stop in ("|", "]]", "\n"):
-            k = piece.find(stop)
-            if 0 <= k < end:
-                end = k
-        if wikitext.normalize_title(piece[:end]) in aliases:
-            return True
-    return False
+        m = _STOP.search(piece)
+        targets.add(piece[: m.start()] if m else piece)
+    return any(wikitext.normalize_title(t) in aliases for t in targets)
 
 
 _NLP: dict = {}
@@ -212,6 +223,14 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
             if not hits:
                 continue
             doc = nlp(block.text) if block.text else None
+            tokens: list[str] = []
+            sid: list[int] = []
+            if doc is not None:  # once per paragraph, shared by its mentions
+                tokens = [t.text for t in doc]
+                sent = 0
+                for t in tokens:
+                    sid.append(sent)
+                    sent += t in SENTENCE_END
             for link in hits:
                 m = {"source": source, "target": aliases[link.target], "link": link.target, "anchor": link.anchor,
                      "kind": block.kind, "block": b, "id": _mention_id(dbname, source, b, link.start)}
@@ -219,12 +238,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
                 if span is None and doc is not None:
                     m["kind"] = "unaligned"  # no token span (counted with the metadata links)
                 if span is not None:
-                    tokens = [t.text for t in doc]
                     m.update(tokens=tokens, span=[span.start, span.end])
-                    sent, sid = 0, []
-                    for t in tokens:
-                        sid.append(sent)
-                        sent += t in SENTENCE_END
                     words = tokens[span.start:span.end]
                     h = span.start + head_index(words, opts.language)
                     m.update(sent_id=sid[span.start], head=tokens[h],

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bz2
 import hashlib
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -174,14 +175,26 @@ def anchor_of(title: str) -> str:
     return t.strip()
 
 
+def dab_precheck(templates: Iterable[str]) -> Callable[[str], bool]:
+    """Cheap pre-check (not the parse): can a page's text hold one of ``templates``?
+
+    :func:`wikitext.is_disambiguation` compares :func:`wikitext.template_name` (lower case, ``_`` and whitespace
+    runs as one space, no ``Template:`` prefix) with ``templates``, so the lower-cased text of a page that uses one
+    has ``{{``, optional whitespace or ``_``, an optional ``template:``, then the name with its spaces as runs of
+    whitespace or ``_`` (``{{ Disambiguation }}``, ``{{Template:Disambiguation_cleanup}}``)."""
+    names = "|".join(r"[\s_]+".join(re.escape(w) for w in t.split()) for t in sorted(templates) if t.split())
+    search = re.compile(r"\{\{[\s_]*(?:template:[\s_]*)?(?:" + names + ")").search
+    return lambda text: "{{" in text and search(text.lower()) is not None
+
+
 def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     """Stage 1: disambiguation pages and redirects of one partition."""
     templates = set(shared.options.disambiguation_templates)
+    may_be_dab = dab_precheck(templates)
     dabs: dict[str, list[str]] = {}
     tally = Tally()
     for title, page in articles(part, tally):
-        lower = page.text.lower()
-        if not any("{{" + t in lower for t in templates):  # cheap pre-check before the parse
+        if not may_be_dab(page.text):
             continue
         code = wikitext.parse(page.text)
         if wikitext.is_disambiguation(code, templates):
