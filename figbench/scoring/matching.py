@@ -2,13 +2,18 @@
 
 :func:`max_weight_matching` takes the overlap edges of key clusters (``nk`` of them) and response
 clusters (``nr``) with positive weights and returns the edges of a maximum-weight matching. It is
-exact for any graph, in two steps:
+exact for any graph, in three steps:
 
 1. **Leaf peeling** (:func:`_peel`), linear time: a vertex ``v`` with one edge ``(v, u)`` of
    (reduced) weight ``x`` contributes ``x + OPT(G - v)`` once every other edge at ``u`` is lowered
    by ``x`` (matching ``u`` elsewhere then pays for giving up ``v``). Repeated, this solves every
    forest (trees, paths, stars, caterpillars) exactly, and strips the trees that hang off cycles.
-2. **The core** left (:func:`_core_matching`), every component at once, as a min-cost flow solved by
+2. **Cycles and chains** of the core (:func:`_core_matching`): a component that is one cycle is solved
+   by path DP (its first edge left out, or taken); a chain of ``MIN_CHAIN`` or more edges through
+   degree-2 vertices becomes a gadget of three or four edges (:func:`_reduce_chains`), expanded back
+   after the solve. Push-relabel is slow on such long, thin graphs (random pairs of two-mention
+   clusters); linear-time DP is not.
+3. **The rest of the core** (:func:`_flow_core`), every component at once, as a min-cost flow solved by
    Google OR-tools' cost-scaling push-relabel solver: exact for integer weights (CEAF-m). Other
    weights (CEAF-e) are rounded to integers of up to 40 bits first; the flow's matching is then
    proven optimal for the true weights by LP duals (:func:`_certificate`) or, where rounding hid a
