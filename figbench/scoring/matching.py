@@ -326,13 +326,17 @@ def _chains(a: np.ndarray, b: np.ndarray, n: int) -> tuple[list[tuple[int, list[
     in walking order."""
     m = len(a)
     ends = np.concatenate([a, b])
-    order = np.argsort(ends, kind="stable")
     deg = np.bincount(ends, minlength=n)
+    two = deg == 2
+    paths: list[tuple[int, list[int], int]] = []
+    cycles: list[list[int]] = []
+    if not two.any():
+        return paths, cycles
+    order = np.argsort(ends, kind="stable")
     indptr = np.concatenate([[0], np.cumsum(deg)]).tolist()
     adj = (order % m).tolist()
     al, bl, degl = a.tolist(), b.tolist(), deg.tolist()
     used = [False] * m
-    paths, cycles = [], []
 
     def walk(v: int, e: int) -> tuple[list[int], int]:
         edges = [e]
@@ -348,14 +352,14 @@ def _chains(a: np.ndarray, b: np.ndarray, n: int) -> tuple[list[tuple[int, list[
             u = bl[e] if al[e] == u else al[e]
         return edges, u
 
-    for v in np.flatnonzero(deg >= 3).tolist():
-        for s in range(indptr[v], indptr[v + 1]):
-            e = adj[s]
-            if not used[e]:
-                edges, end = walk(v, e)
-                paths.append((v, edges, end))
-    for e in range(m):
-        if not used[e] and degl[al[e]] == 2 and degl[bl[e]] == 2:
+    branch = deg >= 3
+    for e in np.flatnonzero((two[a] & branch[b]) | (branch[a] & two[b])).tolist():   # a chain's first edge
+        if not used[e]:
+            v = al[e] if degl[al[e]] >= 3 else bl[e]
+            edges, end = walk(v, e)
+            paths.append((v, edges, end))
+    for e in np.flatnonzero(two[a] & two[b]).tolist():
+        if not used[e]:
             edges, end = walk(al[e], e)
             if end == al[e]:
                 cycles.append(edges)
