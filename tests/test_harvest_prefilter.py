@@ -88,6 +88,7 @@ def _stages(path: Path, cats: Path, event_list: Path) -> dict:
     return {"wec_scan": scans, "wec_extract": extracts, "wimcor_scan": wscans, "wimcor_extract": wextracts}
 
 
+@pytest.mark.ci_stage   # four harvest stages twice over a generated dump (about 40 s): in make test-ci
 def test_switching_the_prechecks_off_changes_no_stage_output(generated, tmp_path, monkeypatch):
     cats = tmp_path / "cats.tsv"
     cats.write_text(synthetic.categories_tsv(4))
