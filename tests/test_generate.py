@@ -227,7 +227,11 @@ def test_killed_run_resumes_from_the_cache(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert not (out / "data").exists()  # killed before the build
-        time.sleep(0.3)
+        assert srv.max_inflight == 1  # --concurrency 1
+        while srv.inflight:   # the killed run's open request is still being answered (slow server)
+            assert time.time() < deadline, "the server never finished the killed run's request"
+            time.sleep(0.05)
+        srv.max_inflight = 0
         first = [b["messages"][0]["content"] for b in srv.requests]
         r = run_cli(generate_cmd(out, srv.url, "validation", "--concurrency", "1", "--timeout", "30"))
         assert r.returncode == 0, r.stderr
@@ -239,7 +243,7 @@ def test_killed_run_resumes_from_the_cache(tmp_path):
         new = prompts[len(first):]
         cached_sentence = {"2_1ecb#0": "The 76ers fired", "2_2ecb#0": "Cheeks was fired"}[cached_prompt["unit"]]
         assert len(new) == 1 and cached_sentence not in new[0]
-        assert srv.max_inflight == 1  # --concurrency 1
+        assert srv.max_inflight == 1  # the rerun too
 
 
 def test_concurrency_is_bounded(tmp_path):
