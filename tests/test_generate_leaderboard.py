@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -126,7 +125,7 @@ def test_served_board_scores_a_generated_corpus_as_a_hidden_benchmark(wec_meta):
 
     from figbench_leaderboard.screenshots import serving
 
-    from tests.test_leaderboard_server import call_api
+    from tests.test_leaderboard_server import call_api, wait_for_submission
 
     tmp, rows, ids = wec_meta["tmp"], wec_meta["rows"], wec_meta["ids"]
     gold = gold_clusters(rows)
@@ -144,13 +143,7 @@ def test_served_board_scores_a_generated_corpus_as_a_hidden_benchmark(wec_meta):
             out = json.loads(call_api(url, "submit_json", [json.dumps(
                 submission("wec_meta", "meta_m", "test", clusters, f"{name}-system")), ""]))
             assert out["ok"], out
-            sid = out["submission"]["id"]
-            deadline = time.time() + 120
-            while True:
-                status = json.loads(call_api(url, "submission_status", [sid]))["submission"]
-                if status["status"] in ("FINISHED", "FAILED") or time.time() > deadline:
-                    break
-                time.sleep(1)
+            status = wait_for_submission(url, out["submission"]["id"])
             assert status["status"] == "FINISHED" and status["gold"] == "hidden", status
             statuses[name] = status
         pages = []

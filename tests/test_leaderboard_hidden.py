@@ -333,13 +333,12 @@ def test_served_board_scores_a_hidden_benchmark_from_its_private_store_over_http
     """``figbench leaderboard serve --private DIR`` over real HTTP: the hidden benchmark is on the board
     (marked hidden), a submission to it is scored from the private store, and neither the page, its config,
     the API answer nor the file route hands out the gold."""
-    import time
     import urllib.error
     import urllib.request
 
     from figbench_leaderboard.screenshots import serving
 
-    from tests.test_leaderboard_server import call_api
+    from tests.test_leaderboard_server import call_api, wait_for_submission
 
     gold, rows = heldout["gold"], heldout["rows"]
     fixture_gold = ROOT / "tests" / "fixtures" / "leaderboard" / "gold.json"
@@ -349,13 +348,7 @@ def test_served_board_scores_a_hidden_benchmark_from_its_private_store_over_http
         preds = {i: ("TEAM" if k % 2 else v) for k, (i, v) in enumerate(gold.items())}
         out = json.loads(call_api(url, "submit_json", [json.dumps(_sub(preds, "served-model")), ""]))
         assert out["ok"], out
-        sid = out["submission"]["id"]
-        deadline = time.time() + 120
-        while True:
-            status = json.loads(call_api(url, "submission_status", [sid]))["submission"]
-            if status["status"] in ("FINISHED", "FAILED") or time.time() > deadline:
-                break
-            time.sleep(1)
+        status = wait_for_submission(url, out["submission"]["id"])
         assert status["status"] == "FINISHED" and status["gold"] == "hidden", status
         assert status["mismatches"] == {} and all(round(v, 3) == v for v in status["scores"].values())
         expected = sum(preds[i] == v for i, v in gold.items()) / len(gold)

@@ -43,6 +43,16 @@ def call_api(url: str, name: str, data: list, headers: dict | None = None) -> ob
     return json.loads(lines[-1][5:])[0]
 
 
+def wait_for_submission(url: str, sid: str, timeout: float = 120.0) -> dict:
+    """The submission's status once it is FINISHED or FAILED (or the last one seen after ``timeout``)."""
+    deadline = time.time() + timeout
+    while True:
+        status = json.loads(call_api(url, "submission_status", [sid]))["submission"]
+        if status["status"] in ("FINISHED", "FAILED") or time.time() > deadline:
+            return status
+        time.sleep(1)
+
+
 def _submit(url: str, name: str, headers: dict) -> dict:
     return json.loads(call_api(url, "submit_json", [_submission(name), ""], headers))
 
