@@ -76,6 +76,13 @@ def _solve(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
     return idx[np.concatenate(chosen)]
 
 
+def _incidence(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, list[int]]:
+    """CSR incidence of the edges (a[i], b[i]) on ``n`` vertices: (indptr, the edges at each vertex)."""
+    ends = np.concatenate([a, b])
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(ends, minlength=n))])
+    return indptr, (np.argsort(ends, kind="stable") % len(a)).tolist()
+
+
 def _peel(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int) -> tuple[list[int], np.ndarray, np.ndarray]:
     """Leaf peeling (see the module doc). Returns the peeled edges that are taken unless their inner
     vertex ends up matched (in peeling order), the core's edges and their reduced weights."""
@@ -83,11 +90,8 @@ def _peel(ek: np.ndarray, er: np.ndarray, w: np.ndarray, nk: int) -> tuple[list[
     a = ek
     b = er + nk
     n = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
-    ends = np.concatenate([a, b])
-    order = np.argsort(ends, kind="stable")
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(ends, minlength=n))]).tolist()
-    adj = (order % m).tolist()
-    deg = np.bincount(ends, minlength=n).tolist()
+    indptr_arr, adj = _incidence(a, b, n)
+    indptr, deg = indptr_arr.tolist(), np.diff(indptr_arr).tolist()
     al, bl, wl = a.tolist(), b.tolist(), w.tolist()
     alive = [True] * m
     off = [0.0] * n
@@ -216,11 +220,8 @@ def _reduce_chains(paths, k: np.ndarray, r: np.ndarray, wl: list[float], keep: n
         if abs(inter) <= CHAIN_TOL * top * len(ws):
             inter = 0.0
 
-        def node(v: int) -> tuple[bool, int]:    # (is a key, index) of an original vertex
-            return (True, v) if v < nk else (False, v - nk)
-
-        a_key, a_i = node(start)
-        b_key, b_i = node(end)
+        a_key, a_i = start < nk, start if start < nk else start - nk   # (is a key, index) of each end
+        b_key, b_i = end < nk, end if end < nk else end - nk
         if len(edges) % 2:                     # odd: A and B on opposite sides
             y, z = (next_r, next_k) if a_key else (next_k, next_r)
             next_k, next_r = next_k + 1, next_r + 1
@@ -293,7 +294,8 @@ def _path_dp(w: list[float], first: int) -> tuple[float, float]:
 
 def _path_best(w: list[float]) -> list[int]:
     """Positions of the edges of a best matching of the path ``w``, its ends free."""
-    first, last = max(((f, lst) for f in (0, 1) for lst in (0, 1)), key=lambda fl: _path_dp(w, fl[0])[fl[1]])
+    ends = [(value, first, last) for first in (0, 1) for last, value in enumerate(_path_dp(w, first))]
+    _, first, last = max(ends)
     return _path_pick(w, first, last)
 
 
@@ -325,16 +327,14 @@ def _chains(a: np.ndarray, b: np.ndarray, n: int) -> tuple[list[tuple[int, list[
     degree-2 vertices only; cycles: the edges of components whose vertices all have degree 2), edges
     in walking order."""
     m = len(a)
-    ends = np.concatenate([a, b])
-    deg = np.bincount(ends, minlength=n)
+    deg = np.bincount(np.concatenate([a, b]), minlength=n)
     two = deg == 2
     paths: list[tuple[int, list[int], int]] = []
     cycles: list[list[int]] = []
     if not two.any():
         return paths, cycles
-    order = np.argsort(ends, kind="stable")
-    indptr = np.concatenate([[0], np.cumsum(deg)]).tolist()
-    adj = (order % m).tolist()
+    indptr, adj = _incidence(a, b, n)
+    indptr = indptr.tolist()
     al, bl, degl = a.tolist(), b.tolist(), deg.tolist()
     used = [False] * m
 
