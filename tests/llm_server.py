@@ -68,13 +68,20 @@ class ScriptedLLM:
             self.requests.append(body)
             self.inflight += 1
             self.max_inflight = max(self.max_inflight, self.inflight)
-        try:
-            self._answer(h, body, prompt)
-        finally:
-            with self.lock:
-                self.inflight -= 1
+        done = []
 
-    def _answer(self, h: BaseHTTPRequestHandler, body: dict, prompt: str) -> None:
+        def finish() -> None:   # a request stops counting before its body is sent: once the client has
+            if not done:        # its answer it may send the next one, which must not look concurrent
+                done.append(True)
+                with self.lock:
+                    self.inflight -= 1
+
+        try:
+            self._answer(h, body, prompt, finish)
+        finally:
+            finish()
+
+    def _answer(self, h: BaseHTTPRequestHandler, body: dict, prompt: str, finish) -> None:
         what = self.behaviour(prompt)
         if self.slow:
             time.sleep(self.slow)
@@ -99,6 +106,7 @@ class ScriptedLLM:
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(data)))
         h.end_headers()
+        finish()
         try:
             h.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
