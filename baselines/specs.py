@@ -13,6 +13,7 @@ reproduction tables of ``baselines/README.md`` are generated from them
 from __future__ import annotations
 
 import importlib
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -128,6 +129,33 @@ class BaselineSpec:
         return "figbench baseline " + shlex.join((*self.argv, *tail))
 
 
+#: the seeds a headline trained run is repeated with (seed 0 is the headline record itself)
+SEEDS = (1, 2)
+CPU_SEED_NOTE = ("one of three seeds of the headline recipe on this CPU: the headline spec's exact command with "
+                 "--seed (which seeds the training sample, order and initialisation) and its own model folder; the "
+                 "headline record is seed 0")
+
+
+def seeded(spec: BaselineSpec, seed: int, folders: Mapping[str, str] | None = None,
+           note: str = CPU_SEED_NOTE) -> BaselineSpec:
+    """``spec`` rerun with ``--seed seed`` as ``<name>_s<seed>``: off the board, the folders its command writes
+    or loads renamed: the spec's name inside an argument gains the suffix, an argument equal to a ``folders``
+    key becomes its value (``{seed}`` filled in), in the model text too."""
+    from dataclasses import replace
+
+    if "--seed" in spec.argv:
+        raise ValueError(f"spec {spec.name}: already seeded")
+    name = f"{spec.name}_s{seed}"
+    folders = {k: v.format(seed=seed) for k, v in (folders or {}).items()}
+    argv = tuple(folders.get(a, a.replace(spec.name, name)) for a in spec.argv)
+    model = spec.model
+    for old, new in folders.items():  # the model text names the folders too (not a longer folder they begin)
+        model = re.sub(re.escape(old) + r"(?![\w/])", new, model)
+    return replace(spec, name=name, argv=(*argv, "--seed", str(seed)), model=model, board=False, fast=False,
+                   title=f"{spec.title}, seed {seed}", gpu_command="",
+                   comparability="; ".join(x for x in (spec.comparability, note) if x))
+
+
 def _families() -> tuple[str, ...]:
     from figbench_baselines.cli import FAMILIES
 
@@ -165,4 +193,4 @@ def board_specs() -> tuple[BaselineSpec, ...]:
     return tuple(s for s in all_specs() if s.board)
 
 
-__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "board_specs", "fast_specs", "get_spec"]
+__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "board_specs", "fast_specs", "get_spec", "seeded"]

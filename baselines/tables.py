@@ -13,7 +13,7 @@ says why the run was not made; the published value carries its paper, table, cel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -228,41 +228,84 @@ def throughput_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> 
 SPECIAL: dict[str, Callable[..., str]] = {"throughput": throughput_table}
 
 
-SEED_SUFFIX = "_gpu_s"
+#: seeded reruns of a headline spec: ``<headline>_s<seed>`` on this CPU (the headline record is seed 0) and
+#: ``<headline>_gpu_s<seed>`` on a lent GPU (seeds 0, 1, 2 all rerun there)
+SEED_SUFFIXES = {"_s": "CPU", "_gpu_s": "GPU"}
+#: the metrics of the seeds table per method or task (default: the spec's shown metrics)
+SEED_METRICS = {"cdec": ("conll_f1",), "knn_oracle": ("bcub_recall",),
+                "metaphor_detection": ("f1", "in_vocab_f1", "out_vocab_f1")}
+
+
+def seed_groups(specs: Iterable[BaselineSpec]) -> dict[tuple[str, str], list[BaselineSpec]]:
+    """``(headline spec, device) -> its seeded specs`` for every ``<headline>_s<n>`` / ``<headline>_gpu_s<n>``."""
+    specs = list(specs)
+    by_name = {s.name: s for s in specs}
+    groups: dict[tuple[str, str], list[BaselineSpec]] = {}
+    for s in specs:
+        for suffix, device in SEED_SUFFIXES.items():
+            base, sep, seed = s.name.rpartition(suffix)
+            if sep and seed.isdigit() and base in by_name:
+                groups.setdefault((base, device), []).append(s)
+    return groups
+
+
+def seed_records(name: str, results: Path = RESULTS) -> dict[int, dict[str, Any]]:
+    """``seed -> record`` of the CPU seeds of the headline spec ``name``: its own record is seed 0,
+    ``<name>_s<seed>`` the others; only those committed."""
+    from figbench_baselines.specs import SEEDS, all_specs
+
+    known = {s.name: s for s in all_specs()}
+    names = {0: name, **{seed: f"{name}_s{seed}" for seed in SEEDS}}
+    records = {seed: read_record(known[n], results) for seed, n in names.items() if n in known}
+    return {seed: r for seed, r in records.items() if r is not None}
+
+
+def mean_sd(values: Sequence[float], signed: bool = False) -> str:
+    """``mean ± sample sd`` of percentages (the mean with its sign when ``signed``: a difference); one value is
+    shown alone."""
+    import statistics
+
+    fmt = "+.1f" if signed else ".1f"
+    if len(values) < 2:
+        return f"{values[0]:{fmt}} (one seed)" if values else "-"
+    return f"{statistics.mean(values):{fmt}} ± {statistics.stdev(values):.1f}"
+
+
+def trained_on(record: Mapping[str, Any]) -> str:
+    """"GPU" when the record's run or any model it loads was trained with a GPU (``hardware.gpus``), else "CPU"."""
+    prov = record.get("provenance") or {}
+    hardware = [prov.get("hardware") or {}, *((t or {}).get("hardware") or {} for t in (prov.get("training") or {})
+                                              .values())]
+    return "GPU" if any(h.get("gpus") for h in hardware) else "CPU"
 
 
 def seeds_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
-    """Mean and spread over the seeded reruns (``<headline>_gpu_s<seed>`` specs) of each headline run,
-    beside the headline record itself: one row per (run, metric)."""
-    import statistics
-
+    """Mean and sample standard deviation over three seeds of each headline trained run, one row per (run,
+    metric): on this CPU the headline record is seed 0 and ``_s1``/``_s2`` the others; on a GPU all three are
+    ``_gpu_s<n>`` reruns, beside the CPU headline record. "seeds on" says where each seed's model was trained.
+    Rows with fewer than three records say so."""
     specs = list(specs)
     by_name = {s.name: s for s in specs}
-    groups: dict[str, list[BaselineSpec]] = {}
-    for s in specs:
-        base, sep, seed = s.name.rpartition(SEED_SUFFIX)
-        if sep and seed.isdigit() and base in by_name:
-            groups.setdefault(base, []).append(s)
     rows = []
-    for base, seeded in groups.items():
+    for (base, kind), seeded in seed_groups(specs).items():
         head = by_name[base]
-        recs = [(s, read_record(s, results)) for s in seeded]
-        recs = [(s, r) for s, r in recs if r is not None]
+        head_rec = read_record(head, results)
+        runs = ([head] if kind == "CPU" else []) + sorted(seeded, key=lambda s: s.name)
+        recs = [r for r in (read_record(s, results) for s in runs) if r is not None]
         if not recs:
             continue
-        head_rec = read_record(head, results)
-        for metric in head.metrics or (head.task,):
-            values = [100 * r["scores"][metric] for _, r in recs if metric in r["scores"]]
+        devices = [trained_on(r) for r in recs]
+        device = devices[0] if len(set(devices)) == 1 else " / ".join(devices)
+        for metric in SEED_METRICS.get(head.method) or SEED_METRICS.get(head.task, head.shown_metrics):
+            values = [100 * r["scores"][metric] for r in recs if metric in r["scores"]]
             if not values:
                 continue
-            sd = statistics.stdev(values) if len(values) > 1 else 0.0
-            rows.append((f"`{base}`", _title(head.task, metric),
-                         "-" if head_rec is None else _pct(head_rec["scores"][metric]),
-                         " / ".join(f"{v:.1f}" for v in values),
-                         f"**{statistics.mean(values):.1f} ± {sd:.1f}** (n={len(values)})",
-                         f"{min(values):.1f} - {max(values):.1f}"))
-    return _rows(("run", "metric", "headline record (seed 0, CPU)", "seeds 0 / 1 / 2 (GPU)", "mean ± sd",
-                  "range"), rows)
+            spread = (f"**{mean_sd(values)}** (n={len(values)})",
+                      f"{min(values):.1f} - {max(values):.1f}") if len(values) > 1 else ("- (one seed run)", "-")
+            rows.append((f"`{base}`", _title(head.task, metric), device, " / ".join(f"{v:.1f}" for v in values),
+                         *spread,
+                         "-" if head_rec is None else _pct(head_rec["scores"][metric])))
+    return _rows(("run", "metric", "seeds on", "seed 0 / 1 / 2", "mean ± sd", "range", "headline record"), rows)
 
 
 def special_tables() -> dict[str, Callable[..., str]]:

@@ -81,6 +81,86 @@ def test_tables_read_committed_records(tmp_path):
         render("wimcor", results=tmp_path)
 
 
+def _record(spec: BaselineSpec, scores: dict[str, float], hardware: dict | None = None) -> str:
+    return json.dumps({"schema_version": "1.0", "task": spec.task, "dataset": spec.dataset, "config": spec.config,
+                       "split": spec.split, "method": spec.method,
+                       "model": {"name": "m", "revision": None, "type": "fine-tuned encoder", "parameters": 1},
+                       "scores": scores, "confidence_intervals": {}, "predictions": {"path": "predictions/x.json"},
+                       "provenance": {"figbench_version": "0", "command": "c", "seed": 0, "packages": {},
+                                      "hardware": hardware or {}, "start_time": "2030-01-02T00:00:00+00:00",
+                                      "wall_time_s": 3.0}})
+
+
+def test_seeded_specs_rerun_the_headline_command_with_their_own_model_folders():
+    from figbench_baselines.cdec.reproduce import steps
+    from figbench_baselines.specs import seeded
+
+    head, s1 = get_spec("cdec_ce_knn_paper_meta_m_test"), get_spec("cdec_ce_knn_paper_meta_m_test_s1")
+    assert s1.argv == (*(a.replace("ce_knn_s4000", "ce_knn_s4000_seed1").replace("/biencoder", "/biencoder_seed1")
+                         for a in head.argv), "--seed", "1")
+    assert "models/cdec/biencoder" in head.argv and not s1.board and head.board is False
+    assert (s1.task, s1.dataset, s1.config, s1.split, s1.method) == (head.task, head.dataset, head.config,
+                                                                      head.split, head.method)
+    # the reproduce step that trains the seeded model passes the same seed; seed 0 is the headline model
+    train = {s.model: s for s in steps()}
+    assert train["models/cdec/ce_knn_s4000_seed1"].args[-2:] == ["--seed", "1"]
+    assert train["models/cdec/biencoder_seed1"].args[-2:] == ["--seed", "1"]
+    assert train["models/cdec/ce_knn_s4000_seed1"].needs == ["models/cdec/biencoder_seed1"]
+    assert "--seed" not in train["models/cdec/ce_knn_s4000"].args
+    m4x = get_spec("meta4xnli_token_clf_en_earlystop_s2")
+    assert {"runs/fig/ckpt/meta4xnli_token_clf_en_earlystop_s2", "models/fig/meta4xnli_token_clf_en_earlystop_s2",
+            "--seed"} <= set(m4x.argv) and get_spec("meta4xnli_token_clf_en_earlystop").board
+    with pytest.raises(ValueError, match="already seeded"):
+        seeded(m4x, 3)
+
+
+def test_seeds_table_mean_and_spread_over_three_seeds(tmp_path):
+    from figbench_baselines.tables import seeds_table
+
+    names = ("cdec_ce_lh_ecbplus_test", "cdec_ce_lh_ecbplus_test_s1", "cdec_ce_lh_ecbplus_test_s2")
+    specs = [get_spec(n) for n in names]
+    (tmp_path / f"{names[0]}.json").write_text(_record(specs[0], {"conll_f1": 0.70}))
+    one = seeds_table(specs, tmp_path)
+    assert "| `cdec_ce_lh_ecbplus_test` | CoNLL F1 | CPU | 70.0 | - (one seed run) | - | 70.0 |" in one
+    for spec, value in zip(specs[1:], (0.72, 0.74)):
+        (tmp_path / f"{spec.name}.json").write_text(_record(spec, {"conll_f1": value}))
+    table = seeds_table(specs, tmp_path)
+    assert "| CPU | 70.0 / 72.0 / 74.0 | **72.0 ± 2.0** (n=3) | 70.0 - 74.0 | 70.0 |" in table
+    # GPU reruns: all three seeds are reruns; the CPU headline record stands beside them
+    wim = [get_spec("wimcor_finetune_marked10_earlystop"),
+           *(get_spec(f"wimcor_finetune_marked10_earlystop_gpu_s{i}") for i in range(3))]
+    for spec, value in zip(wim, (0.5, 0.6, 0.7, 0.8)):
+        gpu = {"gpus": ["NVIDIA H200"]} if "_gpu_s" in spec.name else {}
+        (tmp_path / f"{spec.name}.json").write_text(_record(spec, {"micro_f1": value, "macro_f1": value}, gpu))
+    assert "| Micro F1 | GPU | 60.0 / 70.0 / 80.0 | **70.0 ± 10.0** (n=3) | 60.0 - 80.0 | 50.0 |" in \
+        seeds_table(wim, tmp_path)
+    # a headline whose model was trained on a GPU, its seeds on this CPU: each seed's device is shown
+    knn = [get_spec("cdec_knn_oracle_trained_k5_meta_m_test" + suffix) for suffix in ("", "_s1", "_s2")]
+    for spec, value in zip(knn, (0.81, 0.83, 0.85)):
+        (tmp_path / f"{spec.name}.json").write_text(_record(spec, {"bcub_recall": value}))
+    record = json.loads((tmp_path / f"{knn[0].name}.json").read_text())
+    record["provenance"]["training"] = {"biencoder": {"hardware": {"cpu_count": 16, "gpus": ["NVIDIA H200"]}}}
+    (tmp_path / f"{knn[0].name}.json").write_text(json.dumps(record))
+    assert "| B-cubed R | GPU / CPU / CPU | 81.0 / 83.0 / 85.0 | **83.0 ± 2.0** (n=3) |" in seeds_table(knn, tmp_path)
+
+
+def test_headline_seeds_cell_pairs_each_seed_across_the_two_splits(tmp_path):
+    from figbench_baselines.cdec.tables import _seeds_cell
+
+    a, b = "cdec_ce_knn_paper_ecbplus_test", "cdec_ce_knn_paper_meta_m_test"
+    values = {a: (0.70, 0.72, 0.74), b: (0.50, 0.56, 0.50)}
+    for name, vals in values.items():
+        for seed, value in enumerate(vals):
+            spec = get_spec(name + (f"_s{seed}" if seed else ""))
+            (tmp_path / f"{spec.name}.json").write_text(_record(spec, {"conll_f1": value}))
+    # drops 20, 16, 24 (each seed's model on both splits)
+    assert _seeds_cell(a, b, tmp_path) == "72.0 ± 2.0 / 52.0 ± 3.5 / 20.0 ± 4.0 (seeds 0, 1, 2)"
+    (tmp_path / f"{b}_s2.json").unlink()  # a seed missing on one split is left out of both
+    assert _seeds_cell(a, b, tmp_path) == "71.0 ± 1.4 / 53.0 ± 4.2 / 18.0 ± 2.8 (seeds 0, 1)"
+    (tmp_path / f"{b}_s1.json").unlink()
+    assert _seeds_cell(a, b, tmp_path) == "-"
+
+
 def test_list_and_tables_commands(capsys):
     assert main(["baseline", "--list"]) == 0
     out = capsys.readouterr().out

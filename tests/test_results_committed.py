@@ -28,8 +28,8 @@ def test_committed_record_is_valid(path):
     if record.get("method") in TRAINED:
         # wall time of training and evaluation, hardware of the training, number of training pairs, sample, seed
         assert prov["train_wall_time_s"] > 0 and prov["eval_wall_time_s"] > 0, path
-        training = next(iter(prov["training"].values()))
-        assert training["hardware"]["cpu_count"] >= 1 and training["seed"] == prov["seed"] is not None
+        for training in prov["training"].values():  # every trained component (CE_KNN: bi- and cross-encoder)
+            assert training["hardware"]["cpu_count"] >= 1 and training["seed"] == prov["seed"] is not None, path
         assert record["counts"]["n_training_pairs"] > 0
         assert record["options"]["training_sample"]
     from figbench_baselines.specs import get_spec

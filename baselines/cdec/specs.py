@@ -21,9 +21,10 @@ the values of the paper's Tables 1 and 2; so the paper paired within gold topics
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from figbench_baselines.common.encoder import DEFAULT_MODEL_ID
-from figbench_baselines.specs import BaselineSpec, Historical, Published
+from figbench_baselines.specs import SEEDS, BaselineSpec, Historical, Published, seeded
 
 ECBPLUS = ("ECB+ 1.0 (cltl/ecbPlus XML via uCDCR; validated sentences: train 574 documents, 3,808 mentions); "
            "ecbplus builder 1.0.0, events")
@@ -174,7 +175,8 @@ def _lh_notes(paper_row: str, has_paper_value: bool, what: str) -> dict[str, str
 READ = "read in the paper's text"
 #: what every figbench cdec run differs in from the ECB+META paper's trained systems (App. C)
 META_MODEL = ("model and size: MiniLM-L6 (22M) on CPU vs RoBERTa-base; epochs: 1 epoch on a 4,000-pair sample vs "
-              "20 epochs on every candidate pair (App. C); one seed")
+              "20 epochs on every candidate pair (App. C); one seed per row (the test rows' three seeds: the seeds "
+              "table)")
 #: the ECB+META paper's LH (App. C says threshold 0.005 and spaCy 3.7.4; its code's README runs 0.1)
 LH_DIFF = ("threshold: figbench runs the code's README threshold 0.1, App. C states 0.005; lemmas: spaCy lookup "
            "lemmas vs spaCy 3.7.4 (App. C); heads: figbench's rules (META_m: the content-word rule) vs the code's "
@@ -477,12 +479,13 @@ _CE_TRAINING = ("fine-tuned on CPU for 1 epoch on a stratified sample (topic x l
                 "128 tokens)")
 _BIENCODER_MODEL = (f"{DEFAULT_MODEL_ID} bi-encoder trained on CPU with a triplet loss (margin 10) for 1 epoch over "
                     f"2,692 ECB+ train triplets (batch 8, lr 2e-5, 15 context words, 128 tokens; {BIENCODER})")
-_SELECTED_MODEL = (f"{DEFAULT_MODEL_ID} bi-encoder trained with a triplet loss on unit vectors (margin 0.5); negatives "
-                   "mixed (per triplet, with even odds, a same-topic mention of another cluster sharing the anchor's "
-                   "head lemma, or any same-topic mention of another cluster) over 2,692 ECB+ train triplets (batch 8, "
-                   "lr 2e-5, 15 context words, 128 tokens), up to 6 epochs, the epoch with the best KNN oracle recall "
-                   "on ECB+ validation + META_m validation kept (epoch 4); trained on a lent H200 GPU with figbench's "
-                   f"train_biencoder ({BIENCODER_SELECTED}/train_info.json says how)")
+_SELECTED_RECIPE = (f"{DEFAULT_MODEL_ID} bi-encoder trained with a triplet loss on unit vectors (margin 0.5); "
+                    "negatives mixed (per triplet, with even odds, a same-topic mention of another cluster sharing "
+                    "the anchor's head lemma, or any same-topic mention of another cluster) over 2,692 ECB+ train "
+                    "triplets (batch 8, lr 2e-5, 15 context words, 128 tokens), up to 6 epochs, the epoch with the "
+                    "best KNN oracle recall on ECB+ validation + META_m validation kept")
+_SELECTED_MODEL = (_SELECTED_RECIPE + " (epoch 4); trained on a lent H200 GPU with figbench's train_biencoder "
+                   f"({BIENCODER_SELECTED}/train_info.json says how)")
 _CE_PAIRS = {"ce_lh": "LH", "ce_knn": "KNN (k=5, the trained bi-encoder)"}
 _CE_TITLES = {"ce_lh": "CE_LH", "ce_knn": "CE_KNN"}
 #: the splits every headline cross-encoder is evaluated on; board: the leaderboard's benchmarks among them
@@ -490,6 +493,11 @@ CE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecb
              ("ecbmeta", "meta_m", "dev_small"), ("ecbmeta", "meta_1", "dev_small"))
 _BOARD_SPLITS = {("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbmeta", "meta_1", "dev_small")}
 TRAIN_QUOTED = "the train branch's tables (issue 12)"
+
+
+def ce_seed_suffix(seed: int) -> str:
+    """The model-folder suffix of a headline cross-encoder trained with ``--seed seed`` (0: none)."""
+    return f"_seed{seed}" if seed else ""
 
 
 def _short(dataset: str, config: str) -> str:
@@ -645,6 +653,20 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
             published=ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M,
             comparability="differs: model and size (frozen MiniLM instead of the paper's trained RoBERTa-base "
                           "bi-encoder); the frozen row at the trained encoder's context (15 words)"))
+    return out + _biencoder_seed_specs(out)
+
+
+def _biencoder_seed_specs(grid: list[BaselineSpec]) -> list[BaselineSpec]:
+    """The trained encoder's test rows with the same recipe retrained with seeds 1 and 2."""
+    trained = [s for s in grid if s.split == "test" and BIENCODER_SELECTED in s.argv]
+    note = ("one of three seeds of the trained encoder's recipe: seed 0 (the headline row) was trained on a lent "
+            "H200 GPU, seeds 1 and 2 with the same command and --seed on this CPU, each selecting its own epoch on "
+            "validation")
+    out = []
+    for seed in SEEDS:
+        folder = BIENCODER_SELECTED + ce_seed_suffix(seed)
+        model = f"{_SELECTED_RECIPE}; seed {seed}, trained on this CPU ({folder}/train_info.json: its epoch)"
+        out += [replace(seeded(s, seed, {BIENCODER_SELECTED: folder}, note=note), model=model) for s in trained]
     return out
 
 
@@ -717,7 +739,20 @@ def _reference_specs() -> list[BaselineSpec]:
     return out
 
 
-TRAINED_SPECS: tuple[BaselineSpec, ...] = (*_trained_ce_specs(), *_wec_specs(), *_curve_specs(),
+def _ce_seed_specs(trained: list[BaselineSpec]) -> list[BaselineSpec]:
+    """The test rows of the headline cross-encoders (both protocols) with the models of seeds 1 and 2 (CE_KNN:
+    its bi-encoder of the same seed too)."""
+    out = []
+    for seed in SEEDS:
+        for spec in trained:
+            if spec.split == "test":
+                folders = {f"{MODELS}/{spec.method}_s{CE_SAMPLE}": "", BIENCODER: ""}
+                out.append(seeded(spec, seed, {f: f + ce_seed_suffix(seed) for f in folders}))
+    return out
+
+
+_TRAINED_CE = _trained_ce_specs()
+TRAINED_SPECS: tuple[BaselineSpec, ...] = (*_TRAINED_CE, *_ce_seed_specs(_TRAINED_CE), *_wec_specs(), *_curve_specs(),
                                            *_oracle_grid_specs(), *_reference_specs())
 #: every table in README order: the trained rows before the quick ones of cdec_trained
 SPECS = (*(s for s in SPECS if s.table != "cdec_trained"), *TRAINED_SPECS,
