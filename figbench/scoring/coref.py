@@ -313,6 +313,12 @@ def scores_from_counts(counts: np.ndarray) -> dict[str, float]:
     return {name: float(values[0]) for name, values in _scores_matrix(np.asarray(counts, dtype=np.float64)).items()}
 
 
+def scores_of_rows(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Scores of each DOC_FIELDS row at once (e.g. one row per bootstrap resample): ``name -> array``; row
+    ``i`` equals :func:`scores_from_counts` of that row."""
+    return _scores_matrix(np.asarray(counts, dtype=np.float64))
+
+
 def document_counts(predictions, references, *, remove_singletons: bool = False,
                     names: Sequence[str] | None = None) -> np.ndarray:
     """Per-document count vectors (rows in DOC_FIELDS order); their sum scores the corpus."""
