@@ -16,7 +16,7 @@ import importlib
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 
@@ -141,8 +141,6 @@ def seeded(spec: BaselineSpec, seed: int, folders: Mapping[str, str] | None = No
     """``spec`` rerun with ``--seed seed`` as ``<name>_s<seed>``: off the board, the folders its command writes
     or loads renamed: the spec's name inside an argument gains the suffix, an argument equal to a ``folders``
     key becomes its value (``{seed}`` filled in), in the model text too."""
-    from dataclasses import replace
-
     if "--seed" in spec.argv:
         raise ValueError(f"spec {spec.name}: already seeded")
     name = f"{spec.name}_s{seed}"

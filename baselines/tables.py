@@ -261,21 +261,18 @@ def seed_records(name: str, results: Path = RESULTS) -> dict[int, dict[str, Any]
 
 
 def mean_sd(values: Sequence[float], signed: bool = False) -> str:
-    """``mean ± sample sd`` of percentages (the mean with its sign when ``signed``: a difference); one value is
-    shown alone."""
+    """``mean ± sample sd`` of two or more percentages (the mean with its sign when ``signed``: a difference)."""
     import statistics
 
     fmt = "+.1f" if signed else ".1f"
-    if len(values) < 2:
-        return f"{values[0]:{fmt}} (one seed)" if values else "-"
     return f"{statistics.mean(values):{fmt}} ± {statistics.stdev(values):.1f}"
 
 
 def trained_on(record: Mapping[str, Any]) -> str:
     """"GPU" when the record's run or any model it loads was trained with a GPU (``hardware.gpus``), else "CPU"."""
     prov = record.get("provenance") or {}
-    hardware = [prov.get("hardware") or {}, *((t or {}).get("hardware") or {} for t in (prov.get("training") or {})
-                                              .values())]
+    trained = (prov.get("training") or {}).values()
+    hardware = [prov.get("hardware") or {}, *((t or {}).get("hardware") or {} for t in trained)]
     return "GPU" if any(h.get("gpus") for h in hardware) else "CPU"
 
 

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figbench_baselines.cdec.specs import BIENCODER, BIENCODER_SELECTED, CE_CURVE, CE_SAMPLE, MODELS, ce_seed_suffix
+from figbench_baselines.cdec.specs import BIENCODER, BIENCODER_SELECTED, CE_CURVE, CE_SAMPLE, MODELS, seed_suffix
 from figbench_baselines.specs import SEEDS
 
 #: the CPU configuration of the committed runs (MiniLM); see baselines/README.md for the budget
@@ -62,38 +62,40 @@ class Step:
 
 def steps(runs: str = "runs/cdec") -> list[Step]:
     """Every training step, in the order each queue runs them (the headline models first)."""
-    knn = [Step("train_biencoder", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only",
-                "--save-model", BIENCODER, "--checkpoint-dir", f"{runs}/ckpt/biencoder", "--resume", *BE_TRAIN],
-                model=BIENCODER, component="biencoder")]
-    knn.append(Step("train_biencoder_selected", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle",
-                    "--train-only", "--save-model", BIENCODER_SELECTED, *BE_SELECTED_TRAIN],
-                    model=BIENCODER_SELECTED, component="biencoder"))
+    knn = [_biencoder_step("biencoder", BIENCODER, BE_TRAIN, runs),
+           _biencoder_step("biencoder_selected", BIENCODER_SELECTED, BE_SELECTED_TRAIN)]
     knn += _ce_steps("ce_knn", "knn", runs, extra=["--biencoder", BIENCODER], needs=[BIENCODER])
-    knn += [Step(f"train_biencoder_selected{ce_seed_suffix(seed)}", "knn", ["--dataset", "ecbplus", "--method",
-                 "knn_oracle", "--train-only", "--save-model", BIENCODER_SELECTED + ce_seed_suffix(seed),
-                 *BE_SELECTED_TRAIN, "--seed", str(seed)], model=BIENCODER_SELECTED + ce_seed_suffix(seed),
-                 component="biencoder") for seed in SEEDS]
+    knn += [_biencoder_step("biencoder_selected", BIENCODER_SELECTED, BE_SELECTED_TRAIN, seed=seed) for seed in SEEDS]
     wec = f"{MODELS}/wec_pairwise"
     lh = [Step("train_wec_pairwise", "lh", ["--dataset", "ecbplus", "--method", "wec_pairwise", "--train-only",
                "--save-model", wec, "--checkpoint-dir", f"{runs}/ckpt/wec_pairwise", "--resume"],
                model=wec, component="wec_pairwise")]
     lh += _ce_steps("ce_lh", "lh", runs)
     for seed in SEEDS:  # the headline cross-encoders' other seeds (issue 22), after every seed-0 model
-        biencoder = BIENCODER + ce_seed_suffix(seed)  # CE_KNN's seeds retrain its bi-encoder too
-        knn.append(Step(f"train_biencoder{ce_seed_suffix(seed)}", "knn",
-                        ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only", "--save-model", biencoder,
-                         "--checkpoint-dir", f"{runs}/ckpt/biencoder{ce_seed_suffix(seed)}", "--resume", *BE_TRAIN,
-                         "--seed", str(seed)], model=biencoder, component="biencoder"))
-        knn += _ce_steps("ce_knn", "knn", runs, extra=["--biencoder", biencoder], needs=[biencoder], seed=seed)
+        biencoder = _biencoder_step("biencoder", BIENCODER, BE_TRAIN, runs, seed=seed)  # CE_KNN's, retrained too
+        knn.append(biencoder)
+        knn += _ce_steps("ce_knn", "knn", runs, extra=["--biencoder", biencoder.model], needs=[biencoder.model],
+                         seed=seed)
         lh += _ce_steps("ce_lh", "lh", runs, seed=seed)
     return knn + lh
+
+
+def _biencoder_step(tag: str, folder: str, recipe: list[str], runs: str | None = None, seed: int = 0) -> Step:
+    """Train the bi-encoder ``recipe`` into ``folder`` (with ``--seed``: ``folder`` and ``tag`` gain its suffix);
+    with ``runs``, checkpointed under ``runs/ckpt/<tag>`` and resumable."""
+    tag, folder = tag + seed_suffix(seed), folder + seed_suffix(seed)
+    checkpoints = ["--checkpoint-dir", f"{runs}/ckpt/{tag}", "--resume"] if runs else []
+    return Step(f"train_{tag}", "knn", ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only",
+                                        "--save-model", folder, *checkpoints, *recipe,
+                                        *(("--seed", str(seed)) if seed else ())],
+                model=folder, component="biencoder")
 
 
 def _ce_steps(method: str, queue: str, runs: str, extra: list[str] | None = None,
               needs: list[str] | None = None, seed: int = 0) -> list[Step]:
     """The full-sample cross-encoder, then (seed 0 only) the learning curve's smaller samples."""
     out = []
-    shares = (("", 1.0), *((s, f) for _, s, f in CE_CURVE[::-1])) if seed == 0 else ((ce_seed_suffix(seed), 1.0),)
+    shares = (("", 1.0), *((s, f) for _, s, f in CE_CURVE[::-1])) if seed == 0 else ((seed_suffix(seed), 1.0),)
     for suffix, share in shares:
         tag = f"{method}_s{CE_SAMPLE}{suffix}"
         model = f"{MODELS}/{tag}"

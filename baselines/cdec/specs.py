@@ -495,8 +495,8 @@ _BOARD_SPLITS = {("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), (
 TRAIN_QUOTED = "the train branch's tables (issue 12)"
 
 
-def ce_seed_suffix(seed: int) -> str:
-    """The model-folder suffix of a headline cross-encoder trained with ``--seed seed`` (0: none)."""
+def seed_suffix(seed: int) -> str:
+    """The model-folder suffix of a headline model (cross- or bi-encoder) trained with ``--seed seed`` (0: none)."""
     return f"_seed{seed}" if seed else ""
 
 
@@ -664,7 +664,7 @@ def _biencoder_seed_specs(grid: list[BaselineSpec]) -> list[BaselineSpec]:
             "validation")
     out = []
     for seed in SEEDS:
-        folder = BIENCODER_SELECTED + ce_seed_suffix(seed)
+        folder = BIENCODER_SELECTED + seed_suffix(seed)
         model = f"{_SELECTED_RECIPE}; seed {seed}, trained on this CPU ({folder}/train_info.json: its epoch)"
         out += [replace(seeded(s, seed, {BIENCODER_SELECTED: folder}, note=note), model=model) for s in trained]
     return out
@@ -746,8 +746,8 @@ def _ce_seed_specs(trained: list[BaselineSpec]) -> list[BaselineSpec]:
     for seed in SEEDS:
         for spec in trained:
             if spec.split == "test":
-                folders = {f"{MODELS}/{spec.method}_s{CE_SAMPLE}": "", BIENCODER: ""}
-                out.append(seeded(spec, seed, {f: f + ce_seed_suffix(seed) for f in folders}))
+                folders = (f"{MODELS}/{spec.method}_s{CE_SAMPLE}", BIENCODER)
+                out.append(seeded(spec, seed, {f: f + seed_suffix(seed) for f in folders}))
     return out
 
 

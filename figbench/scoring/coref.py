@@ -310,7 +310,7 @@ def _finalize_counts(raw: np.ndarray) -> np.ndarray:
 
 def scores_from_counts(counts: np.ndarray) -> dict[str, float]:
     """Scores from one DOC_FIELDS vector (document counts summed over the documents to score)."""
-    return {name: float(values[0]) for name, values in _scores_matrix(np.asarray(counts, dtype=np.float64)).items()}
+    return {name: float(values[0]) for name, values in scores_of_rows(counts).items()}
 
 
 def scores_of_rows(counts: np.ndarray) -> dict[str, np.ndarray]:
