@@ -132,8 +132,8 @@ class BaselineSpec:
 #: the seeds a headline trained run is repeated with (seed 0 is the headline record itself)
 SEEDS = (1, 2)
 CPU_SEED_NOTE = ("one of three seeds of the headline recipe on this CPU: the headline spec's exact command with "
-                 "--seed (which seeds the training sample, order and initialisation) and its own model folder; the "
-                 "headline record is seed 0")
+                 "--seed (which seeds the initialisation, the training order and any training sample) and its own "
+                 "model folder; the headline record is seed 0")
 
 
 def seeded(spec: BaselineSpec, seed: int, folders: Mapping[str, str] | None = None,
