@@ -269,10 +269,12 @@ def mean_sd(values: Sequence[float], signed: bool = False) -> str:
 
 
 def trained_on(record: Mapping[str, Any]) -> str:
-    """"GPU" when the record's run or any model it loads was trained with a GPU (``hardware.gpus``), else "CPU"."""
+    """"GPU" when the record's run or any model it loads was trained with a GPU (``hardware.gpus``; for an
+    interpolated bi-encoder, that of the trained weights it mixes in), else "CPU"."""
     prov = record.get("provenance") or {}
     trained = (prov.get("training") or {}).values()
-    hardware = [prov.get("hardware") or {}, *((t or {}).get("hardware") or {} for t in trained)]
+    hardware = [prov.get("hardware") or {}, *((t or {}).get("hardware") or {} for t in trained),
+                *(((t or {}).get("wise_ft") or {}).get("trained_hardware") or {} for t in trained)]
     return "GPU" if any(h.get("gpus") for h in hardware) else "CPU"
 
 

@@ -118,3 +118,20 @@ def rows():
 def train_rows():
     """The cdec training mentions fixture (tests/fixtures/cdec/mentions_train.json)."""
     return fixture_json("cdec", "mentions_train.json")
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory):
+    """A 1-layer BERT (hidden 32) with the offline MiniLM tokenizer, saved to a folder."""
+    import torch
+    from figbench_baselines.common.encoder import default_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    path = tmp_path_factory.mktemp("tiny_bert")
+    tok = AutoTokenizer.from_pretrained(default_model_path())
+    torch.manual_seed(0)  # random weights, but the same ones every run: the KNN candidates depend on them
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=512)
+    BertModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)

@@ -8,26 +8,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
-from figbench_baselines.cdec.pipeline import default_args, run
+from figbench_baselines.cdec.pipeline import run
 
 from figbench.results import validate_result
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    """A 1-layer BERT (hidden 32) with the offline MiniLM tokenizer, saved to a folder."""
-    import torch
-    from figbench_baselines.common.encoder import default_model_path
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    path = tmp_path_factory.mktemp("tiny_bert")
-    tok = AutoTokenizer.from_pretrained(default_model_path())
-    torch.manual_seed(0)  # random weights, but the same ones every run: the KNN candidates depend on them
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=512)
-    BertModel(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+from tests.cdec_args import cdec_args as _args
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +28,6 @@ def tiny_gpt(tmp_path_factory):
     return str(path)
 
 
-def _args(train_rows, **kw):
-    kw.setdefault("n_resamples", 20)
-    kw.setdefault("within", "topic")
-    args = default_args(**kw)
-    args.train_rows = train_rows
-    return args
 
 
 def test_knn_oracle_with_triplet_trained_biencoder(rows, train_rows, tiny_bert, tmp_path):

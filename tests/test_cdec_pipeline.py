@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import numpy as np
 import pytest
 from figbench_baselines.cdec.evaluation import evaluate, find_key, predicted_document
 from figbench_baselines.cdec.oracle import gold_pair_recall, oracle_bcubed_recall, oracle_labels
-from figbench_baselines.cdec.pipeline import default_args, run
+from figbench_baselines.cdec.pipeline import run
 
 from figbench.results import validate_result
+from tests.cdec_args import cdec_args
 
-
-def _args(train_rows, **kw):
-    kw.setdefault("n_resamples", 50)
-    kw.setdefault("within", "topic")
-    args = default_args(**kw)
-    args.train_rows = train_rows
-    return args
+_args = partial(cdec_args, n_resamples=50)
 
 
 def test_lh_record_validates_and_matches_expected_clusters(rows, train_rows):

@@ -13,7 +13,7 @@ head lemma when one exists); margin 10 on un-normalised vectors (norm about 6) k
 triplet active (``normalize``: unit vectors, so the margin is on the scale of the vectors, and the
 KNN search on them ranks by cosine); and one epoch without model selection (``select_rows``: after
 every epoch the KNN oracle B-cubed recall on held-out mentions is measured and the best epoch's
-weights are kept).
+weights are kept). ``wise_ft.py`` mixes a trained encoder's weights with the untrained ones.
 """
 
 from __future__ import annotations
@@ -231,10 +231,8 @@ def selection_sources(value: str) -> list[str]:
     return out
 
 
-def selection_rows(value: str, args: argparse.Namespace) -> list[dict]:
-    """The held-out mentions of every ``--biencoder-select`` source, one list; the ids, topics and clusters of
-    every source after the first are prefixed with its name, so sources never share a group or a cluster
-    (ECB+META paraphrases ECB+'s documents under the same ids)."""
+def selection_sets(value: str, args: argparse.Namespace) -> list[tuple[str, list[dict]]]:
+    """(``dataset/config/split``, held-out mentions) of every ``--biencoder-select`` source."""
     from figbench_baselines.cdec.data import load_mentions, sibling_data_dir
 
     named = []
@@ -244,7 +242,14 @@ def selection_rows(value: str, args: argparse.Namespace) -> list[dict]:
         if dataset == "ecbplus" and args.train_data_dir:
             data_dir = args.train_data_dir
         named.append((source, load_mentions(dataset, config, split, data_dir)))
-    return merge_sources(named)
+    return named
+
+
+def selection_rows(value: str, args: argparse.Namespace) -> list[dict]:
+    """The held-out mentions of every ``--biencoder-select`` source, one list; the ids, topics and clusters of
+    every source after the first are prefixed with its name, so sources never share a group or a cluster
+    (ECB+META paraphrases ECB+'s documents under the same ids)."""
+    return merge_sources(selection_sets(value, args))
 
 
 def merge_sources(named: Sequence[tuple[str, Sequence[Mapping]]]) -> list[dict]:
@@ -279,11 +284,12 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
                              f"{model_display_name(model_arg)!r} (drop --model or pass the same one)")
         tokenizer, model = load_biencoder(model_arg)
         model.load_state_dict(state)
-        model.normalize = bool(tinfo.get("normalize", False))
+        model.normalize = bool(tinfo.get("normalize", False) or getattr(args, "biencoder_normalize", False))
         memo = {"tokenizer": tokenizer, "model": model, "info": {**tinfo, "loaded_from": str(folder)},
                 "folder": str(folder), "trained": True}
     elif args.no_train_biencoder:
         tokenizer, model = load_biencoder(args.model)
+        model.normalize = bool(getattr(args, "biencoder_normalize", False))  # the frozen encoder, cosine
         memo = {"tokenizer": tokenizer, "model": model, "info": {"model": model_display_name(args.model),
                 "model_arg": args.model}, "folder": None, "trained": False}
     else:

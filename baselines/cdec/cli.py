@@ -88,7 +88,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="triplet negatives: a random mention of another cluster of the topic, (hard) one that "
                         "shares the anchor's head lemma when there is one, or (mixed) either with even odds")
     k.add_argument("--biencoder-normalize", action="store_true",
-                   help="train and search on unit-length mention vectors (the margin is then on their scale)")
+                   help="train and search on unit-length mention vectors (the margin is then on their scale); "
+                        "with --no-train-biencoder: the frozen encoder's vectors, ranked by cosine")
+    k.add_argument("--biencoder-wise-ft", action="store_true",
+                   help="with --train-only --biencoder DIR --biencoder-select S --save-model OUT: interpolate the "
+                        "trained bi-encoder in DIR with its untrained encoder (WiSE-FT), the weight chosen on S")
     k.add_argument("--biencoder-epochs", type=float, default=1.0, help="bi-encoder training epochs (default 1)")
     k.add_argument("--biencoder-select", default=None, metavar="SPLIT[,DATASET/CONFIG/SPLIT...]",
                    help="held-out splits whose KNN oracle B-cubed recall (over all their mentions) selects the best "
@@ -189,6 +193,11 @@ def main(args: argparse.Namespace) -> int:
 
         if PartialState().is_main_process:
             for component, tinfo in info.items():
+                if "wise_ft" in tinfo:
+                    w = tinfo["wise_ft"]
+                    print(f"interpolated {component}: alpha {w['alpha']} (worst validation gain "
+                          f"{100 * w['worst_gain']:+.2f}) in {w['seconds']:.0f} s -> {args.save_model}")
+                    continue
                 n = tinfo.get("n_training_pairs", tinfo.get("n_training_triplets"))
                 print(f"trained {component}: {n} training examples in {tinfo.get('train_wall_time_s')} s "
                       f"-> {args.save_model}")

@@ -257,6 +257,10 @@ def train_only(args: argparse.Namespace) -> dict:
 def _train_biencoder(args, m: Method) -> dict:
     from figbench_baselines.cdec.biencoder import _trained_biencoder
 
+    if getattr(args, "biencoder_wise_ft", False):
+        from figbench_baselines.cdec.wise_ft import wise_ft_from_args
+
+        return wise_ft_from_args(args)
     if args.no_train_biencoder or args.biencoder:
         raise ValueError(f"--train-only with {m.name} trains a bi-encoder; drop --no-train-biencoder/--biencoder")
     return _trained_biencoder(args)["info"]

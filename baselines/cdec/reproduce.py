@@ -5,8 +5,9 @@
     python -m figbench_baselines.cdec.reproduce run --queue knn    # train one queue's missing models in order
     figbench baseline run 'cdec_ce_lh_*'                           # then evaluate: results/<spec>.json
 
-A training step is done when its model folder holds the weights and ``train_info.json``; it always
-passes ``--resume``, so a killed run continues from its last checkpoint. Two queues (``lh``: WEC
+A training step is done when its model folder holds the weights and ``train_info.json``; a training
+passes ``--resume``, so a killed run continues from its last checkpoint (the WiSE-FT steps train
+nothing: killed, they start again). Two queues (``lh``: WEC
 pairwise and CE_LH; ``knn``: the bi-encoder, then CE_KNN) can run side by side (``--threads 1`` each
 on two cores). The evaluations are the specs of ``baselines/cdec/specs.py`` that load a model
 (``--load-model`` / ``--biencoder``): ``figbench baseline run SPEC|PATTERN`` runs them and writes
@@ -26,7 +27,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figbench_baselines.cdec.specs import BIENCODER, BIENCODER_SELECTED, CE_CURVE, CE_SAMPLE, MODELS, seed_suffix
+from figbench_baselines.cdec.specs import (
+    BIENCODER,
+    BIENCODER_SELECTED,
+    BIENCODER_WISE,
+    CE_CURVE,
+    CE_SAMPLE,
+    MODELS,
+    seed_suffix,
+)
 from figbench_baselines.specs import SEEDS
 
 #: the CPU configuration of the committed runs (MiniLM); see baselines/README.md for the budget
@@ -66,6 +75,7 @@ def steps(runs: str = "runs/cdec") -> list[Step]:
            _biencoder_step("biencoder_selected", BIENCODER_SELECTED, BE_SELECTED_TRAIN)]
     knn += _ce_steps("ce_knn", "knn", runs, extra=["--biencoder", BIENCODER], needs=[BIENCODER])
     knn += [_biencoder_step("biencoder_selected", BIENCODER_SELECTED, BE_SELECTED_TRAIN, seed=seed) for seed in SEEDS]
+    knn += [_wise_ft_step(seed) for seed in (0, *SEEDS)]
     wec = f"{MODELS}/wec_pairwise"
     lh = [Step("train_wec_pairwise", "lh", ["--dataset", "ecbplus", "--method", "wec_pairwise", "--train-only",
                "--save-model", wec, "--checkpoint-dir", f"{runs}/ckpt/wec_pairwise", "--resume"],
@@ -89,6 +99,17 @@ def _biencoder_step(tag: str, folder: str, recipe: list[str], runs: str | None =
                                         "--save-model", folder, *checkpoints, *recipe,
                                         *(("--seed", str(seed)) if seed else ())],
                 model=folder, component="biencoder")
+
+
+def _wise_ft_step(seed: int = 0) -> Step:
+    """Interpolate the selected bi-encoder of ``seed`` with its untrained encoder (WiSE-FT), alpha chosen on
+    the selection splits of its training (``wise_ft.py``); seconds, no training."""
+    trained, folder = BIENCODER_SELECTED + seed_suffix(seed), BIENCODER_WISE + seed_suffix(seed)
+    select = BE_SELECTED_TRAIN[BE_SELECTED_TRAIN.index("--biencoder-select") + 1]
+    return Step(f"wise_ft_biencoder{seed_suffix(seed)}", "knn",
+                ["--dataset", "ecbplus", "--method", "knn_oracle", "--train-only", "--biencoder", trained,
+                 "--biencoder-wise-ft", "--biencoder-select", select, "--save-model", folder],
+                model=folder, component="biencoder", needs=[trained])
 
 
 def _ce_steps(method: str, queue: str, runs: str, extra: list[str] | None = None,

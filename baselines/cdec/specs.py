@@ -471,6 +471,8 @@ BIENCODER = f"{MODELS}/biencoder"
 #: the bi-encoder of the KNN oracle grid: mixed negatives, unit vectors, margin 0.5, epoch selected on the
 #: ECB+ and META_m validation splits (issue 22)
 BIENCODER_SELECTED = f"{MODELS}/biencoder_selected"
+#: the selected bi-encoder interpolated with its untrained encoder, alpha chosen on the same validation sets
+BIENCODER_WISE = f"{MODELS}/biencoder_wise"
 CE_SAMPLE = 4000
 #: (spec-name infix, model folder suffix, share of the 4,000-pair sample) of the learning curve
 CE_CURVE = (("f25", "_f0.25", 0.25), ("f50", "_f0.5", 0.5))
@@ -595,10 +597,28 @@ ORACLE_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), (
                  ("ecbmeta", "meta_m", "dev_small"), ("ecbmeta", "meta_1", "dev_small"))
 
 
-#: the encoders of the KNN oracle grid: the frozen one at the trained encoder's 15 context words too, so that
-#: trained and frozen compare at equal context
+#: the encoders of the KNN oracle grid: the frozen one at the trained encoder's 15 context words too, and on
+#: unit vectors (cosine) as the trained one, so that each comparison changes one thing (issue 22); the trained
+#: one interpolated with its untrained encoder (WiSE-FT, ``wise_ft.py``)
 _GRID_ENCODERS = {"trained": "triplet-trained MiniLM", "frozen": "frozen MiniLM",
-                  "frozen15": "frozen MiniLM, 15 context words"}
+                  "frozen15": "frozen MiniLM, 15 context words",
+                  "frozen15cos": "frozen MiniLM, 15 context words, cosine",
+                  "wise": "triplet-trained MiniLM mixed with the frozen one, WiSE-FT"}
+_FROZEN30 = f"frozen {DEFAULT_MODEL_ID} (trigger in a 30-word marked context)"
+_FROZEN15 = f"frozen {DEFAULT_MODEL_ID} (trigger in a 15-word marked context, the trained encoder's)"
+_FROZEN15COS = _FROZEN15 + ", unit vectors ranked by cosine as the trained encoder's"
+_WISE_RECIPE = ("the selected bi-encoder's weights interpolated with its untrained encoder's, (1 - alpha) * frozen + "
+                "alpha * trained (WiSE-FT, Wortsman et al. 2022), alpha in 0.1 ... 1.0 chosen on ECB+ validation and "
+                "META_m validation (the largest worst gain in KNN oracle recall over the frozen encoder on unit "
+                "vectors, across both sets and k = 5, 10, 20)")
+_GRID_MODELS = {"trained": _SELECTED_MODEL, "frozen": _FROZEN30, "frozen15": _FROZEN15, "frozen15cos": _FROZEN15COS,
+                "wise": f"{_WISE_RECIPE}; {BIENCODER_WISE}/train_info.json: alpha and its selection"}
+_GRID_ARGV = {"trained": ("--biencoder", BIENCODER_SELECTED), "frozen": ("--no-train-biencoder",),
+              "frozen15": ("--no-train-biencoder", "--context-words", "15"),
+              "frozen15cos": ("--no-train-biencoder", "--context-words", "15", "--biencoder-normalize"),
+              "wise": ("--biencoder", BIENCODER_WISE)}
+#: the trained encoders' folders (seed 0) and what their seeds' folders add
+_SEEDED_FOLDERS = (BIENCODER_SELECTED, BIENCODER_WISE)
 
 
 def oracle_grid_name(encoder: str, k: int, dataset: str, config: str, split: str) -> str:
@@ -609,20 +629,20 @@ def oracle_grid_name(encoder: str, k: int, dataset: str, config: str, split: str
     return f"cdec_knn_oracle_{encoder}_k{k}_{short}_{split}"
 
 
+def oracle_topic_name(encoder: str, short: str) -> str:
+    """The k=5 test row within gold topics (the paper's Table 1 grouping) of one grid encoder."""
+    return f"cdec_knn_oracle_{'' if encoder == 'frozen' else encoder + '_'}topic_{short}_test"
+
+
 def _oracle_grid_specs() -> list[BaselineSpec]:
     out = []
-    frozen = f"frozen {DEFAULT_MODEL_ID} (trigger in a 30-word marked context)"
-    frozen15 = f"frozen {DEFAULT_MODEL_ID} (trigger in a 15-word marked context, the trained encoder's)"
-    for encoder in ("trained", "frozen", "frozen15"):
+    for encoder in _GRID_ENCODERS:
         for dataset, config, split in ORACLE_SPLITS:
             for k in ORACLE_KS:
                 if encoder == "frozen" and k == 5 and split == "test":
                     continue  # already a row of cdec_oracle
                 name = oracle_grid_name(encoder, k, dataset, config, split)
-                argv = ("--k", str(k), *(("--biencoder", BIENCODER_SELECTED) if encoder == "trained"
-                                         else ("--no-train-biencoder",)),
-                        *(("--context-words", "15") if encoder == "frozen15" else ()))
-                topic_row = f"cdec_knn_oracle_topic_{_short(dataset, config)}_test"
+                topic_row = oracle_topic_name("frozen", _short(dataset, config))  # holds Table 1's value
                 note = (_see(topic_row, "Table 1's value (k=5, RoBERTa bi-encoder) paired within gold topics")
                         if split == "test" and k == 5 else
                         f"the ECB+META paper's Table 1 prints {TABLE1_KNN[(config, split)]} (row "
@@ -633,40 +653,49 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
                         if k == 5 and (config, split) in TABLE1_KNN else
                         "no published value for this split, k and protocol")
                 out.append(_spec(
-                    name, "cdec_oracle_grid", dataset, config, split, "knn_oracle", *argv,
-                    title=f"KNN filter (k={k}, {_GRID_ENCODERS[encoder]}), oracle",
-                    model={"trained": _SELECTED_MODEL, "frozen": frozen, "frozen15": frozen15}[encoder],
-                    encoder=DEFAULT_MODEL_ID if encoder == "trained" else None, comparability=note))
+                    name, "cdec_oracle_grid", dataset, config, split, "knn_oracle", "--k", str(k),
+                    *_GRID_ARGV[encoder], title=f"KNN filter (k={k}, {_GRID_ENCODERS[encoder]}), oracle",
+                    model=_GRID_MODELS[encoder], encoder=DEFAULT_MODEL_ID if encoder in ("trained", "wise") else None,
+                    comparability=note))
     for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
         short = _short(dataset, config)
-        out.append(_spec(
-            f"cdec_knn_oracle_trained_topic_{short}_test", "cdec_oracle_grid", dataset, config, "test", "knn_oracle",
-            "--biencoder", BIENCODER_SELECTED, "--within", "topic",
-            title="KNN filter (k=5, triplet-trained MiniLM), oracle, gold topics", model=_SELECTED_MODEL,
-            encoder=DEFAULT_MODEL_ID, published=ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M,
-            comparability="differs: model and size (MiniLM trained up to 6 epochs, mixed negatives, instead of "
-                          "the paper's RoBERTa-base bi-encoder trained 20 iterations)"))
-        out.append(_spec(
-            f"cdec_knn_oracle_frozen15_topic_{short}_test", "cdec_oracle_grid", dataset, config, "test",
-            "knn_oracle", "--no-train-biencoder", "--within", "topic", "--context-words", "15",
-            title="KNN filter (k=5, frozen MiniLM, 15 context words), oracle, gold topics", model=frozen15,
-            published=ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M,
-            comparability="differs: model and size (frozen MiniLM instead of the paper's trained RoBERTa-base "
-                          "bi-encoder); the frozen row at the trained encoder's context (15 words)"))
+        published = ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M
+        for encoder in ("trained", "frozen15", "frozen15cos", "wise"):
+            trained = encoder in ("trained", "wise")
+            note = ("differs: model and size (MiniLM trained up to 6 epochs, mixed negatives"
+                    + (", interpolated with the frozen MiniLM" if encoder == "wise" else "")
+                    + ", instead of the paper's RoBERTa-base bi-encoder trained 20 iterations)" if trained else
+                    "differs: model and size (frozen MiniLM instead of the paper's trained RoBERTa-base bi-encoder); "
+                    "the frozen row at the trained encoder's context (15 words)"
+                    + (" and unit vectors" if encoder == "frozen15cos" else ""))
+            argv = _GRID_ARGV[encoder]
+            head = 2 if argv[0] == "--biencoder" else 1  # the encoder option, then --within, then the rest
+            out.append(_spec(
+                oracle_topic_name(encoder, short), "cdec_oracle_grid", dataset, config, "test", "knn_oracle",
+                *argv[:head], "--within", "topic", *argv[head:],
+                title=f"KNN filter (k=5, {_GRID_ENCODERS[encoder]}), oracle, gold topics",
+                model=_GRID_MODELS[encoder], encoder=DEFAULT_MODEL_ID if trained else None, published=published,
+                comparability=note))
     return out + _biencoder_seed_specs(out)
 
 
 def _biencoder_seed_specs(grid: list[BaselineSpec]) -> list[BaselineSpec]:
-    """The trained encoder's test rows with the same recipe retrained with seeds 1 and 2."""
-    trained = [s for s in grid if s.split == "test" and BIENCODER_SELECTED in s.argv]
+    """The trained (and interpolated) encoders' test rows with the same recipe retrained with seeds 1 and 2."""
     note = ("one of three seeds of the trained encoder's recipe: seed 0 (the headline row) was trained on a lent "
             "H200 GPU, seeds 1 and 2 with the same command and --seed on this CPU, each selecting its own epoch on "
             "validation")
     out = []
-    for seed in SEEDS:
-        folder = BIENCODER_SELECTED + seed_suffix(seed)
-        model = f"{_SELECTED_RECIPE}; seed {seed}, trained on this CPU ({folder}/train_info.json: its epoch)"
-        out += [replace(seeded(s, seed, {BIENCODER_SELECTED: folder}, note=note), model=model) for s in trained]
+    for folder in _SEEDED_FOLDERS:
+        runs = [s for s in grid if s.split == "test" and folder in s.argv]
+        for seed in SEEDS:
+            seeded_folder = folder + seed_suffix(seed)
+            model = (f"{_SELECTED_RECIPE}; seed {seed}, trained on this CPU ({seeded_folder}/train_info.json: its "
+                     "epoch)" if folder == BIENCODER_SELECTED else
+                     f"{_WISE_RECIPE}, of the selected bi-encoder of seed {seed} (trained on this CPU; "
+                     f"{seeded_folder}/train_info.json: alpha and its selection)")
+            subs = {folder: seeded_folder}
+            why = note + ("" if folder == BIENCODER_SELECTED else ", and its own alpha")
+            out += [replace(seeded(s, seed, subs, note=why), model=model) for s in runs]
     return out
 
 
@@ -791,4 +820,5 @@ TABLES = {"cdec_robustness": _family_table("robustness_table"),
           "cdec_curve": _family_table("curve_table"),
           "cdec_topic_clustering": _family_table("topic_clustering_table"),
           "cdec_consistency": _family_table("consistency_table"),
-          "cdec_oracle_reading": _family_table("oracle_reading")}
+          "cdec_oracle_reading": _family_table("oracle_reading"),
+          "cdec_oracle_seeds": _family_table("oracle_seeds")}

@@ -3,8 +3,11 @@
 * ``cdec_robustness``: ECB+ minus ECB+META CoNLL F1 of one system and protocol, with a paired bootstrap
   interval over the gold topics both records hold (:mod:`figbench_baselines.cdec.compare`), for the
   pairs of specs in ``specs.DROPS``;
-* ``cdec_oracle_recall``: the KNN oracle grid (frozen at 30 and at 15 context words vs the triplet-trained
-  bi-encoder at 15, k = 5 / 10 / 20) as one matrix of B-cubed recall and gold-pair recall;
+* ``cdec_oracle_recall``: the KNN oracle grid (frozen at 30 and at 15 context words, on raw and on unit
+  vectors, vs the triplet-trained bi-encoder at 15 and its WiSE-FT mix, k = 5 / 10 / 20) as one matrix of
+  B-cubed recall and gold-pair recall;
+* ``cdec_oracle_reading`` / ``cdec_oracle_seeds``: that grid one change at a time (seed 0), and the trained
+  and mixed encoders against the frozen one over three seeds;
 * ``cdec_curve``: the cross-encoders' learning curve (training pairs, ECB+ and META_m test, the drop).
 
 Every number comes from the records ``results/<spec>.json`` (no corpus is read), so
@@ -121,8 +124,11 @@ def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
     rows = []
     for encoder, label in (("frozen", "frozen MiniLM (30 context words)"),
                            ("frozen15", "frozen MiniLM (15 context words)"),
+                           ("frozen15cos", "frozen MiniLM (15 context words, unit vectors: cosine)"),
                            ("trained", "MiniLM + triplet loss on ECB+ train, mixed negatives, selected on "
-                                       "ECB+ and META_m validation (15 context words)")):
+                                       "ECB+ and META_m validation (15 context words, unit vectors)"),
+                           ("wise", "the trained MiniLM interpolated with the frozen one (WiSE-FT), alpha chosen "
+                                    "on ECB+ and META_m validation")):
         for k in ORACLE_KS:
             cells = []
             for split in ORACLE_SPLITS:
@@ -267,51 +273,106 @@ def consistency_table(specs: Iterable[BaselineSpec], results: Path) -> str:
     return _table(("row", "paper (table; metric)", "the authors' released outputs on figbench's gold"), rows)
 
 
-def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
-    """KNN oracle B-cubed recall, one change at a time: context words (frozen 30 vs 15) and training
-    (frozen vs triplet-trained, both at 15 context words), per k on the test splits."""
-    from figbench_baselines.cdec.specs import ORACLE_KS, oracle_grid_name
+#: the rows of the one-change and seeds tables: (dataset, config, split) and whether within gold topics (k=5)
+_READING_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
+                   ("ecbmeta", "meta_m", "validation"))
 
-    rows = []
-    for split in (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
-                  ("ecbmeta", "meta_m", "validation")):
+
+def _reading_rows(encoders: tuple[str, ...], splits: tuple[tuple[str, str, str], ...],
+                  results: Path) -> Iterable[tuple[str, str, dict[str, str]]]:
+    """(split label, k, {encoder: spec name}) of every grid cell, then the gold-topic rows (k=5)."""
+    from figbench_baselines.cdec.specs import ORACLE_KS, oracle_grid_name, oracle_topic_name
+
+    for split in splits:
         for k in ORACLE_KS:
-            recs = {e: _record(oracle_grid_name(e, k, *split), results) for e in ("frozen", "frozen15", "trained")}
-            if any(r is None for r in recs.values()):
-                continue
-            r = {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}
-            trained = oracle_grid_name("trained", k, *split)
-            rows.append((_split_label(get_spec(trained)), str(k),
-                         f"{r['frozen']:.1f}", f"{r['frozen15']:.1f}", f"{r['trained']:.1f}",
-                         f"{r['frozen15'] - r['frozen']:+.1f}", f"**{r['trained'] - r['frozen15']:+.1f}**",
-                         *_trained_seeds(trained, r["frozen15"], results)))
-    for short in ("ecbplus", "meta_m"):  # within gold topics (k=5), the paper's Table 1 grouping
-        names = {"frozen": f"cdec_knn_oracle_topic_{short}_test",
-                 "frozen15": f"cdec_knn_oracle_frozen15_topic_{short}_test",
-                 "trained": f"cdec_knn_oracle_trained_topic_{short}_test"}
-        recs = {e: _record(n, results) for e, n in names.items()}
-        if any(r is None for r in recs.values()):
+            yield (_split_label(get_spec(oracle_grid_name("trained", k, *split))), str(k),
+                   {e: oracle_grid_name(e, k, *split) for e in encoders})
+    for short in ("ecbplus", "meta_m"):
+        names = {e: oracle_topic_name(e, short) for e in encoders}
+        yield _split_label(get_spec(names["trained"])) + ", gold topics", "5", names
+
+
+def _recalls(names: Mapping[str, str], results: Path) -> dict[str, float] | None:
+    recs = {e: _record(n, results) for e, n in names.items()}
+    if any(r is None for r in recs.values()):
+        return None
+    return {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}
+
+
+def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """KNN oracle B-cubed recall, one change at a time (seed 0): context words (frozen 30 vs 15), unit
+    vectors (frozen at 15 words, L2 vs cosine) and training (frozen vs triplet-trained, both at 15 words
+    on unit vectors), per k."""
+    rows = []
+    encoders = ("frozen", "frozen15", "frozen15cos", "trained")
+    for label, k, names in _reading_rows(encoders, _READING_SPLITS, results):
+        r = _recalls(names, results)
+        if r is None:
             continue
-        r = {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}
-        rows.append((_split_label(get_spec(names["trained"])) + ", gold topics", "5",
-                     f"{r['frozen']:.1f}", f"{r['frozen15']:.1f}", f"{r['trained']:.1f}",
-                     f"{r['frozen15'] - r['frozen']:+.1f}", f"**{r['trained'] - r['frozen15']:+.1f}**",
-                     *_trained_seeds(names["trained"], r["frozen15"], results)))
-    return _table(("split", "k", "frozen, 30 words", "frozen, 15 words", "trained, 15 words",
-                   "context 30 -> 15 (frozen)", "training at equal context (15 words)",
-                   "trained, seeds 0 / 1 / 2", "training at equal context, mean ± sd over seeds"), rows)
+        rows.append((label, k, *(f"{r[e]:.1f}" for e in encoders), f"{r['frozen15'] - r['frozen']:+.1f}",
+                     f"{r['frozen15cos'] - r['frozen15']:+.1f}", f"**{r['trained'] - r['frozen15cos']:+.1f}**",
+                     f"{r['trained'] - r['frozen15']:+.1f}"))
+    return _table(("split", "k", "frozen, 30 words", "frozen, 15 words", "frozen, 15 words, unit vectors",
+                   "trained, 15 words, unit vectors", "context 30 -> 15 (frozen)", "unit vectors (frozen, 15 words)",
+                   "training alone (vs frozen, 15 words, unit vectors)",
+                   "trained vs frozen at 15 words (training and unit vectors)"), rows)
 
 
-def _trained_seeds(name: str, frozen15: float, results: Path) -> tuple[str, str]:
-    """The trained encoder's recall per seed and the mean ± sd of trained minus frozen (15 words), or "-"."""
+def oracle_seeds(specs: Iterable[BaselineSpec], results: Path) -> str:
+    """The trained and the interpolated (WiSE-FT) bi-encoders against the frozen one at equal context, each
+    over three seeds: recall per seed and mean ± sd of the difference, against the frozen encoder on raw
+    vectors (L2) and on unit vectors (cosine, the trained encoder's), on the held-out test splits."""
+    import statistics
+
     from figbench_baselines.tables import mean_sd, seed_records
 
-    seeds = seed_records(name, results)
-    if len(seeds) < 2:
-        return "-", "-"
-    values = [100 * seeds[s]["scores"]["bcub_recall"] for s in sorted(seeds)]
-    effect = mean_sd([v - frozen15 for v in values], signed=True)
-    return " / ".join(f"{v:.1f}" for v in values), f"**{effect}** (n={len(values)})"
+    rows = []
+    diffs: dict[tuple[str, str], list[list[float]]] = {}  # (encoder, frozen reference) -> per cell, per seed
+    for label, k, names in _reading_rows(("frozen15", "frozen15cos", "trained", "wise"), _READING_SPLITS[:2],
+                                         results):
+        r = _recalls(names, results)
+        if r is None:
+            continue
+        cells = [f"{r['frozen15']:.1f}", f"{r['frozen15cos']:.1f}"]
+        for encoder in ("trained", "wise"):
+            seeds = seed_records(names[encoder], results)
+            if len(seeds) < 2:
+                cells += ["-", "-", "-"]
+                continue
+            values = [100 * seeds[s]["scores"]["bcub_recall"] for s in sorted(seeds)]
+            cells.append(" / ".join(f"{v:.1f}" for v in values))
+            for ref in ("frozen15", "frozen15cos"):
+                d = [v - r[ref] for v in values]
+                diffs.setdefault((encoder, ref), []).append(d)
+                cells.append(f"**{mean_sd(d, signed=True)}**")
+        rows.append((label, k, *cells))
+    table = _table(("split", "k", "frozen, 15 words", "frozen, 15 words, unit vectors", "trained, seeds 0 / 1 / 2",
+                    "trained - frozen", "trained - frozen, unit vectors", "WiSE-FT, seeds 0 / 1 / 2",
+                    "WiSE-FT - frozen", "WiSE-FT - frozen, unit vectors"), rows)
+    tally = []
+    for encoder, label in (("trained", "trained"), ("wise", "WiSE-FT")):
+        for ref, against in (("frozen15", "the frozen encoder"), ("frozen15cos", "the frozen encoder on unit vectors")):
+            cells = diffs.get((encoder, ref), [])
+            if cells:
+                at_least = sum(statistics.mean(d) >= 0 for d in cells)
+                below = sum(x < 0 for d in cells for x in d)
+                tally.append(f"{label} against {against}: mean at or above in {at_least} of {len(cells)} cells, "
+                             f"single seeds below in {below} of {sum(len(d) for d in cells)}")
+    return (table + f"\nWiSE-FT's alpha: {wise_alphas(results)}.\n"
+            + (f"\nThe target (trained >= frozen at equal context, every test cell): {'; '.join(tally)}.\n"
+               if tally else ""))
+
+
+def wise_alphas(results: Path) -> str:
+    """Each seed's interpolation weight and its worst validation gain, from the records' provenance."""
+    from figbench_baselines.tables import seed_records
+
+    seeds = seed_records("cdec_knn_oracle_wise_k5_meta_m_test", results)
+    parts = []
+    for seed in sorted(seeds):
+        w = seeds[seed]["provenance"]["training"]["biencoder"]["wise_ft"]
+        parts.append(f"seed {seed}: alpha {w['alpha']:g} (worst validation gain {100 * w['worst_gain']:+.1f})")
+    return "; ".join(parts) if parts else NOT_MEASURED
 
 
 #: the ECB+META card's LH comparison: (measure, the `_paper` spec, the default-protocol spec or "", metrics)
