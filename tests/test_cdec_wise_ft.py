@@ -106,3 +106,13 @@ def test_frozen_encoder_honours_biencoder_normalize(rows, train_rows, tiny_bert)
     assert np.allclose(np.linalg.norm(unit, axis=1), 1.0, atol=1e-5)
     assert np.allclose(unit, plain / np.linalg.norm(plain, axis=1, keepdims=True), atol=1e-5)
     assert info_n.get("biencoder_normalize") is True and "biencoder_normalize" not in info
+
+
+def test_wise_ft_outside_train_only_is_refused(tmp_path, capsys):
+    """--biencoder-wise-ft only writes a model: in an evaluation run it would be ignored, so it is an error."""
+    from figbench.cli import main
+
+    rc = main(["baseline", "cdec", "--dataset", "ecbplus", "--method", "knn_oracle", "--biencoder-wise-ft",
+               "--biencoder", str(tmp_path / "be"), "--out", str(tmp_path / "r.json")])
+    assert rc == 1 and "--biencoder-wise-ft writes a model: use it with --train-only" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

@@ -187,6 +187,9 @@ def main(args: argparse.Namespace) -> int:
     from figbench_baselines.common.encoder import ModelLoadError
     from figbench_baselines.common.runs import finish_run
 
+    if args.biencoder_wise_ft and not args.train_only:
+        raise ValueError("--biencoder-wise-ft writes a model: use it with --train-only --biencoder DIR "
+                         "--biencoder-select S --save-model OUT, then evaluate OUT with --biencoder OUT")
     if args.train_only:
         info = train_only(normalise(args))
         from accelerate import PartialState

@@ -617,7 +617,7 @@ _GRID_ARGV = {"trained": ("--biencoder", BIENCODER_SELECTED), "frozen": ("--no-t
               "frozen15": ("--no-train-biencoder", "--context-words", "15"),
               "frozen15cos": ("--no-train-biencoder", "--context-words", "15", "--biencoder-normalize"),
               "wise": ("--biencoder", BIENCODER_WISE)}
-#: the trained encoders' folders (seed 0) and what their seeds' folders add
+#: the seed-0 encoders' folders whose test rows are rerun with seeds 1 and 2 (folder + seed_suffix)
 _SEEDED_FOLDERS = (BIENCODER_SELECTED, BIENCODER_WISE)
 
 
