@@ -224,6 +224,10 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
     return outcomes
 
 
+#: a trained run's status when the committed records are not beside the code (a wheel install)
+NOT_INSTALLED = "record not in this install"
+
+
 def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
                    submit: Callable[[Path, Path], dict[str, Any]] | None = None) -> list[Outcome]:
     """Submit the committed records of ``specs`` (``committed/<name>.json``, trained runs) unless stored.
@@ -244,6 +248,10 @@ def load_committed(specs: list[BaselineSpec], store: Path, committed: Path, *,
         held = stored.get(run_key(spec))
         if held:
             outcomes.append(Outcome(spec.name, "stored", 0.0, f"committed record; submission {held[:8]}"))
+            continue
+        if not committed.is_dir():  # an installed package: the records ship with the source repository
+            outcomes.append(Outcome(spec.name, NOT_INSTALLED, 0.0, f"no {committed}: the committed records "
+                                    f"(results/{path.name}) come with the source repository, not the package"))
             continue
         if not path.is_file():  # a trained run not made yet: said, not a failure of this quickstart
             outcomes.append(Outcome(spec.name, "not run yet", 0.0, f"no committed record {path.name}: "
@@ -272,10 +280,12 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
         score = f"{o.score:{swidth}s}  " if swidth else ""
         print(f"  {o.name:{width}s}  {o.seconds:7.1f} s  {score}{o.status}{': ' + o.detail if o.detail else ''}")
     counts = {s: sum(o.status == s for o in outcomes)
-              for s in ("submitted", "loaded", "stored", "not run yet", "failed")}
+              for s in ("submitted", "loaded", "stored", "not run yet", NOT_INSTALLED, "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
     loaded = f"{counts['loaded']} committed records loaded, " if counts["loaded"] else ""
     absent = f"{counts['not run yet']} trained runs without a record, " if counts["not run yet"] else ""
+    if counts[NOT_INSTALLED]:
+        absent += f"{counts[NOT_INSTALLED]} trained runs whose records are not in this install, "
     print(f"  {len(outcomes)} runs: {counts['submitted']} submitted, {loaded}{counts['stored']} already stored, "
           f"{absent}{problems}; {total_s:.1f} s in all")
 

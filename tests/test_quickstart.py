@@ -131,13 +131,13 @@ def test_quickstart_twice_on_real_data(data_root, tmp_path, monkeypatch, capsys)
 
 
 @pytest.mark.slow
-def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, monkeypatch):
+def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, monkeypatch, capsys):
     """Trained runs are not repeated by quickstart: their committed records (with predictions) go into
     the store, re-scored by the server from the predictions, and a second load skips them."""
     from figbench_baselines.specs import get_spec
     from figbench_leaderboard.store import Store
 
-    from figbench.quickstart import load_committed
+    from figbench.quickstart import NOT_INSTALLED, load_committed, print_summary
 
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     spec = get_spec("cdec_lemma_ecbplus_test")
@@ -153,6 +153,11 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
     assert again.status == "stored"
     [absent] = load_committed([get_spec("cdec_lh_ecbplus_test")], store, committed)
     assert absent.status == "not run yet" and "figbench baseline run cdec_lh_ecbplus_test" in absent.detail
+    # installed from a wheel: no results/ folder at all is not "not run yet" (the runs were made)
+    [elsewhere] = load_committed([get_spec("cdec_lh_ecbplus_test")], store, tmp_path / "no_results")
+    assert elsewhere.status == NOT_INSTALLED and "source repository" in elsewhere.detail
+    print_summary([first, elsewhere], 1.0)
+    assert "1 trained runs whose records are not in this install" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
     assert report["ok"] is True
     assert report["ecbplus_test_mentions"] == 1780
     assert 0.70 < report["submitted_conll_f1"] < 0.85
+    assert report["quickstart_trained_runs"] == "record not in this install"  # no results/ in a wheel
     # the build wrote nothing into the checkout (no build/ folder: tests keep their output out of the source tree)
     assert (work / "source_tree_new.txt").read_text().split() == []
     # README's flow from a folder outside the checkout: ./results/<spec>.json, named so in its own command,
