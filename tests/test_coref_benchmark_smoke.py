@@ -17,11 +17,16 @@ def test_benchmark_script_prints_ratios(monkeypatch, capsys):
     pytest.importorskip("scorch")
     monkeypatch.setattr(sys, "argv", ["bench_coref.py", "--sizes", "200", "600", "--repeats", "1"])
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    code = 0
     try:
         runpy.run_path(str(ROOT / "benchmarks" / "bench_coref.py"), run_name="__main__")
     except SystemExit as e:
-        assert not e.code, e.code
+        code = e.code
     out = capsys.readouterr().out
+    # the exit code includes the speed verdicts, which at these sizes (one repeat of a few milliseconds) are timer
+    # noise: a CI run saw 0.025 s against scorch's 0.01 s on one 200-mention shape. The speed claims are the
+    # script's own, run at 10K-200K mentions; here only that it runs, prints them, and agrees with scorch.
+    assert code in (0, 1), code
     assert "figbench faster than scorch at every size:" in out, out[-3000:]
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert [r[0] for r in rows] == ["200", "600"]
