@@ -114,17 +114,26 @@ def make_triplets(rows: Sequence[Mapping], n_per_anchor: int = 1, seed: int = 0,
     return out
 
 
-def select_score(model: BiEncoder, tokens: MentionTokens, rows: Sequence[Mapping], *, k: int = 5,
-                 max_length: int = 128, within: str | None = "subtopic") -> float:
-    """KNN oracle B-cubed recall (k neighbours within ``within``) of ``model`` on ``rows``: the model
-    selection score of :func:`train_biencoder`."""
+def oracle_recalls(model: BiEncoder, tokens: MentionTokens, rows: Sequence[Mapping], *, ks: Sequence[int] = (5,),
+                   max_length: int = 128, within: str | None = "subtopic",
+                   desc: str = "encode held-out mentions") -> dict[int, float]:
+    """KNN oracle B-cubed recall (k neighbours within ``within``) of ``model`` on ``rows`` for each k of ``ks``,
+    from one encoding; the model's train/eval mode is kept."""
     from figbench_baselines.cdec.filters import knn_pairs
     from figbench_baselines.cdec.oracle import oracle_bcubed_recall
 
     was_training = model.training
-    emb, _ = encode(model, tokens, max_length=max_length, desc="select: encode held-out mentions")
+    emb, _ = encode(model, tokens, max_length=max_length, desc=desc)
     model.train(was_training)
-    return float(oracle_bcubed_recall(rows, knn_pairs(emb, k=k, rows=rows, within=within)))
+    return {k: float(oracle_bcubed_recall(rows, knn_pairs(emb, k=k, rows=rows, within=within))) for k in ks}
+
+
+def select_score(model: BiEncoder, tokens: MentionTokens, rows: Sequence[Mapping], *, k: int = 5,
+                 max_length: int = 128, within: str | None = "subtopic") -> float:
+    """KNN oracle B-cubed recall at ``k`` of ``model`` on ``rows``: the model selection score of
+    :func:`train_biencoder`."""
+    return oracle_recalls(model, tokens, rows, ks=(k,), max_length=max_length, within=within,
+                          desc="select: encode held-out mentions")[k]
 
 
 def train_biencoder(model: BiEncoder, tokenizer, train_rows: Sequence[Mapping], cfg, *, margin: float = 10.0,

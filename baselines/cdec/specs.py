@@ -618,6 +618,8 @@ _GRID_ARGV = {"trained": ("--biencoder", BIENCODER_SELECTED), "frozen": ("--no-t
               "frozen15cos": ("--no-train-biencoder", "--context-words", "15", "--biencoder-normalize"),
               "wise": ("--biencoder", BIENCODER_WISE)}
 #: the seed-0 encoders' folders whose test rows are rerun with seeds 1 and 2 (folder + seed_suffix)
+#: the grid encoders that load a saved (trained) bi-encoder
+_TRAINED_GRID = tuple(e for e, argv in _GRID_ARGV.items() if argv[0] == "--biencoder")
 _SEEDED_FOLDERS = (BIENCODER_SELECTED, BIENCODER_WISE)
 
 
@@ -655,13 +657,13 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
                 out.append(_spec(
                     name, "cdec_oracle_grid", dataset, config, split, "knn_oracle", "--k", str(k),
                     *_GRID_ARGV[encoder], title=f"KNN filter (k={k}, {_GRID_ENCODERS[encoder]}), oracle",
-                    model=_GRID_MODELS[encoder], encoder=DEFAULT_MODEL_ID if encoder in ("trained", "wise") else None,
+                    model=_GRID_MODELS[encoder], encoder=DEFAULT_MODEL_ID if encoder in _TRAINED_GRID else None,
                     comparability=note))
     for dataset, config in (("ecbplus", "events"), ("ecbmeta", "meta_m")):
         short = _short(dataset, config)
         published = ORACLE_KNN_ECB if dataset == "ecbplus" else ORACLE_KNN_META_M
         for encoder in ("trained", "frozen15", "frozen15cos", "wise"):
-            trained = encoder in ("trained", "wise")
+            trained = encoder in _TRAINED_GRID
             note = ("differs: model and size (MiniLM trained up to 6 epochs, mixed negatives"
                     + (", interpolated with the frozen MiniLM" if encoder == "wise" else "")
                     + ", instead of the paper's RoBERTa-base bi-encoder trained 20 iterations)" if trained else
@@ -669,7 +671,7 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
                     "the frozen row at the trained encoder's context (15 words)"
                     + (" and unit vectors" if encoder == "frozen15cos" else ""))
             argv = _GRID_ARGV[encoder]
-            head = 2 if argv[0] == "--biencoder" else 1  # the encoder option, then --within, then the rest
+            head = 2 if trained else 1  # the encoder option (--biencoder DIR), then --within, then the rest
             out.append(_spec(
                 oracle_topic_name(encoder, short), "cdec_oracle_grid", dataset, config, "test", "knn_oracle",
                 *argv[:head], "--within", "topic", *argv[head:],

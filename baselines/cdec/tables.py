@@ -273,13 +273,13 @@ def consistency_table(specs: Iterable[BaselineSpec], results: Path) -> str:
     return _table(("row", "paper (table; metric)", "the authors' released outputs on figbench's gold"), rows)
 
 
-#: the rows of the one-change and seeds tables: (dataset, config, split) and whether within gold topics (k=5)
+#: the splits of the one-change table (the seeds table: the two test splits), each followed by the gold-topic rows
 _READING_SPLITS = (("ecbplus", "events", "test"), ("ecbmeta", "meta_m", "test"), ("ecbplus", "events", "validation"),
                    ("ecbmeta", "meta_m", "validation"))
 
 
-def _reading_rows(encoders: tuple[str, ...], splits: tuple[tuple[str, str, str], ...],
-                  results: Path) -> Iterable[tuple[str, str, dict[str, str]]]:
+def _reading_rows(encoders: tuple[str, ...],
+                  splits: tuple[tuple[str, str, str], ...]) -> Iterable[tuple[str, str, dict[str, str]]]:
     """(split label, k, {encoder: spec name}) of every grid cell, then the gold-topic rows (k=5)."""
     from figbench_baselines.cdec.specs import ORACLE_KS, oracle_grid_name, oracle_topic_name
 
@@ -305,7 +305,7 @@ def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
     on unit vectors), per k."""
     rows = []
     encoders = ("frozen", "frozen15", "frozen15cos", "trained")
-    for label, k, names in _reading_rows(encoders, _READING_SPLITS, results):
+    for label, k, names in _reading_rows(encoders, _READING_SPLITS):
         r = _recalls(names, results)
         if r is None:
             continue
@@ -328,8 +328,7 @@ def oracle_seeds(specs: Iterable[BaselineSpec], results: Path) -> str:
 
     rows = []
     diffs: dict[tuple[str, str], list[list[float]]] = {}  # (encoder, frozen reference) -> per cell, per seed
-    for label, k, names in _reading_rows(("frozen15", "frozen15cos", "trained", "wise"), _READING_SPLITS[:2],
-                                         results):
+    for label, k, names in _reading_rows(("frozen15", "frozen15cos", "trained", "wise"), _READING_SPLITS[:2]):
         r = _recalls(names, results)
         if r is None:
             continue

@@ -42,15 +42,13 @@ def interpolate(theta0: Mapping[str, torch.Tensor], theta1: Mapping[str, torch.T
 def recalls(model, sources: Sequence[tuple[str, Sequence[Mapping], Any]], *, ks: Sequence[int] = KS,
             max_length: int = 128, within: str | None = "subtopic") -> dict[str, float]:
     """KNN oracle B-cubed recall of ``model`` per ``source@k`` (sources: (name, rows, MentionTokens))."""
-    from figbench_baselines.cdec.biencoder import encode
-    from figbench_baselines.cdec.filters import knn_pairs
-    from figbench_baselines.cdec.oracle import oracle_bcubed_recall
+    from figbench_baselines.cdec.biencoder import oracle_recalls
 
     out = {}
     for name, rows, tokens in sources:
-        emb, _ = encode(model, tokens, max_length=max_length, desc=f"wise-ft: encode {name}")
-        for k in ks:
-            out[f"{name}@k{k}"] = float(oracle_bcubed_recall(rows, knn_pairs(emb, k=k, rows=rows, within=within)))
+        by_k = oracle_recalls(model, tokens, rows, ks=ks, max_length=max_length, within=within,
+                              desc=f"wise-ft: encode {name}")
+        out.update({f"{name}@k{k}": r for k, r in by_k.items()})
     return out
 
 
