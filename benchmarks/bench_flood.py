@@ -42,7 +42,8 @@ BOMB = "[" + ",".join(["[]"] * 3_300_000) + "]"      # 9.9 MB
 
 def serve_unguarded() -> None:
     """The pre-issue-20 request path: no structure scan anywhere, refusals not counted."""
-    from figbench_leaderboard import formats, http_limits
+    from figbench_leaderboard.access import http_limits
+    from figbench_leaderboard.domain import formats
 
     formats.check_shape = lambda *a, **k: None
 
@@ -54,8 +55,8 @@ def serve_unguarded() -> None:
 
 
 def serve_main(args: argparse.Namespace) -> None:
-    from figbench_leaderboard.app import serve
-    from figbench_leaderboard.gold import JsonGoldProvider
+    from figbench_leaderboard.scoring.gold import JsonGoldProvider
+    from figbench_leaderboard.ui.app import serve
 
     if args.mode == "unguarded":
         serve_unguarded()
@@ -242,8 +243,8 @@ def main() -> None:
     if args.serve:
         serve_main(args)
         return
-    from figbench_leaderboard.store import Store
-    from figbench_leaderboard.synthetic import fill_store
+    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.synthetic import fill_store
 
     with tempfile.TemporaryDirectory(prefix="bench-flood-") as tmp:
         store = Path(tmp) / "store"

@@ -54,13 +54,13 @@ def old_package(rev: str) -> str:
 
 
 def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
-    from figbench_leaderboard import plots, tables
-    from figbench_leaderboard.benchmarks import BenchmarkRegistry
-    from figbench_leaderboard.board import Leaderboard
-    from figbench_leaderboard.gold import JsonGoldProvider
-    from figbench_leaderboard.policy import HiddenSplitPolicy
-    from figbench_leaderboard.store import Store
-    from figbench_leaderboard.views import BoardView
+    from figbench_leaderboard.access.policy import HiddenSplitPolicy
+    from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+    from figbench_leaderboard.scoring.board import Leaderboard
+    from figbench_leaderboard.scoring.gold import JsonGoldProvider
+    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.ui import plots, tables
+    from figbench_leaderboard.ui.views import BoardView
 
     reg = BenchmarkRegistry()
     out: dict[str, float] = {}
@@ -137,9 +137,9 @@ def bench_old(pkg: str, store_dir: str, repeats: int) -> dict[str, float]:
 
 
 def _ecbplus_gold():
-    from figbench_leaderboard.benchmarks import BenchmarkRegistry
-    from figbench_leaderboard.gold import BuilderGoldProvider
-    from figbench_leaderboard.synthetic import synthetic_coref_gold
+    from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+    from figbench_leaderboard.scoring.gold import BuilderGoldProvider
+    from figbench_leaderboard.store.synthetic import synthetic_coref_gold
 
     root = os.environ.get("FIGBENCH_DATA_DIR") or str(ROOT.parent / "shared" / "data")
     if (Path(root) / "ecbplus").is_dir():
@@ -152,8 +152,8 @@ def _ecbplus_gold():
 
 
 def bench_scoring(repeats: int) -> float:
-    from figbench_leaderboard.formats import parse_predictions
-    from figbench_leaderboard.synthetic import noisy_clusters
+    from figbench_leaderboard.domain.formats import parse_predictions
+    from figbench_leaderboard.store.synthetic import noisy_clusters
 
     from figbench.tasks import get_task
 
@@ -183,8 +183,8 @@ def main(argv=None) -> int:
     ap.add_argument("--old", default=None, metavar="REV", help="also time the leaderboard code of this git revision")
     ap.add_argument("--no-scoring", action="store_true")
     args = ap.parse_args(argv)
-    from figbench_leaderboard.store import Store
-    from figbench_leaderboard.synthetic import fill_store
+    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.synthetic import fill_store
 
     sizes = sorted(set(args.sizes) | {5000})
     old = old_package(args.old) if args.old else None

@@ -1,7 +1,7 @@
 """Leaderboard in Chromium: seconds from a page load or a tab click to the tab's first content.
 
 Target (issue 13): with 5,000 submissions whose free-form fields are all at their limits, every tab
-shows its first content in under 2 s. A store is filled (``figbench_leaderboard.synthetic``), served
+shows its first content in under 2 s. A store is filled (``figbench_leaderboard.store.synthetic``), served
 by ``figbench leaderboard serve`` on localhost and opened in Debian's Chromium through Playwright.
 Each repeat is a fresh page (the server's cached view is warmed by one load first); the table
 prints the median and the worst per tab, and two references measured in the same run: Gradio's own
@@ -62,8 +62,8 @@ def tab_timings(ctx, url: str, *, timeout_ms: int = 60000) -> dict[str, float]:
 def measure(size: int, repeats: int, *, chromium: str | None = None) -> dict[str, list[float]]:
     """Fill a store with ``size`` maximal submissions, serve it, and time ``repeats`` fresh page loads."""
     from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
-    from figbench_leaderboard.store import Store
-    from figbench_leaderboard.synthetic import fill_store
+    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.synthetic import fill_store
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "store")

@@ -113,7 +113,7 @@ def no_runs_message(only: set[str] | None) -> str:
 def stored_runs(store: Path) -> dict[RunKey, str]:
     """The live submissions of a store (not FAILED): run key -> submission id. Reads only; none when the
     store does not exist yet."""
-    from figbench_leaderboard.store import DB_NAME, Store
+    from figbench_leaderboard.store.store import DB_NAME, Store
 
     if not (store / DB_NAME).is_file():
         return {}
@@ -295,7 +295,7 @@ def main(args: argparse.Namespace) -> int:
 
     only = check_only(args.only) if args.only else None
     if not args.no_serve:  # a busy port is said now, not after the runs
-        from figbench_leaderboard.ports import check_port_free
+        from figbench_leaderboard.ui.ports import check_port_free
 
         check_port_free(args.host, args.port)
     specs, skipped = plan(only)

@@ -131,13 +131,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _open_store(spec: str):
-    from figbench_leaderboard.hub_store import open_store
+    from figbench_leaderboard.store.hub_store import open_store
 
     return open_store(spec)
 
 
 def _gold(args):
-    from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider, ServerGold, private_store
+    from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider, ServerGold, private_store
 
     public = JsonGoldProvider(args.gold_json) if args.gold_json else BuilderGoldProvider(args.data_dir)
     return ServerGold(public, private_store(getattr(args, "private", None)))
@@ -184,7 +184,7 @@ def _list(args: argparse.Namespace) -> int:
         store.recover_expired()
     except ValueError:   # a read-only store can still be listed
         pass
-    from figbench_leaderboard.release import release
+    from figbench_leaderboard.domain.release import release
 
     if args.quarantined:
         bad = [r for r in store.quarantined() if args.status in (None, r["status"])]
@@ -213,8 +213,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from figbench_leaderboard.app import serve
-    from figbench_leaderboard.policy import HiddenSplitPolicy
+    from figbench_leaderboard.access.policy import HiddenSplitPolicy
+    from figbench_leaderboard.ui.app import serve
 
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0)
@@ -233,7 +233,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _work(args: argparse.Namespace) -> int:
-    from figbench_leaderboard.board import Leaderboard
+    from figbench_leaderboard.scoring.board import Leaderboard
 
     board = Leaderboard(_open_store(args.store), _gold(args))
     recovered = board.store.recover_expired()
@@ -248,8 +248,8 @@ def _hidden_add(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from figbench_leaderboard.gold import PRIVATE_ENV, PrivateGoldStore
-    from figbench_leaderboard.hidden import load_source, make_hidden
+    from figbench_leaderboard.scoring.gold import PRIVATE_ENV, PrivateGoldStore
+    from figbench_leaderboard.scoring.hidden import load_source, make_hidden
 
     root = args.private or os.environ.get(PRIVATE_ENV)
     if not root:
@@ -267,7 +267,7 @@ def _hidden_add(args: argparse.Namespace) -> int:
 def _hidden_list(args: argparse.Namespace) -> int:
     import os
 
-    from figbench_leaderboard.gold import PRIVATE_ENV, PrivateGoldStore
+    from figbench_leaderboard.scoring.gold import PRIVATE_ENV, PrivateGoldStore
 
     root = args.private or os.environ.get(PRIVATE_ENV)
     if not root:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.formats import SubmissionError, loads_strict
+from figbench_leaderboard.domain.formats import SubmissionError, loads_strict
 
 #: Name of the Space's JSON submission endpoint (``gradio_client``).
 API_NAME = "/submit_json"
@@ -137,9 +137,9 @@ def submit(path: str | os.PathLike, to: str | os.PathLike, *, submitter: str | N
     if is_url(str(to)):
         ident = {"hf_token": hf_token} if hf_token else {"token": resolve_token(token, token_path)}
         return _submit_remote(text, str(to), submitter, wait=bool(wait), timeout_s=timeout_s, **ident)
-    from figbench_leaderboard.board import Leaderboard
-    from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
-    from figbench_leaderboard.store import DuplicateSubmissionError, RateLimit, Store
+    from figbench_leaderboard.scoring.board import Leaderboard
+    from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
+    from figbench_leaderboard.store.store import DuplicateSubmissionError, RateLimit, Store
 
     gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(data_dir)
     # a local store is written by whoever owns its folder: the served board's per-submitter rate limit
@@ -186,14 +186,14 @@ def _local_account(token: str | None, token_path: str | os.PathLike | None) -> s
     """A local submission is the maintainer's own (``None``) unless a token is given."""
     if not token and token_path is None:
         return None
-    from figbench_leaderboard.identity import token_identity
+    from figbench_leaderboard.access.identity import token_identity
 
     return token_identity(resolve_token(token, token_path, create=False))
 
 
 def _submit_remote(text: str, url: str, submitter: str | None, *, wait: bool, timeout_s: float,
                    token: str | None = None, hf_token: str | None = None) -> dict[str, Any]:
-    from figbench_leaderboard.identity import TOKEN_HEADER
+    from figbench_leaderboard.access.identity import TOKEN_HEADER
     from gradio_client import Client
 
     try:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.release import gold_kind, release
-from figbench_leaderboard.store import Store
-from figbench_leaderboard.tables import overview, submissions_frame
+from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.ui.tables import overview, submissions_frame
 
 _CARD = """---
 pretty_name: figbench leaderboard export

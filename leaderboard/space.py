@@ -19,8 +19,8 @@ APP = '''"""figbench leaderboard Space: serves the board and scores the queue (s
 
 import os
 
-from figbench_leaderboard.app import serve
-from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
+from figbench_leaderboard.ui.app import serve
+from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
 
 gold_json = os.environ.get("FIGBENCH_GOLD_JSON")
 gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(os.environ.get("FIGBENCH_DATA_DIR"))

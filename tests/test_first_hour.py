@@ -371,8 +371,8 @@ def _board_with_two_groups(tmp_path):
     """A store with two models on the group's benchmark and three on another benchmark only."""
     import hashlib
 
-    from figbench_leaderboard.board import Leaderboard
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.scoring.board import Leaderboard
+    from figbench_leaderboard.store.store import Store
 
     from figbench.tasks import benchmarks
 
@@ -390,7 +390,7 @@ def _board_with_two_groups(tmp_path):
 
 
 def test_overview_rows_are_the_group_models(tmp_path):
-    from figbench_leaderboard import tables
+    from figbench_leaderboard.ui import tables
 
     board, g1, g2 = _board_with_two_groups(tmp_path)
     ov = tables.overview(board.store.list(), board.registry, g1)
@@ -404,7 +404,7 @@ def test_overview_rows_are_the_group_models(tmp_path):
 
 def test_overview_page_shows_the_group_and_toggles_to_all(tmp_path):
     """The app's overview handler (as the page calls it): the group's models and a note; "All models": all."""
-    from figbench_leaderboard.app import build_app
+    from figbench_leaderboard.ui.app import build_app
 
     board, g1, _ = _board_with_two_groups(tmp_path)
     demo = build_app(board)

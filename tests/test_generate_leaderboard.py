@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.gold import JsonGoldProvider, ServerGold, private_store
-from figbench_leaderboard.policy import HiddenSplitPolicy
-from figbench_leaderboard.store import RateLimit, Store
+from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider, ServerGold, private_store
+from figbench_leaderboard.store.store import RateLimit, Store
 
 import datasets
 from figbench.scoring.coref import evaluate_coref

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from figbench_leaderboard import plots, tables
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.detail import detail_html
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.store import DuplicateSubmissionError, RateLimit, RateLimitError, Store
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.store.store import DuplicateSubmissionError, RateLimit, RateLimitError, Store
+from figbench_leaderboard.ui import plots, tables
+from figbench_leaderboard.ui.detail import detail_html
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 
@@ -300,7 +300,7 @@ def test_gold_never_in_tables_or_detail(board):
 def test_background_worker_scores_queue_and_requeues_running(board):
     import time
 
-    from figbench_leaderboard.worker import Worker
+    from figbench_leaderboard.scoring.worker import Worker
 
     first = board.submit(_meto())
     board.store.claim(first["id"])          # left RUNNING by a worker that died
@@ -363,7 +363,7 @@ def test_the_board_never_loads_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys, figbench_leaderboard.app, figbench_leaderboard.plots, figbench_leaderboard.tables; "
+    code = ("import sys, figbench_leaderboard.ui.app, figbench_leaderboard.ui.plots, figbench_leaderboard.ui.tables; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]

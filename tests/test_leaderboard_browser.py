@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 import pytest
 from figbench_leaderboard.client import submit
 from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
-from figbench_leaderboard.store import Store
+from figbench_leaderboard.store.store import Store
 
 pytestmark = pytest.mark.browser
 
@@ -501,7 +501,7 @@ def _bench_module():
 def maximal_board(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
-    from figbench_leaderboard.synthetic import fill_store
+    from figbench_leaderboard.store.synthetic import fill_store
 
     tmp = tmp_path_factory.mktemp("maximal")
     store = Store(tmp / "store")

@@ -24,9 +24,9 @@ def test_submit_local_scores_right_away(tmp_path):
 def test_local_store_owner_is_not_rate_limited_but_the_board_is(tmp_path):
     """quickstart loads more than 20 runs under one submitter into a local store; the served board's
     limit (20 per hour per client address or account) stays in force for web submissions."""
-    from figbench_leaderboard.board import Leaderboard
-    from figbench_leaderboard.gold import JsonGoldProvider
-    from figbench_leaderboard.store import RateLimitError, Store
+    from figbench_leaderboard.scoring.board import Leaderboard
+    from figbench_leaderboard.scoring.gold import JsonGoldProvider
+    from figbench_leaderboard.store.store import RateLimitError, Store
 
     base = json.loads((FIX / "predictions_cdec.json").read_text())
     for i in range(25):
@@ -105,7 +105,7 @@ def test_submit_a_folder(tmp_path, capsys):
     outs = json.loads(capsys.readouterr().out)
     assert [o["status"] for o in outs] == ["FINISHED", "FINISHED", "REFUSED"]
     assert "not a figbench submission" in outs[2]["error"]
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.store.store import Store
 
     assert Store(store).count() == 2
     empty = tmp_path / "empty"

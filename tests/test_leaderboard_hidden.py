@@ -17,16 +17,16 @@ import secrets
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard import tables
-from figbench_leaderboard.about import about_markdown, gold_legend, header_text
-from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.detail import detail_html
-from figbench_leaderboard.gold import JsonGoldProvider, PrivateGoldStore, ServerGold, private_store
-from figbench_leaderboard.hub_store import result_json, write_layout
-from figbench_leaderboard.policy import HiddenSplitPolicy
-from figbench_leaderboard.release import release
-from figbench_leaderboard.store import RateLimit, Store
+from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.domain.release import release
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider, PrivateGoldStore, ServerGold, private_store
+from figbench_leaderboard.store.hub_store import result_json, write_layout
+from figbench_leaderboard.store.store import RateLimit, Store
+from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui.about import about_markdown, gold_legend, header_text
+from figbench_leaderboard.ui.detail import detail_html
 
 import datasets
 import figbench
@@ -173,8 +173,8 @@ def test_hidden_add_keeps_the_gold_private_and_gives_submitters_inputs_only(held
 
 
 def test_hidden_gold_is_absent_from_every_public_artifact(heldout, tmp_path):
-    from figbench_leaderboard.app import build_app
     from figbench_leaderboard.space import write_space
+    from figbench_leaderboard.ui.app import build_app
 
     gold, rows = heldout["gold"], heldout["rows"]
     board = _board(tmp_path)
@@ -290,7 +290,7 @@ def test_inputs_only_keeps_alignment_queries_and_drops_answers():
 
 
 def test_hidden_benchmark_without_private_store_is_unavailable(tmp_path, heldout):
-    from figbench_leaderboard.gold import GoldUnavailableError
+    from figbench_leaderboard.scoring.gold import GoldUnavailableError
 
     with pytest.raises(GoldUnavailableError, match="no private store"):
         ServerGold(JsonGoldProvider({})).get(find_benchmark(KEY))

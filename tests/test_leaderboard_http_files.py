@@ -11,8 +11,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.downloads import DOWNLOADS_PREFIX, Downloads
 from figbench_leaderboard.screenshots import serving
+from figbench_leaderboard.ui.downloads import DOWNLOADS_PREFIX, Downloads
 
 from tests.test_leaderboard_quarantine import _config, _run_event
 
@@ -112,7 +112,7 @@ def test_serve_leaves_no_download_folder(tmp_path):
 
 
 def test_downloads_folder_is_removed_at_exit(tmp_path):
-    code = ("from figbench_leaderboard.downloads import Downloads\n"
+    code = ("from figbench_leaderboard.ui.downloads import Downloads\n"
             "d = Downloads()\nprint(d.path('.csv'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "TMPDIR": str(tmp_path)})

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.hub_store import (
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.store.hub_store import (
     HubStore,
     HubStoreError,
     import_layout,
@@ -18,7 +18,7 @@ from figbench_leaderboard.hub_store import (
     safe_component,
     write_layout,
 )
-from figbench_leaderboard.store import Store
+from figbench_leaderboard.store.store import Store
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 

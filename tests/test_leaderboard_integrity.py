@@ -12,12 +12,12 @@ import json
 
 import numpy as np
 import pytest
-from figbench_leaderboard import tables
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.formats import SubmissionError
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.policy import HiddenSplitPolicy
-from figbench_leaderboard.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.domain.formats import SubmissionError
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.store.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.ui import tables
 
 HIDDEN = "metonymy/wimcor/heldout/test"   # a hidden benchmark (gold held by the server only; see hidden_bench)
 SAMPLE = "metonymy/wimcor/sample/test"     # public: WiMCor's released test split
@@ -301,7 +301,7 @@ def test_csv_download_neutralises_formulas(tmp_path):
 
 
 def test_error_messages_name_files_relative_to_their_root(tmp_path, monkeypatch):
-    from figbench_leaderboard.gold import BuilderGoldProvider
+    from figbench_leaderboard.scoring.gold import BuilderGoldProvider
 
     data = tmp_path / "secret-server-folder" / "data"
     data.mkdir(parents=True)
@@ -323,7 +323,7 @@ def test_error_messages_name_files_relative_to_their_root(tmp_path, monkeypatch)
 
 
 def test_mathtext_and_html_names_are_inert_in_plots(tmp_path):
-    from figbench_leaderboard import plots
+    from figbench_leaderboard.ui import plots
 
     gold = _gold(50)
     board = _board(tmp_path, gold, policy=None)

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.board import Leaderboard, Limits
 from figbench_leaderboard.client import submit
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.store import Store, StoreFullError
-from figbench_leaderboard.synthetic import noisy_clusters, synthetic_coref_gold
-from figbench_leaderboard.worker import Worker
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.scoring.worker import Worker
+from figbench_leaderboard.store.store import Store, StoreFullError
+from figbench_leaderboard.store.synthetic import noisy_clusters, synthetic_coref_gold
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"

@@ -76,7 +76,7 @@ def submit(url: str, name: str, *, token: str | None = None, source: str = "127.
 
 
 def _rows(store: Path) -> list[dict]:
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.store.store import Store
 
     return Store(store).list()
 
@@ -336,7 +336,7 @@ def test_figbench_submit_hf_token_to_a_space_with_sign_in(oauth_board, tmp_path)
     """``figbench submit --hf-token`` (gradio_client's oauth_token) submits as that account; a submitter
     token alone is not enough there."""
     from figbench_leaderboard.client import submit as cli_submit
-    from figbench_leaderboard.formats import SubmissionError
+    from figbench_leaderboard.domain.formats import SubmissionError
 
     path = tmp_path / "sub.json"
     path.write_text(_submission("dave-model"))
@@ -350,7 +350,7 @@ def test_figbench_submit_hf_token_to_a_space_with_sign_in(oauth_board, tmp_path)
 def test_figbench_submit_sends_its_token(board, tmp_path):
     """``figbench submit --to URL`` sends the token file's token: the name it submits first is its own."""
     from figbench_leaderboard.client import submit as cli_submit
-    from figbench_leaderboard.formats import SubmissionError
+    from figbench_leaderboard.domain.formats import SubmissionError
 
     path = tmp_path / "sub.json"
     path.write_text(_submission("cli-token-model"))
@@ -389,7 +389,7 @@ LOOKALIKES = [("figbench-lemma", "figbench-Iemma"), ("figbench-lemma", "figbench
 
 @pytest.mark.parametrize(("name", "other"), LOOKALIKES)
 def test_lookalike_names_share_a_tr39_key(name, other):
-    from figbench_leaderboard.names import name_keys
+    from figbench_leaderboard.domain.names import name_keys
 
     assert set(name_keys(name)) & set(name_keys(other)), (name_keys(name), name_keys(other))
 
@@ -397,7 +397,7 @@ def test_lookalike_names_share_a_tr39_key(name, other):
 @pytest.mark.parametrize(("name", "other"), [("figbench-lemma", "figbench-llama"), ("bert-base", "bert-large"),
                                              ("model-1", "model-2"), ("xlm-r", "xlm-roberta")])
 def test_different_names_do_not_collide(name, other):
-    from figbench_leaderboard.names import name_keys
+    from figbench_leaderboard.domain.names import name_keys
 
     assert not set(name_keys(name)) & set(name_keys(other))
 
@@ -406,10 +406,10 @@ def test_different_names_do_not_collide(name, other):
                                              ("figbench-lemma", "figbench-lemm\u0251"),
                                              ("roberta-large", "r\u0585berta-large")])
 def test_lookalike_names_are_refused_by_the_board(tmp_path, name, other):
-    from figbench_leaderboard.board import Leaderboard
-    from figbench_leaderboard.formats import SubmissionError
-    from figbench_leaderboard.gold import JsonGoldProvider
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.domain.formats import SubmissionError
+    from figbench_leaderboard.scoring.board import Leaderboard
+    from figbench_leaderboard.scoring.gold import JsonGoldProvider
+    from figbench_leaderboard.store.store import Store
 
     board = Leaderboard(Store(tmp_path / "s"), JsonGoldProvider(GOLD))
     board.submit(_submission(name))
@@ -424,7 +424,7 @@ def _row(name: str, **kw) -> dict:
 
 
 def test_store_ownership_and_quota_count_verified_identities(tmp_path):
-    from figbench_leaderboard.store import NameOwnedError, Quota, RateLimitError, Store
+    from figbench_leaderboard.store.store import NameOwnedError, Quota, RateLimitError, Store
 
     store = Store(tmp_path / "s")
     store.add(_row("owned", account="key:aaa", client="ip:10.0.0.1"))
@@ -447,7 +447,7 @@ def test_store_ownership_and_quota_count_verified_identities(tmp_path):
 
 def test_old_stores_get_the_new_name_keys(tmp_path):
     """A store written with the earlier skeleton has its keys recomputed on open (figbench-Iemma then collides)."""
-    from figbench_leaderboard.store import NameOwnedError, Store
+    from figbench_leaderboard.store.store import NameOwnedError, Store
 
     store = Store(tmp_path / "s")
     store.add(_row("figbench-lemma", account="key:aaa"))

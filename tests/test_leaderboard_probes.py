@@ -12,13 +12,20 @@ import json
 
 import numpy as np
 import pytest
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.detail import detail_html
-from figbench_leaderboard.formats import SubmissionError
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.hub_store import layout_files, result_json
-from figbench_leaderboard.policy import HiddenSplitPolicy, ProbeError, changed, moves, probe_check, scored_difference
-from figbench_leaderboard.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.access.policy import (
+    HiddenSplitPolicy,
+    ProbeError,
+    changed,
+    moves,
+    probe_check,
+    scored_difference,
+)
+from figbench_leaderboard.domain.formats import SubmissionError
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.store.hub_store import layout_files, result_json
+from figbench_leaderboard.store.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.ui.detail import detail_html
 
 from figbench.tasks import HIDDEN, Benchmark, get_task, register_benchmark, unregister_benchmark
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.board import Leaderboard
-from figbench_leaderboard.gold import BuilderGoldProvider, GoldUnavailableError
-from figbench_leaderboard.store import Store
-from figbench_leaderboard.synthetic import noisy_clusters
+from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.scoring.board import Leaderboard
+from figbench_leaderboard.scoring.gold import BuilderGoldProvider, GoldUnavailableError
+from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.synthetic import noisy_clusters
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +57,7 @@ def test_missing_corpus_is_gold_unavailable(tmp_path):
 def test_epic_alignment_and_nli_gold(provider, data_root):
     if not (data_root / "meta4xnli").is_dir():
         pytest.skip(f"{data_root / 'meta4xnli'} is not available")
-    from figbench_leaderboard.scoring import score
+    from figbench_leaderboard.scoring.scoring import score
 
     reg = BenchmarkRegistry()
     align = provider.get(reg.find("proverb_alignment", "epic", "alignment", "test"))
@@ -74,7 +74,7 @@ def test_epic_alignment_and_nli_gold(provider, data_root):
     ["trivial", "--task", "metonymy", "--dataset", "wimcor", "--config", "sample", "--method", "majority"],
 ])
 def test_baseline_submit_is_rescored_without_mismatch(provider, data_root, tmp_path, monkeypatch, argv):
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.store.store import Store
 
     from figbench.cli import main
 

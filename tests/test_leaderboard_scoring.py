@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from figbench_leaderboard.gold import gold_from_json
-from figbench_leaderboard.scoring import mismatches, score
-from figbench_leaderboard.synthetic import noisy_clusters, synthetic_coref_gold
+from figbench_leaderboard.scoring.gold import gold_from_json
+from figbench_leaderboard.scoring.scoring import mismatches, score
+from figbench_leaderboard.store.synthetic import noisy_clusters, synthetic_coref_gold
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from figbench.scoring.classification import label_statistics
@@ -137,7 +137,7 @@ def test_nli_accuracy_by_metaphor_status_and_language():
 
 
 def test_alignment_character_offsets_scored_by_position():
-    from figbench_leaderboard.formats import SubmissionError, parse_predictions
+    from figbench_leaderboard.domain.formats import SubmissionError, parse_predictions
 
     from figbench.scoring.spans import span_overlap_scores
 
@@ -158,7 +158,7 @@ def test_alignment_character_offsets_scored_by_position():
 
 
 def test_default_config_alias():
-    from figbench_leaderboard.benchmarks import BenchmarkRegistry, default_config
+    from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, default_config
 
     if default_config("wec_eng") is None:
         pytest.skip("the wec_eng builder does not import on this branch (being converted); "

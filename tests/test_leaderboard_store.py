@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from figbench_leaderboard.store import DuplicateSubmissionError, Store, StoreError
+from figbench_leaderboard.store.store import DuplicateSubmissionError, Store, StoreError
 
 
 def _row(i: int, **kw):
@@ -103,7 +103,7 @@ def test_concurrent_duplicates_only_one_wins(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import sys, time
-    from figbench_leaderboard.store import Store
+    from figbench_leaderboard.store.store import Store
     store = Store(sys.argv[1])
     mode = sys.argv[2]
     i = 0
@@ -173,7 +173,7 @@ def test_killed_inside_transaction_leaves_no_partial_rows(tmp_path):
 
 _OPEN_AT_ONCE = """
 import sys, time
-from figbench_leaderboard.store import Store
+from figbench_leaderboard.store.store import Store
 path, start = sys.argv[1], float(sys.argv[2])
 time.sleep(max(0.0, start - time.time()))  # all wake at the same instant (without spinning a core each)
 Store(path).list()
@@ -187,7 +187,7 @@ def test_processes_opening_one_store_at_once_all_succeed(tmp_path, old_schema):
     switch of a new file to WAL ('database is locked', which SQLite answers there without waiting)."""
     import sqlite3
 
-    from figbench_leaderboard import store as store_module
+    from figbench_leaderboard.store import store as store_module
 
     for attempt in range(3):
         path = tmp_path / f"store{attempt}"

@@ -8,8 +8,8 @@ import typing
 from pathlib import Path
 
 import gradio as gr
-from figbench_leaderboard import assets
-from figbench_leaderboard.tabs.page import for_gradio
+from figbench_leaderboard.ui import assets
+from figbench_leaderboard.ui.tabs.page import for_gradio
 
 ROOT = Path(__file__).resolve().parents[1]
 

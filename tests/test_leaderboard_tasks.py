@@ -17,12 +17,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard import plots, tables
-from figbench_leaderboard.about import about_markdown, readme_sections
-from figbench_leaderboard.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.gold import BuilderGoldProvider, JsonGoldProvider
-from figbench_leaderboard.store import Store
+from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
+from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.ui import plots, tables
+from figbench_leaderboard.ui.about import about_markdown, readme_sections
 
 import datasets
 from figbench.tasks import TASKS, Benchmark, Metric, Plot, benchmarks, register_task, unregister_task
@@ -103,8 +103,8 @@ def test_a_registered_task_appears_on_the_board(idiom_task, tmp_path):
 
 def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
     """The served app (real Gradio, real HTTP) has the task's tab, table and plot choice."""
-    from figbench_leaderboard.app import build_app
     from figbench_leaderboard.screenshots import free_port
+    from figbench_leaderboard.ui.app import build_app
 
     gold = JsonGoldProvider({KEY: {"labels": dict(zip(IDS, GOLD_LABELS)), "label_set": ["idiomatic", "literal"]}})
     board = Leaderboard(Store(tmp_path / "s"), gold, limits=Limits(n_resamples=50))
@@ -131,7 +131,7 @@ def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
         assert "Idioms" in labels and "task-idiom_literal-table" in elem_ids
         assert ["Idiom accuracy of every submission"] * 2 in [list(ch) for ch in choices]
         # its family table as the tab loads it
-        from figbench_leaderboard.views import BoardView
+        from figbench_leaderboard.ui.views import BoardView
 
         view = BoardView(board)
         frame = tables.task_table(view.rows(), board.registry, "idiom_literal")
@@ -169,6 +169,6 @@ def test_no_leaderboard_module_names_a_task_or_corpus():
 
 def test_readme_holds_the_generated_sections():
     """leaderboard/README.md's benchmark and predictions tables are the declarations' (regenerate with
-    ``python -m figbench_leaderboard.about``)."""
+    ``python -m figbench_leaderboard.ui.about``)."""
     readme = (ROOT / "leaderboard" / "README.md").read_text()
     assert readme_sections(BenchmarkRegistry()) in readme

@@ -8,10 +8,10 @@ import logging
 import time
 from pathlib import Path
 
-from figbench_leaderboard.board import Leaderboard, Limits
-from figbench_leaderboard.gold import JsonGoldProvider
-from figbench_leaderboard.store import Store
-from figbench_leaderboard.worker import Worker
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.scoring.worker import Worker
+from figbench_leaderboard.store.store import Store
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
@@ -35,7 +35,7 @@ def test_full_store_backs_off_with_one_line_per_state_change(tmp_path, caplog):
     full = Leaderboard(Store(folder, max_pages=pages, lease_s=0.3), JsonGoldProvider(GOLD),
                        limits=Limits(n_resamples=20))
     worker = Worker(full, interval_s=0.01, max_backoff_s=0.08)
-    with caplog.at_level(logging.INFO, logger="figbench_leaderboard.worker"):
+    with caplog.at_level(logging.INFO, logger="figbench_leaderboard.scoring.worker"):
         worker.start()
         time.sleep(2.0)                        # every row fails to be scored (or claimed): the disk is full
         with Store(folder).transaction() as db:   # then space is freed
@@ -45,7 +45,7 @@ def test_full_store_backs_off_with_one_line_per_state_change(tmp_path, caplog):
                 and time.time() < deadline:
             time.sleep(0.05)
         worker.stop()
-    lines = [r for r in caplog.records if r.name == "figbench_leaderboard.worker"]
+    lines = [r for r in caplog.records if r.name == "figbench_leaderboard.scoring.worker"]
     assert worker.failed_polls >= 3, worker.failed_polls
     assert [r.levelname for r in lines] == ["ERROR", "WARNING"], [r.getMessage() for r in lines]
     assert "is full" in lines[0].getMessage() and "back-off" in lines[0].getMessage()

@@ -1,0 +1,176 @@
+"""Limits on request bodies, enforced before the app reads them (ASGI middleware), and what a refusal costs.
+
+* **Size.** A request announcing a larger ``Content-Length`` is answered 413 at once, without reading its
+  body; a chunked body is counted as it arrives and cut off at the cap.
+* **Structure.** Each body is scanned as it arrives (:class:`~figbench_leaderboard.domain.formats.JsonShape`: every
+  ``[ {`` and ``, :``, escapes included, counted on the raw bytes) and cut off with 413 once it holds more
+  JSON structure than any submission needs, before Gradio or the board builds a single Python object.
+* **Cost to the sender.** Each refusal counts against the sender's identity (the client address as
+  :func:`~figbench_leaderboard.access.identity.client_address` finds it); with ``max_refusals`` refusals in
+  ``window_s`` (the board's rate limit) every further body from that identity is answered 429 before a byte
+  of it is read.
+
+Gradio's routes (``/gradio_api/queue/join``, ``/gradio_api/upload``...) therefore never hold more than the
+cap in memory, and a flood of bombs costs the board a few milliseconds per request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from figbench_leaderboard.domain.formats import JsonShape
+
+
+class Refusals:
+    """Refused requests per identity in a sliding window (thread-safe, bounded in memory)."""
+
+    def __init__(self, max_refusals: int | None, window_s: float = 3600.0, *, max_identities: int = 100_000) -> None:
+        self.max_refusals = max_refusals
+        self.window_s = window_s
+        self.max_identities = max_identities
+        self._seen: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, who: str, now: float) -> deque[float] | None:
+        times = self._seen.get(who)
+        while times and now - times[0] > self.window_s:
+            times.popleft()
+        return times
+
+    def record(self, who: str | None, now: float | None = None) -> None:
+        if who is None or self.max_refusals is None:
+            return
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if who not in self._seen and len(self._seen) >= self.max_identities:
+                for k in [k for k, v in self._seen.items() if not self._recent(k, now)]:
+                    del self._seen[k]
+                if len(self._seen) >= self.max_identities:   # still full: forget the oldest identity
+                    del self._seen[next(iter(self._seen))]
+            self._seen.setdefault(who, deque()).append(now)
+
+    def retry_after(self, who: str | None, now: float | None = None) -> float | None:
+        """Seconds until ``who`` may send a body again; None when not blocked."""
+        if who is None or self.max_refusals is None:
+            return None
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._recent(who, now)
+            if not times or len(times) < self.max_refusals:
+                return None
+            return max(1.0, self.window_s - (now - times[-self.max_refusals]))
+
+    def count(self, who: str) -> int:
+        with self._lock:
+            return len(self._recent(who, time.monotonic()) or ())
+
+
+def scope_identity(scope: dict) -> str | None:
+    """``ip:<address>`` of an ASGI request, as the board's rate limits see it (``request_identity``)."""
+    from figbench_leaderboard.access.identity import client_address
+    from starlette.datastructures import Headers
+
+    peer = (scope.get("client") or (None,))[0]
+    host = client_address(Headers(scope=scope), peer)
+    return f"ip:{host}" if host else None
+
+
+class BodyLimit:
+    """ASGI middleware: refuse HTTP request bodies over ``max_bytes`` or with more JSON structure than
+    ``shape`` allows with 413, and every body of an identity refused ``max_refusals`` times in ``window_s``
+    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.store.RateLimit` giving both);
+    ``structure=False`` turns the structure scan off (benchmarks' baseline)."""
+
+    def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
+                 window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
+                 max_separators: int | None = None) -> None:
+        self.app = app
+        self.max_bytes = int(max_bytes)
+        if rate_limit is not None:
+            max_refusals, window_s = rate_limit.max_submissions, rate_limit.window_s
+        self.refusals = Refusals(max_refusals, window_s)
+        self.structure = structure
+        self._shape_args = {k: v for k, v in (("max_containers", max_containers), ("max_separators", max_separators))
+                            if v is not None}
+
+    async def _refuse(self, send: Any, status: int, message: str, headers: list | None = None) -> None:
+        body = json.dumps({"error": message}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close"), *(headers or [])]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _refused_early(self, send: Any, who: str | None, length: bytes | None) -> bool:
+        """Answer a sender over its refusal limit (429) or a declared length over the limit (413)."""
+        wait = self.refusals.retry_after(who)
+        if wait is not None:
+            await self._refuse(send, 429, f"too many refused requests from {who}; try again in {wait:.0f} s",
+                               [(b"retry-after", str(int(wait)).encode())])
+            return True
+        if length is not None:
+            try:
+                too_big = int(length) > self.max_bytes
+            except ValueError:
+                too_big = True
+            if too_big:
+                self.refusals.record(who)
+                await self._refuse(send, 413, self._too_big())
+                return True
+        return False
+
+    def _too_big(self) -> str:
+        return f"request body larger than {self.max_bytes:,} bytes"
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        has_body, length = _body_headers(scope)
+        who = scope_identity(scope) if has_body else None
+        if has_body and await self._refused_early(send, who, length):
+            return
+        seen = 0
+        shape = JsonShape(**self._shape_args) if self.structure and has_body else None
+        started = refused = False
+
+        async def tracked_send(message: dict) -> None:
+            nonlocal started
+            if refused:
+                return   # the app's late answer to a body it never fully got
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        async def counted_receive() -> dict:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                seen += len(chunk)
+                why = self._too_big() if seen > self.max_bytes else (shape.feed(chunk) if shape else None)
+                if why:
+                    self.refusals.record(who)
+                    if not started:
+                        await self._refuse(send, 413, why)
+                    refused = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except Exception:
+            if not refused:
+                raise   # the app's own error; a refused body's disconnect is expected
+
+
+def _body_headers(scope: dict) -> tuple[bool, bytes | None]:
+    """(whether the request has a body, its declared Content-Length)."""
+    headers = dict(scope.get("headers") or [])
+    length = headers.get(b"content-length")
+    return length not in (None, b"0") or b"chunked" in headers.get(b"transfer-encoding", b""), length

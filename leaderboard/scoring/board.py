@@ -1,0 +1,319 @@
+"""The leaderboard service: accept submissions, queue them, score them against the server's gold.
+
+``Leaderboard.submit`` validates a submission completely (size, JSON, schema, metadata, names, the
+benchmark, the predictions against the split's ids, the hidden-split policy) before anything is
+stored, so a rejected upload leaves the store unchanged; an accepted one is stored PENDING and scored
+by ``Leaderboard.process`` (the queue worker, or the CLI) under a renewed lease to FINISHED or FAILED
+with a reason. A result record without inline predictions is stored FINISHED but unverified.
+Everything task-specific is the task declaration's (``figbench.tasks``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from figbench_leaderboard.access.policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
+from figbench_leaderboard.access.redact import redact
+from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
+from figbench_leaderboard.domain.formats import (
+    PREDICTIONS_FORMAT,
+    SubmissionError,
+    check_declared_scores,
+    check_freeform,
+    check_name,
+    check_text,
+    loads_strict,
+    normalise_model,
+    parse_predictions,
+)
+from figbench_leaderboard.domain.names import name_keys
+from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.scoring.gold import BuilderGoldProvider, GoldProvider
+from figbench_leaderboard.store.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
+
+log = logging.getLogger(__name__)
+
+_PREDICTIONS_FILE_KEYS = {"format", "task", "dataset", "config", "split", "model", "predictions",
+                          "submitter", "description", "paper", "provenance", "method"}
+_REQUIRED = ("task", "dataset", "config", "split", "predictions")
+_MAX_COUNTS = 50
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upload size limit and scoring settings."""
+
+    max_bytes: int = 10 * 1024 * 1024
+    n_resamples: int = 1000
+    seed: int = 0
+
+
+def _sha256(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def _counts(obj: Any) -> dict[str, float]:
+    if not isinstance(obj, Mapping):
+        return {}
+    out = {str(k)[:100]: float(v) for k, v in obj.items()
+           if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e18}
+    return dict(list(out.items())[:_MAX_COUNTS])
+
+
+@contextmanager
+def leased(store: Store, sid: str, owner: str, lease_s: float) -> Iterator[None]:
+    """Renew ``owner``'s lease on ``sid`` every third of the lease while the body runs."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(lease_s / 3):
+            try:
+                if not store.renew(sid, owner, lease_s):
+                    return
+            except StoreError as e:   # disk trouble: the lease will run out and the row be recovered
+                log.warning("cannot renew the lease of %s: %s", sid[:12], e)
+
+    thread = threading.Thread(target=beat, name=f"lease-{sid[:8]}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+class Leaderboard:
+    """Submissions in a :class:`Store`, scored against a :class:`GoldProvider`.
+
+    ``policy``: the hidden-split policy of a served board (``None`` for a local store).
+    """
+
+    def __init__(self, store: Store, gold: GoldProvider | None = None, *,
+                 registry: BenchmarkRegistry | None = None, limits: Limits | None = None,
+                 policy: HiddenSplitPolicy | None = None) -> None:
+        self.store = store
+        self.gold = gold if gold is not None else BuilderGoldProvider()
+        self.registry = registry or BenchmarkRegistry()
+        self.limits = limits or Limits()
+        self.policy = policy
+
+    # --- messages -----------------------------------------------------------------------------
+    def redact(self, message: str) -> str:
+        """A message with the store's and data root's absolute paths made relative."""
+        data_dir = getattr(self.gold, "data_dir", None)
+        return redact(message, (self.store.folder, "<store>"), (data_dir, "<data>"))
+
+    # --- submission ---------------------------------------------------------------------------
+    def _load(self, data: bytes | str | Mapping) -> Mapping:
+        if isinstance(data, (bytes, str)):
+            size = len(data.encode("utf-8") if isinstance(data, str) else data)
+            if size > self.limits.max_bytes:
+                raise SubmissionError(f"upload is {size:,} bytes; the limit is {self.limits.max_bytes:,} bytes")
+            if size == 0:
+                raise SubmissionError("upload is empty")
+            obj = loads_strict(data)
+        else:
+            obj = data
+        if not isinstance(obj, Mapping):
+            raise SubmissionError(f"expected a JSON object, got {type(obj).__name__}")
+        return obj
+
+    def parse_submission(self, data: bytes | str | Mapping, *, submitter: str | None = None,
+                         overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Validate a submission and return the row to store (raises :class:`SubmissionError`)."""
+        obj = self._load(data)
+        overrides = {k: v for k, v in (overrides or {}).items() if v not in (None, "")}
+        if "schema_version" in obj:
+            from figbench.results import ResultValidationError, validate_result
+
+            try:
+                validate_result(obj, source="result record")
+            except ResultValidationError as e:
+                raise SubmissionError(str(e)) from None
+            kind = "result"
+            raw_preds = obj["predictions"].get("inline")
+            reported, reported_cis = dict(obj["scores"]), dict(obj["confidence_intervals"])
+            provenance = obj["provenance"]
+        elif obj.get("format") == PREDICTIONS_FORMAT:
+            extra = set(obj) - _PREDICTIONS_FILE_KEYS
+            if extra:
+                listed = sorted(str(k)[:40] for k in extra)[:10]
+                raise SubmissionError(f"predictions file: unknown field(s) {listed}; allowed: "
+                                      f"{sorted(_PREDICTIONS_FILE_KEYS)}")
+            missing = [k for k in _REQUIRED if k not in obj]
+            if missing:
+                raise SubmissionError(f"predictions file: missing field(s) {missing}")
+            kind = "predictions"
+            raw_preds = obj["predictions"]
+            reported, reported_cis = {}, {}
+            provenance = obj.get("provenance")
+        else:
+            raise SubmissionError(
+                "not a figbench submission: expected a result record (with 'schema_version') or a predictions "
+                f"file (with \"format\": \"{PREDICTIONS_FORMAT}\")")
+        for k in ("task", "dataset", "config", "split"):
+            if not isinstance(obj.get(k), str) or len(obj[k]) > 100:
+                raise SubmissionError(f"{k}: must be text (at most 100 characters)")
+        provenance = check_freeform(provenance, "provenance")
+
+        model_in = dict(obj.get("model") or {}) if isinstance(obj.get("model"), Mapping) else obj.get("model")
+        if isinstance(model_in, dict):
+            for f in ("name", "revision", "type", "parameters", "link", "licence"):
+                if f in overrides:
+                    model_in[f] = overrides[f]
+        model = normalise_model(model_in)
+        raw_name = model_in.get("name") if isinstance(model_in, Mapping) else None
+        who = overrides.get("submitter", submitter if submitter is not None else obj.get("submitter"))
+        if who is not None and not isinstance(who, str):
+            raise SubmissionError("submitter: expected text")
+        who = check_name(who, "submitter") if who else None
+        description = check_text(overrides.get("description", obj.get("description")), "description")
+        paper = check_text(overrides.get("paper", obj.get("paper")), "paper")
+        method = check_text(obj.get("method"), "method")
+
+        bench = self.registry.find(obj["task"], obj["dataset"], obj["config"], obj["split"])
+        task = self.registry.task(bench)
+        usable = raw_preds is not None and raw_preds != [] and raw_preds != {}
+        reported, reported_cis = check_declared_scores(task, reported, reported_cis, strict=not usable)
+        row: dict[str, Any] = {
+            "task": bench.task, "dataset": bench.dataset, "config": bench.config, "split": bench.split,
+            "model_name": model["name"], "model_revision": model["revision"] or "", "model_type": model["type"],
+            "model_parameters": model["parameters"], "submitter": who,
+            "metadata": {"kind": kind, "model": model, "description": description, "paper": paper,
+                         "method": method, "provenance": provenance},
+            "reported_scores": reported or None,
+            "_disguised": isinstance(raw_name, str) and raw_name.strip() != model["name"],
+        }
+        if usable:
+            gold = self.gold.get(bench)
+            preds = parse_predictions(task, raw_preds, gold)
+            row.update(status="PENDING", verified=True, predictions=preds, sha256=_sha256(preds),
+                       _n_ids=len(gold.ids))
+        else:
+            if task.headline not in reported:
+                raise SubmissionError(f"no predictions to score and no self-reported {task.headline!r} "
+                                      f"(the headline of {task.name})")
+            row.update(status="FINISHED", verified=False, predictions=None, sha256=_sha256(reported),
+                       reason="unverified: self-reported scores without predictions",
+                       scores=reported, confidence_intervals=reported_cis, counts=_counts(obj.get("counts")))
+        return row
+
+    def _name_check(self, name: str, disguised: bool) -> Callable:
+        """Refuse a name that collides with a different existing one once normalised; a name that only
+        became an existing one by normalisation (invisible characters, full-width forms) is refused too."""
+        blind, aware = name_keys(name)
+
+        def check(db) -> None:
+            same = "" if disguised else "AND model_name != ?"
+            others = [r[0] for r in db.execute(
+                f"SELECT DISTINCT model_name FROM submissions WHERE (name_key = ? OR name_key2 = ?) {same} LIMIT 3",
+                (blind, aware) if disguised else (blind, aware, name)).fetchall()]
+            if others:
+                raise SubmissionError(
+                    f"model.name: {name!r} looks like the existing model {others[0]!r} (the same name once case, "
+                    "accents, look-alike letters and invisible characters are set aside); use that exact name "
+                    "for the same model, or a clearly different one")
+
+        return check
+
+    def submit(self, data: bytes | str | Mapping, *, submitter: str | None = None, client: str | None = None,
+               account: str | None = None, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Validate and store a submission; returns ``{"id", "status", "verified", "benchmark"}``."""
+        try:
+            row = self.parse_submission(data, submitter=submitter, overrides=overrides)
+        except SubmissionError as e:
+            raise SubmissionError(self.redact(str(e))) from None
+        n_ids = row.pop("_n_ids", 0)
+        disguised = row.pop("_disguised", False)
+        row["client"], row["account"] = client, account
+        bench = self.registry.find(row["task"], row["dataset"], row["config"], row["split"])
+        checks = [self._name_check(row["model_name"], disguised)]
+        quota = None
+        if self.policy is not None and row["verified"]:
+            quota = self.policy.quota(bench)
+            if quota is not None:
+                checks.append(probe_check(self.policy, row, row["predictions"], n_ids,
+                                          task=self.registry.task(bench), gold=self.gold.get(bench)))
+
+        def check(db) -> None:
+            for c in checks:
+                c(db)
+
+        try:
+            sid = self.store.add(row, quota=quota, check=check)
+        except DuplicateSubmissionError as e:
+            e.sha256 = row["sha256"]   # lets a client recognise a resubmission of the very same predictions
+            raise
+        except ProbeError:
+            record_refusal(self.store, row)   # a refusal answers a question too: it counts toward the quota
+            raise
+        return {"id": sid, "status": row["status"], "verified": row["verified"],
+                "benchmark": f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"}
+
+    # --- what may be shown --------------------------------------------------------------------
+    def benchmark_of(self, row: Mapping[str, Any]) -> Benchmark | None:
+        key = f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"
+        return self.registry.get(key) if self.registry.has(key) else None
+
+    def released(self, row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """A row as the board shows it, with ``gold`` (public/hidden); under a policy, hidden benchmarks'
+        scores at reduced precision, without counts or mismatch flags."""
+        if row is None:
+            return None
+        return release(row) if self.policy is not None else {**row, "gold": gold_kind(row)}
+
+    # --- the queue ----------------------------------------------------------------------------
+    def process(self, sid: str | None = None) -> dict[str, Any] | None:
+        """Score one PENDING submission (``sid``, else the oldest): RUNNING (leased) -> FINISHED or FAILED.
+
+        Store errors (disk full, read-only) are raised as :class:`StoreError` after the submission is
+        failed if possible; if not, its lease runs out and any later worker or CLI call recovers it.
+        """
+        from figbench_leaderboard.scoring.scoring import mismatches
+
+        owner = new_owner()
+        sub = self.store.claim(sid, owner) if sid else self.store.claim_next(owner)
+        if sub is None:
+            return None
+        with leased(self.store, sub["id"], owner, self.store.lease_s):
+            try:
+                bench = self.registry.find(sub["task"], sub["dataset"], sub["config"], sub["split"])
+                task = self.registry.task(bench)
+                gold = self.gold.get(bench)
+                preds = parse_predictions(task, sub["predictions"], gold)
+                result = task.score(preds, gold, n_resamples=self.limits.n_resamples, seed=self.limits.seed)
+                flagged = mismatches(sub.get("reported_scores") or {}, result.scores)
+            except Exception as e:  # the reason is shown to the submitter
+                try:
+                    self.store.fail(sub["id"], self.redact(f"{type(e).__name__}: {e}"), owner=owner)
+                except LeaseLostError as lost:
+                    log.warning("%s", lost)
+                return self.store.get(sub["id"])
+            try:
+                self.store.finish(sub["id"], scores=result.scores, confidence_intervals=result.confidence_intervals,
+                                  counts=result.counts, mismatches=flagged, owner=owner)
+            except LeaseLostError as e:   # another scorer took it over after our lease ran out
+                log.warning("%s", e)
+            except StoreError as e:
+                try:
+                    self.store.fail(sub["id"], f"could not store the scores: {e}", owner=owner)
+                except StoreError:
+                    pass
+                raise
+        return self.store.get(sub["id"])
+
+    def run_pending(self, limit: int | None = None) -> int:
+        """Process PENDING submissions until none is left (or ``limit``); returns how many."""
+        n = 0
+        while limit is None or n < limit:
+            if self.process() is None:
+                break
+            n += 1
+        return n

@@ -1,1 +1,0 @@
-"""The leaderboard page, one module per tab (:func:`figbench_leaderboard.app.build_app` puts them together)."""

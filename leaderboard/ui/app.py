@@ -1,0 +1,150 @@
+"""The Gradio 6 leaderboard (``figbench leaderboard serve``; also the Space's ``app_file``).
+
+Everything shown is built from the task declarations (``figbench.tasks``): the overview (a group
+selector, rank with ties, intervals; filters collapsed), one tab per task family with a table per
+task, interactive Plotly plots from each task's ``Plot`` declarations, the submission detail (deep
+link ``?submission=ID``; plots click through to it), the submit form, the queue and the About text,
+one module each under :mod:`figbench_leaderboard.ui.tabs`. Only the overview is computed at page load;
+other tabs when opened, all from a view cached per store revision. Nothing here returns gold labels.
+Run as a Space: ``python app.py`` (see ``main``).
+"""
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+from figbench_leaderboard.access.identity import oauth_enabled
+from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.scoring.board import Leaderboard, Limits
+from figbench_leaderboard.ui.about import header_text
+from figbench_leaderboard.ui.assets import css, head_html, offline_theme
+
+log = logging.getLogger(__name__)
+
+
+def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None = None):
+    """The Gradio Blocks app of ``board`` (``worker.wake()`` is called after each accepted submission)."""
+    import gradio as gr
+    from figbench_leaderboard.ui.tabs import about, detail, families, overview, plot, queue, submit
+    from figbench_leaderboard.ui.tabs.page import Page
+
+    page = Page(board, worker=worker, max_bytes=max_upload_bytes or board.limits.max_bytes,
+                use_oauth=oauth_enabled())
+    with gr.Blocks(title="figbench leaderboard", analytics_enabled=False, fill_width=True,
+                   delete_cache=(300, 900)) as demo:
+        gr.Markdown(f"# figbench leaderboard\n{header_text(page.registry)}")
+        with gr.Tabs(selected="overview") as tabs:
+            over = overview.build(page)
+            fams = families.build(page)
+            plots_tab = plot.build(page, over.group)
+            det = detail.build(page)
+            sub = submit.build(page)
+            que = queue.build(page)
+            ab = about.build(page)
+        for opened in (*fams, plots_tab.opened, que.opened, over.opened, det.opened, sub, ab):
+            # one request per opening: the tab's content, and the Queue timer off or on
+            opened.tab.select(_with_timer(opened.fn, opened.timer, len(opened.outputs)), opened.inputs or None,
+                              [*opened.outputs, que.timer], api_visibility="private")
+
+        def on_load(request: gr.Request):
+            sid = (request.query_params.get("submission") if request is not None else None) or ""
+            table = over.view(*overview.default_controls(page))
+            if sid:
+                return table, gr.Tabs(selected="detail"), sid, detail.submission_html(page, sid)
+            return table, gr.skip(), gr.skip(), gr.skip()
+
+        demo.load(on_load, None, [over.table, tabs, det.sid_box, det.html], api_visibility="private")
+        submit.register_api(page)
+    threading.Thread(target=_warm, args=(page, plots_tab.default), name="figbench-leaderboard-warm",
+                     daemon=True).start()
+    return demo
+
+
+def _with_timer(fn: Callable | None, active: bool, n_out: int) -> Callable:
+    """``fn``'s outputs followed by the Queue timer, on (``active``) or off."""
+    import gradio as gr
+
+    def run(*args):
+        if fn is None:
+            return gr.Timer(active=active)
+        out = fn(*args)
+        out = out if isinstance(out, tuple) else (out,)
+        return (*out, gr.Timer(active=active)) if n_out else gr.Timer(active=active)
+    return run
+
+
+def _warm(page, plot_default: str) -> None:
+    """Compute what the first visits need (overview, every family's tables, the first plot) ahead of them."""
+    from figbench_leaderboard.ui.tabs import families, overview, plot
+
+    try:
+        overview.overview_html(page, *overview.default_controls(page))
+        for fam in page.registry.families():
+            families.task_tables(page, fam, False, "25")
+        plot.plot_figure(page, plot_default, page.first_group, 1)
+    except Exception:  # only a head start: the handlers compute (and report) on their own
+        log.exception("warming the board's views failed")
+
+
+def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max_upload_mb: float = 10.0,
+           block: bool = True, start_worker: bool = True):
+    """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
+    Returns (demo, worker)."""
+    from figbench_leaderboard.access.api_guard import ApiAllowlist
+    from figbench_leaderboard.access.http_limits import BodyLimit
+    from figbench_leaderboard.access.identity import untrusted_forwarding
+    from figbench_leaderboard.scoring.worker import Worker
+    from figbench_leaderboard.ui.ports import PortInUseError, check_port_free
+    from starlette.middleware import Middleware
+
+    check_port_free(host, port)   # before the worker starts: "port N is in use", not Gradio's traceback
+    if host not in ("127.0.0.1", "localhost", "::1") and os.environ.get("SPACE_ID") is None:
+        print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
+    max_bytes = int(max_upload_mb * 1024 * 1024)
+    worker = Worker(board).start() if start_worker else None
+    demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
+    demo.queue(default_concurrency_limit=4)
+    untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
+    try:
+        demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
+                    max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=css(), head=head_html(),
+                    footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
+                    app_kwargs={"middleware": [Middleware(ApiAllowlist),
+                                               Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
+                                                          rate_limit=board.store.rate_limit)]})
+    except OSError as e:  # taken between the check and the bind
+        if worker is not None:
+            worker.stop()
+        if "empty port" in str(e):
+            raise PortInUseError(host, port) from None
+        raise
+    return demo, worker
+
+
+def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
+          max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
+          block: bool = True, private_dir: str | os.PathLike | None = None):
+    """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
+    policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
+    from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
+    from figbench_leaderboard.store.hub_store import open_store
+    from figbench_leaderboard.store.store import RateLimit
+
+    gold = ServerGold(gold if gold is not None else BuilderGoldProvider(), private_store(private_dir))
+    board = Leaderboard(open_store(store, rate_limit=RateLimit(max_submissions=rate_limit)), gold,
+                        limits=Limits(max_bytes=int(max_upload_mb * 1024 * 1024)),
+                        policy=policy if policy is not None else HiddenSplitPolicy())
+    return launch(board, host=host, port=port, max_upload_mb=max_upload_mb, block=block)
+
+
+def main() -> None:
+    """The Space entry point: ``FIGBENCH_LEADERBOARD_STORE`` (folder or ``hf://datasets/ORG/NAME``), port ``PORT``."""
+    serve(os.environ.get("FIGBENCH_LEADERBOARD_STORE", "data"), host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
+          port=int(os.environ.get("PORT", "7860")))
+
+
+if __name__ == "__main__":
+    main()

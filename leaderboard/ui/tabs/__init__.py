@@ -1,0 +1,1 @@
+"""The leaderboard page, one module per tab (:func:`figbench_leaderboard.ui.app.build_app` puts them together)."""
