@@ -243,7 +243,7 @@ def main() -> None:
     if args.serve:
         serve_main(args)
         return
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
     from figbench_leaderboard.store.synthetic import fill_store
 
     with tempfile.TemporaryDirectory(prefix="bench-flood-") as tmp:

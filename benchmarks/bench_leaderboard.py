@@ -58,7 +58,7 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
     from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
     from figbench_leaderboard.ui import plots, tables
     from figbench_leaderboard.ui.views import BoardView
 
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
     ap.add_argument("--old", default=None, metavar="REV", help="also time the leaderboard code of this git revision")
     ap.add_argument("--no-scoring", action="store_true")
     args = ap.parse_args(argv)
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
     from figbench_leaderboard.store.synthetic import fill_store
 
     sizes = sorted(set(args.sizes) | {5000})

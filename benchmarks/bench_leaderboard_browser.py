@@ -62,7 +62,7 @@ def tab_timings(ctx, url: str, *, timeout_ms: int = 60000) -> dict[str, float]:
 def measure(size: int, repeats: int, *, chromium: str | None = None) -> dict[str, list[float]]:
     """Fill a store with ``size`` maximal submissions, serve it, and time ``repeats`` fresh page loads."""
     from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
     from figbench_leaderboard.store.synthetic import fill_store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -113,7 +113,8 @@ def no_runs_message(only: set[str] | None) -> str:
 def stored_runs(store: Path) -> dict[RunKey, str]:
     """The live submissions of a store (not FAILED): run key -> submission id. Reads only; none when the
     store does not exist yet."""
-    from figbench_leaderboard.store.store import DB_NAME, Store
+    from figbench_leaderboard.store.schema import DB_NAME
+    from figbench_leaderboard.store.sqlite import Store
 
     if not (store / DB_NAME).is_file():
         return {}

@@ -131,7 +131,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _open_store(spec: str):
-    from figbench_leaderboard.store.hub_store import open_store
+    from figbench_leaderboard.store.hub import open_store
 
     return open_store(spec)
 

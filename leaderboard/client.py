@@ -139,7 +139,9 @@ def submit(path: str | os.PathLike, to: str | os.PathLike, *, submitter: str | N
         return _submit_remote(text, str(to), submitter, wait=bool(wait), timeout_s=timeout_s, **ident)
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
-    from figbench_leaderboard.store.store import DuplicateSubmissionError, RateLimit, Store
+    from figbench_leaderboard.store.errors import DuplicateSubmissionError
+    from figbench_leaderboard.store.limits import RateLimit
+    from figbench_leaderboard.store.sqlite import Store
 
     gold = JsonGoldProvider(gold_json) if gold_json else BuilderGoldProvider(data_dir)
     # a local store is written by whoever owns its folder: the served board's per-submitter rate limit

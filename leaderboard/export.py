@@ -15,7 +15,7 @@ from pathlib import Path
 
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.domain.release import gold_kind, release
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui.tables import overview, submissions_frame
 
 _CARD = """---

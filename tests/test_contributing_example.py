@@ -98,11 +98,11 @@ assert main(["baseline", *argv]) == 0
 record = json.loads(out.read_text())
 assert record["scores"]["accuracy"] == 0.5 and set(record["predictions"]["inline"].values()) == {"idiomatic"}
 
-from figbench_leaderboard.ui import tables
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
+from figbench_leaderboard.ui import tables
 
 registry = BenchmarkRegistry()
 key = "idiom_sense/idiomsent/default/test"

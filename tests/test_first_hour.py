@@ -372,7 +372,7 @@ def _board_with_two_groups(tmp_path):
     import hashlib
 
     from figbench_leaderboard.scoring.board import Leaderboard
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     from figbench.tasks import benchmarks
 

@@ -17,7 +17,8 @@ import pytest
 from figbench_leaderboard.access.policy import HiddenSplitPolicy
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider, ServerGold, private_store
-from figbench_leaderboard.store.store import RateLimit, Store
+from figbench_leaderboard.store.limits import RateLimit
+from figbench_leaderboard.store.sqlite import Store
 
 import datasets
 from figbench.scoring.coref import evaluate_coref

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
-from figbench_leaderboard.store.store import DuplicateSubmissionError, RateLimit, RateLimitError, Store
+from figbench_leaderboard.store.errors import DuplicateSubmissionError, RateLimitError
+from figbench_leaderboard.store.limits import RateLimit
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import plots, tables
 from figbench_leaderboard.ui.detail import detail_html
 

@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 import pytest
 from figbench_leaderboard.client import submit
 from figbench_leaderboard.screenshots import chromium_context, chromium_path, open_board, serving
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 
 pytestmark = pytest.mark.browser
 

@@ -26,7 +26,8 @@ def test_local_store_owner_is_not_rate_limited_but_the_board_is(tmp_path):
     limit (20 per hour per client address or account) stays in force for web submissions."""
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
-    from figbench_leaderboard.store.store import RateLimitError, Store
+    from figbench_leaderboard.store.errors import RateLimitError
+    from figbench_leaderboard.store.sqlite import Store
 
     base = json.loads((FIX / "predictions_cdec.json").read_text())
     for i in range(25):
@@ -105,7 +106,7 @@ def test_submit_a_folder(tmp_path, capsys):
     outs = json.loads(capsys.readouterr().out)
     assert [o["status"] for o in outs] == ["FINISHED", "FINISHED", "REFUSED"]
     assert "not a figbench submission" in outs[2]["error"]
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     assert Store(store).count() == 2
     empty = tmp_path / "empty"

@@ -22,8 +22,9 @@ from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.domain.release import release
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider, PrivateGoldStore, ServerGold, private_store
-from figbench_leaderboard.store.hub_store import result_json, write_layout
-from figbench_leaderboard.store.store import RateLimit, Store
+from figbench_leaderboard.store.hub_layout import result_json, write_layout
+from figbench_leaderboard.store.limits import RateLimit
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.about import about_markdown, gold_legend, header_text
 from figbench_leaderboard.ui.detail import detail_html

@@ -8,17 +8,16 @@ from pathlib import Path
 import pytest
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
-from figbench_leaderboard.store.hub_store import (
-    HubStore,
+from figbench_leaderboard.store.hub import HubStore, open_store
+from figbench_leaderboard.store.hub_layout import (
     HubStoreError,
     import_layout,
-    open_store,
     request_path,
     result_path,
     safe_component,
     write_layout,
 )
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 

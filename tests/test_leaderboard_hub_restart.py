@@ -9,7 +9,7 @@ import time
 import pytest
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
-from figbench_leaderboard.store.hub_store import HubStore, open_store
+from figbench_leaderboard.store.hub import HubStore, open_store
 from figbench_leaderboard.ui.tables import overview
 
 from tests.test_leaderboard_hub import FIX, TOKEN, FakeHub, online  # noqa: F401  (online: a fixture)
@@ -166,7 +166,7 @@ def test_damaged_hub_files_and_a_damaged_local_row_never_stop_a_start(online, hu
     res["results"] = {k: [0.5] for k in res["results"]}
     public[res_of[ids["list-scores"]]] = json.dumps(res).encode()
     public["requests/broken_eval_request.json"] = b"{not json"
-    with caplog.at_level("ERROR", logger="figbench_leaderboard.store.hub_store"):
+    with caplog.at_level("ERROR", logger="figbench_leaderboard.store.hub_layout"):
         fresh = _store(hub, tmp_path / "b")
         fresh.pull()                                     # before: the pull raised and the board did not start
     text = "\n".join(r.getMessage() for r in caplog.records)

@@ -16,7 +16,9 @@ from figbench_leaderboard.access.policy import HiddenSplitPolicy
 from figbench_leaderboard.domain.formats import SubmissionError
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
-from figbench_leaderboard.store.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.store.errors import RateLimitError
+from figbench_leaderboard.store.limits import RateLimit
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import tables
 
 HIDDEN = "metonymy/wimcor/heldout/test"   # a hidden benchmark (gold held by the server only; see hidden_bench)

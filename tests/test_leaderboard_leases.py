@@ -18,7 +18,8 @@ from figbench_leaderboard.client import submit
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.scoring.worker import Worker
-from figbench_leaderboard.store.store import Store, StoreFullError
+from figbench_leaderboard.store.errors import StoreFullError
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.store.synthetic import noisy_clusters, synthetic_coref_gold
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"

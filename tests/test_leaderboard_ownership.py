@@ -76,7 +76,7 @@ def submit(url: str, name: str, *, token: str | None = None, source: str = "127.
 
 
 def _rows(store: Path) -> list[dict]:
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     return Store(store).list()
 
@@ -409,7 +409,7 @@ def test_lookalike_names_are_refused_by_the_board(tmp_path, name, other):
     from figbench_leaderboard.domain.formats import SubmissionError
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     board = Leaderboard(Store(tmp_path / "s"), JsonGoldProvider(GOLD))
     board.submit(_submission(name))
@@ -424,7 +424,9 @@ def _row(name: str, **kw) -> dict:
 
 
 def test_store_ownership_and_quota_count_verified_identities(tmp_path):
-    from figbench_leaderboard.store.store import NameOwnedError, Quota, RateLimitError, Store
+    from figbench_leaderboard.store.errors import NameOwnedError, RateLimitError
+    from figbench_leaderboard.store.limits import Quota
+    from figbench_leaderboard.store.sqlite import Store
 
     store = Store(tmp_path / "s")
     store.add(_row("owned", account="key:aaa", client="ip:10.0.0.1"))
@@ -447,7 +449,8 @@ def test_store_ownership_and_quota_count_verified_identities(tmp_path):
 
 def test_old_stores_get_the_new_name_keys(tmp_path):
     """A store written with the earlier skeleton has its keys recomputed on open (figbench-Iemma then collides)."""
-    from figbench_leaderboard.store.store import NameOwnedError, Store
+    from figbench_leaderboard.store.errors import NameOwnedError
+    from figbench_leaderboard.store.sqlite import Store
 
     store = Store(tmp_path / "s")
     store.add(_row("figbench-lemma", account="key:aaa"))

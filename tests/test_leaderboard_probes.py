@@ -23,8 +23,10 @@ from figbench_leaderboard.access.policy import (
 from figbench_leaderboard.domain.formats import SubmissionError
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
-from figbench_leaderboard.store.hub_store import layout_files, result_json
-from figbench_leaderboard.store.store import RateLimit, RateLimitError, Store
+from figbench_leaderboard.store.errors import RateLimitError
+from figbench_leaderboard.store.hub_layout import layout_files, result_json
+from figbench_leaderboard.store.limits import RateLimit
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui.detail import detail_html
 
 from figbench.tasks import HIDDEN, Benchmark, get_task, register_benchmark, unregister_benchmark

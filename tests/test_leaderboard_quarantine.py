@@ -15,8 +15,10 @@ from figbench_leaderboard.export import export_board
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.screenshots import serving
-from figbench_leaderboard.store.hub_store import open_store
-from figbench_leaderboard.store.store import DB_NAME, MalformedRowError, Store
+from figbench_leaderboard.store.errors import MalformedRowError
+from figbench_leaderboard.store.hub import open_store
+from figbench_leaderboard.store.schema import DB_NAME
+from figbench_leaderboard.store.sqlite import Store
 
 from figbench.cli import main as figbench_main
 
@@ -61,7 +63,7 @@ def damaged_store(folder: Path) -> dict[str, str]:
 
 def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, caplog):
     ids = damaged_store(tmp_path / "s")
-    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.store"):
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.quarantine"):
         store = open_store(tmp_path / "s")         # before: the public-score backfill raised at open
         listed = store.list()
     logged = "\n".join(r.getMessage() for r in caplog.records)
@@ -80,7 +82,7 @@ def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, cap
     board = Leaderboard(store, JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
     assert board.run_pending() == 0
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.store"):
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.quarantine"):
         store.list()
         store.board_rows()
     assert not caplog.records                      # one line per row, not one per read
@@ -95,7 +97,7 @@ def test_a_row_damaged_while_the_store_is_open_is_quarantined_by_the_read_that_m
     db.execute("UPDATE submissions SET scores = '{\"accuracy\": true}' WHERE id = ?", (ids["good-one"],))
     db.commit()
     db.close()
-    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.store"):
+    with caplog.at_level(logging.WARNING, logger="figbench_leaderboard.store.quarantine"):
         assert [r["model_name"] for r in store.board_rows()] == ["good-two"]
         assert [r["model_name"] for r in store.list()] == ["good-two"]
     assert ids["good-one"] in caplog.text and "a score is not a number" in caplog.text

@@ -6,7 +6,7 @@ import pytest
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.scoring.board import Leaderboard
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, GoldUnavailableError
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.store.synthetic import noisy_clusters
 
 pytestmark = pytest.mark.slow
@@ -74,7 +74,7 @@ def test_epic_alignment_and_nli_gold(provider, data_root):
     ["trivial", "--task", "metonymy", "--dataset", "wimcor", "--config", "sample", "--method", "majority"],
 ])
 def test_baseline_submit_is_rescored_without_mismatch(provider, data_root, tmp_path, monkeypatch, argv):
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     from figbench.cli import main
 

@@ -125,7 +125,7 @@ def test_rate_limit_per_signed_in_account(oauth_space):
     bad = session_cookie("mallory", "wrong-secret")
     out = _submit(url, "mallory-0", {"Cookie": bad, "X-Forwarded-For": "198.51.100.77"})
     assert not out["ok"] and "sign in with Hugging Face" in out["error"], out
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     rows = {r["model_name"]: r for r in Store(Path(oauth_space["log"]).parent / "store").list()}
     assert "mallory-0" not in rows and rows["alice-0"]["submitter"] == "alice"

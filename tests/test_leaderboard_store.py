@@ -11,7 +11,8 @@ import threading
 import time
 
 import pytest
-from figbench_leaderboard.store.store import DuplicateSubmissionError, Store, StoreError
+from figbench_leaderboard.store.errors import DuplicateSubmissionError, StoreError
+from figbench_leaderboard.store.sqlite import Store
 
 
 def _row(i: int, **kw):
@@ -103,7 +104,7 @@ def test_concurrent_duplicates_only_one_wins(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import sys, time
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
     store = Store(sys.argv[1])
     mode = sys.argv[2]
     i = 0
@@ -173,7 +174,7 @@ def test_killed_inside_transaction_leaves_no_partial_rows(tmp_path):
 
 _OPEN_AT_ONCE = """
 import sys, time
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 path, start = sys.argv[1], float(sys.argv[2])
 time.sleep(max(0.0, start - time.time()))  # all wake at the same instant (without spinning a core each)
 Store(path).list()
@@ -187,14 +188,14 @@ def test_processes_opening_one_store_at_once_all_succeed(tmp_path, old_schema):
     switch of a new file to WAL ('database is locked', which SQLite answers there without waiting)."""
     import sqlite3
 
-    from figbench_leaderboard.store import store as store_module
+    from figbench_leaderboard.store import schema
 
     for attempt in range(3):
         path = tmp_path / f"store{attempt}"
         if old_schema:
             path.mkdir()
             with sqlite3.connect(path / "leaderboard.sqlite") as db:
-                db.executescript(store_module._SCHEMA)
+                db.executescript(schema.SCHEMA)
         start = time.time() + 2.0
         procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT_ONCE, str(path), str(start)],
                                   stderr=subprocess.PIPE, text=True) for _ in range(6)]
@@ -202,4 +203,4 @@ def test_processes_opening_one_store_at_once_all_succeed(tmp_path, old_schema):
         assert [p.returncode for p in procs] == [0] * 6, "\n".join(e for e in errors if e)[-3000:]
         with sqlite3.connect(path / "leaderboard.sqlite") as db:
             have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
-        assert set(store_module._ADDED_COLUMNS) <= have
+        assert set(schema.ADDED_COLUMNS) <= have

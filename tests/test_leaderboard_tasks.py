@@ -20,7 +20,7 @@ import pytest
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import plots, tables
 from figbench_leaderboard.ui.about import about_markdown, readme_sections
 

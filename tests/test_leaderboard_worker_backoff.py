@@ -11,7 +11,7 @@ from pathlib import Path
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.scoring.worker import Worker
-from figbench_leaderboard.store.store import Store
+from figbench_leaderboard.store.sqlite import Store
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"

@@ -43,7 +43,7 @@ def _fake_submit(monkeypatch, calls):
     import hashlib
 
     from figbench_leaderboard import client
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     def submit(path, to, **_):
         rec = client.load_submission(path)  # the client's own reading (inlines a record's predictions file)
@@ -135,7 +135,7 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
     """Trained runs are not repeated by quickstart: their committed records (with predictions) go into
     the store, re-scored by the server from the predictions, and a second load skips them."""
     from figbench_baselines.specs import get_spec
-    from figbench_leaderboard.store.store import Store
+    from figbench_leaderboard.store.sqlite import Store
 
     from figbench.quickstart import NOT_INSTALLED, load_committed, print_summary
 

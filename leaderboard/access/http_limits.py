@@ -82,7 +82,7 @@ def scope_identity(scope: dict) -> str | None:
 class BodyLimit:
     """ASGI middleware: refuse HTTP request bodies over ``max_bytes`` or with more JSON structure than
     ``shape`` allows with 413, and every body of an identity refused ``max_refusals`` times in ``window_s``
-    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.store.RateLimit` giving both);
+    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.limits.RateLimit` giving both);
     ``structure=False`` turns the structure scan off (benchmarks' baseline)."""
 
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,

@@ -38,7 +38,9 @@ from figbench_leaderboard.domain.benchmarks import Benchmark, hidden_split
 from figbench_leaderboard.domain.formats import SubmissionError
 from figbench_leaderboard.domain.release import HIDDEN_DECIMALS, round_hidden
 from figbench_leaderboard.domain.release import release as release_row
-from figbench_leaderboard.store.store import Quota, RateLimitError, decode_predictions
+from figbench_leaderboard.store.errors import RateLimitError
+from figbench_leaderboard.store.limits import Quota
+from figbench_leaderboard.store.schema import decode_predictions
 
 from figbench.tasks import Gold, Task
 

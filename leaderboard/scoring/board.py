@@ -36,7 +36,9 @@ from figbench_leaderboard.domain.formats import (
 from figbench_leaderboard.domain.names import name_keys
 from figbench_leaderboard.domain.release import gold_kind, release
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, GoldProvider
-from figbench_leaderboard.store.store import DuplicateSubmissionError, LeaseLostError, Store, StoreError, new_owner
+from figbench_leaderboard.store.errors import DuplicateSubmissionError, LeaseLostError, StoreError
+from figbench_leaderboard.store.leases import new_owner
+from figbench_leaderboard.store.sqlite import Store
 
 log = logging.getLogger(__name__)
 

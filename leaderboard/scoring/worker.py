@@ -15,7 +15,7 @@ import logging
 import threading
 
 from figbench_leaderboard.scoring.board import Leaderboard
-from figbench_leaderboard.store.store import StoreError
+from figbench_leaderboard.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -130,8 +130,8 @@ def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860
     """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
     policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
-    from figbench_leaderboard.store.hub_store import open_store
-    from figbench_leaderboard.store.store import RateLimit
+    from figbench_leaderboard.store.hub import open_store
+    from figbench_leaderboard.store.limits import RateLimit
 
     gold = ServerGold(gold if gold is not None else BuilderGoldProvider(), private_store(private_dir))
     board = Leaderboard(open_store(store, rate_limit=RateLimit(max_submissions=rate_limit)), gold,
