@@ -43,9 +43,9 @@ BOMB = "[" + ",".join(["[]"] * 3_300_000) + "]"      # 9.9 MB
 def serve_unguarded() -> None:
     """The pre-issue-20 request path: no structure scan anywhere, refusals not counted."""
     from figbench_leaderboard.access import http_limits
-    from figbench_leaderboard.domain import formats
+    from figbench_leaderboard.domain import submission
 
-    formats.check_shape = lambda *a, **k: None
+    submission.check_shape = lambda *a, **k: None
 
     class Unguarded(http_limits.BodyLimit):
         def __init__(self, app, max_bytes, **kw):

@@ -54,13 +54,13 @@ def old_package(rev: str) -> str:
 
 
 def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
-    from figbench_leaderboard.access.policy import HiddenSplitPolicy
+    from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
     from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
     from figbench_leaderboard.store.sqlite import Store
     from figbench_leaderboard.ui import plots, tables
-    from figbench_leaderboard.ui.views import BoardView
+    from figbench_leaderboard.ui.board_view import BoardView
 
     reg = BenchmarkRegistry()
     out: dict[str, float] = {}
@@ -152,7 +152,7 @@ def _ecbplus_gold():
 
 
 def bench_scoring(repeats: int) -> float:
-    from figbench_leaderboard.domain.formats import parse_predictions
+    from figbench_leaderboard.domain.submission import parse_predictions
     from figbench_leaderboard.store.synthetic import noisy_clusters
 
     from figbench.tasks import get_task

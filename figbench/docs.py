@@ -9,7 +9,7 @@ block missing from its file is created right after its anchor line, so no marker
 hand, and a marker that no provider declares is an error naming the file.
 
 ``figbench docs --write`` rewrites every block of every file, ``figbench docs`` checks them (exit 1
-when one is stale); ``figbench baseline tables`` and ``python -m figbench_leaderboard.ui.about`` do the
+when one is stale); ``figbench baseline tables`` and ``python -m figbench_leaderboard.ui.about_text`` do the
 same for their own file. :func:`result_numbers_outside_blocks` finds numbers that look like results
 (decimals) outside the blocks, for the test that keeps hand-typed results out of the prose.
 """
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the committed result records
 RESULTS = ROOT / "results"
 #: "module:function" of every block provider: each returns the :class:`Block` objects it declares
-PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.ui.about:blocks",
+PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.ui.about_text:blocks",
              "figbench.docs_benchmarks:blocks")
 #: the markdown files whose prose :func:`result_numbers_outside_blocks` checks
 CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "datasets/*/README.md",

@@ -213,7 +213,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from figbench_leaderboard.access.policy import HiddenSplitPolicy
+    from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
     from figbench_leaderboard.ui.app import serve
 
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
@@ -249,7 +249,7 @@ def _hidden_add(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from figbench_leaderboard.scoring.gold import PRIVATE_ENV, PrivateGoldStore
-    from figbench_leaderboard.scoring.hidden import load_source, make_hidden
+    from figbench_leaderboard.scoring.hidden_benchmark import load_source, make_hidden
 
     root = args.private or os.environ.get(PRIVATE_ENV)
     if not root:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.domain.formats import SubmissionError, loads_strict
+from figbench_leaderboard.domain.submission import SubmissionError, loads_strict
 
 #: Name of the Space's JSON submission endpoint (``gradio_client``).
 API_NAME = "/submit_json"

@@ -89,11 +89,11 @@ def test_a_marker_quoted_in_prose_is_not_a_block(tmp_path):
 
 def test_blocks_are_created_in_a_checkout_that_lacks_them(tmp_path):
     """README.md and the leaderboard README without their blocks: `write` creates them (no marker seeded
-    by hand), a second pass finds them fresh, and `python -m figbench_leaderboard.ui.about --write` alone
+    by hand), a second pass finds them fresh, and `python -m figbench_leaderboard.ui.about_text --write` alone
     creates its own."""
     import re
 
-    from figbench_leaderboard.ui.about import main
+    from figbench_leaderboard.ui.about_text import main
 
     files = ("leaderboard/README.md", "README.md")
     for file in files:

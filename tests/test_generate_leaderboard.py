@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider, ServerGold, private_store
 from figbench_leaderboard.store.limits import RateLimit

@@ -13,7 +13,7 @@ from figbench_leaderboard.store.errors import DuplicateSubmissionError, RateLimi
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import plots, tables
-from figbench_leaderboard.ui.detail import detail_html
+from figbench_leaderboard.ui.detail_html import detail_html
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 

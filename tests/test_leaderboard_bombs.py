@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from figbench_leaderboard.access.http_limits import Refusals
-from figbench_leaderboard.domain.formats import MAX_CONTAINERS, JsonShape, StructureError, loads_strict
+from figbench_leaderboard.domain.submission import MAX_CONTAINERS, JsonShape, StructureError, loads_strict
 from figbench_leaderboard.screenshots import serving
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"

@@ -17,7 +17,7 @@ import secrets
 from pathlib import Path
 
 import pytest
-from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.domain.release import release
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
@@ -26,8 +26,8 @@ from figbench_leaderboard.store.hub_layout import result_json, write_layout
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import tables
-from figbench_leaderboard.ui.about import about_markdown, gold_legend, header_text
-from figbench_leaderboard.ui.detail import detail_html
+from figbench_leaderboard.ui.about_text import about_markdown, gold_legend, header_text
+from figbench_leaderboard.ui.detail_html import detail_html
 
 import datasets
 import figbench

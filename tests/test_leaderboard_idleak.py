@@ -1,6 +1,6 @@
 """Issue 13: gold must not be readable off the ids handed to submitters.
 
-A "model" that only parses ids (``figbench_leaderboard.scoring.idleak``: substring learner and "label written in
+A "model" that only parses ids (``figbench_leaderboard.scoring.id_leak``: substring learner and "label written in
 the id", cross-validated) must stay at chance on every task's gold: synthetic gold of each task's kind
 with opaque ids (the assumed id scheme), the same gold with the old WiMCor/ePiC-style ids (must be
 caught), and every real benchmark split whose builder loads here (skipped, with the reason, otherwise).
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider
-from figbench_leaderboard.scoring.idleak import id_leak
+from figbench_leaderboard.scoring.id_leak import id_leak
 
 from figbench.tasks import TASKS, get_task
 from figbench.tasks.gold import ClusterGold, LabelGold, RankingGold, SpanGold, TagGold, TextGold
@@ -104,7 +104,7 @@ def _reference_predictions(train_ids, train_labels, test_ids, fallback):
     """The substring learner written plainly (dicts and Counters), with the same tie rules."""
     from collections import Counter
 
-    from figbench_leaderboard.scoring.idleak import features
+    from figbench_leaderboard.scoring.id_leak import features
 
     stats: dict[str, Counter] = {}
     for i, lab in zip(train_ids, train_labels):
@@ -131,7 +131,7 @@ def _reference_predictions(train_ids, train_labels, test_ids, fallback):
 def test_vectorised_learner_equals_the_plain_one(leaky):
     """The sparse-matrix learner of id_leak predicts exactly what the plain dict version predicts."""
     import numpy as np
-    from figbench_leaderboard.scoring.idleak import _feature_matrix, _substring_predictions
+    from figbench_leaderboard.scoring.id_leak import _feature_matrix, _substring_predictions
 
     rng = np.random.default_rng(3)
     labels = rng.integers(0, 4, size=600)
@@ -148,7 +148,7 @@ def test_vectorised_learner_equals_the_plain_one(leaky):
 
 def test_row_max_equals_dense_argmax():
     import numpy as np
-    from figbench_leaderboard.scoring.idleak import _row_max
+    from figbench_leaderboard.scoring.id_leak import _row_max
     from scipy.sparse import random as sparse_random
 
     m = sparse_random(300, 40, density=0.1, format="lil", random_state=1, data_rvs=lambda n: np.arange(n) % 4 + 1.0)

@@ -12,8 +12,8 @@ import json
 
 import numpy as np
 import pytest
-from figbench_leaderboard.access.policy import HiddenSplitPolicy
-from figbench_leaderboard.domain.formats import SubmissionError
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
+from figbench_leaderboard.domain.submission import SubmissionError
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.store.errors import RateLimitError

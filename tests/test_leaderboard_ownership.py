@@ -336,7 +336,7 @@ def test_figbench_submit_hf_token_to_a_space_with_sign_in(oauth_board, tmp_path)
     """``figbench submit --hf-token`` (gradio_client's oauth_token) submits as that account; a submitter
     token alone is not enough there."""
     from figbench_leaderboard.client import submit as cli_submit
-    from figbench_leaderboard.domain.formats import SubmissionError
+    from figbench_leaderboard.domain.submission import SubmissionError
 
     path = tmp_path / "sub.json"
     path.write_text(_submission("dave-model"))
@@ -350,7 +350,7 @@ def test_figbench_submit_hf_token_to_a_space_with_sign_in(oauth_board, tmp_path)
 def test_figbench_submit_sends_its_token(board, tmp_path):
     """``figbench submit --to URL`` sends the token file's token: the name it submits first is its own."""
     from figbench_leaderboard.client import submit as cli_submit
-    from figbench_leaderboard.domain.formats import SubmissionError
+    from figbench_leaderboard.domain.submission import SubmissionError
 
     path = tmp_path / "sub.json"
     path.write_text(_submission("cli-token-model"))
@@ -406,7 +406,7 @@ def test_different_names_do_not_collide(name, other):
                                              ("figbench-lemma", "figbench-lemm\u0251"),
                                              ("roberta-large", "r\u0585berta-large")])
 def test_lookalike_names_are_refused_by_the_board(tmp_path, name, other):
-    from figbench_leaderboard.domain.formats import SubmissionError
+    from figbench_leaderboard.domain.submission import SubmissionError
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
     from figbench_leaderboard.store.sqlite import Store

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from figbench_leaderboard.access.policy import (
+from figbench_leaderboard.access.hidden_policy import (
     HiddenSplitPolicy,
     ProbeError,
     changed,
@@ -20,14 +20,14 @@ from figbench_leaderboard.access.policy import (
     probe_check,
     scored_difference,
 )
-from figbench_leaderboard.domain.formats import SubmissionError
+from figbench_leaderboard.domain.submission import SubmissionError
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.store.errors import RateLimitError
 from figbench_leaderboard.store.hub_layout import layout_files, result_json
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui.detail import detail_html
+from figbench_leaderboard.ui.detail_html import detail_html
 
 from figbench.tasks import HIDDEN, Benchmark, get_task, register_benchmark, unregister_benchmark
 

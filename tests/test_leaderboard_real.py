@@ -57,7 +57,7 @@ def test_missing_corpus_is_gold_unavailable(tmp_path):
 def test_epic_alignment_and_nli_gold(provider, data_root):
     if not (data_root / "meta4xnli").is_dir():
         pytest.skip(f"{data_root / 'meta4xnli'} is not available")
-    from figbench_leaderboard.scoring.scoring import score
+    from figbench_leaderboard.scoring.score import score
 
     reg = BenchmarkRegistry()
     align = provider.get(reg.find("proverb_alignment", "epic", "alignment", "test"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from figbench_leaderboard.scoring.gold import gold_from_json
-from figbench_leaderboard.scoring.scoring import mismatches, score
+from figbench_leaderboard.scoring.score import mismatches, score
 from figbench_leaderboard.store.synthetic import noisy_clusters, synthetic_coref_gold
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
@@ -137,7 +137,7 @@ def test_nli_accuracy_by_metaphor_status_and_language():
 
 
 def test_alignment_character_offsets_scored_by_position():
-    from figbench_leaderboard.domain.formats import SubmissionError, parse_predictions
+    from figbench_leaderboard.domain.submission import SubmissionError, parse_predictions
 
     from figbench.scoring.spans import span_overlap_scores
 

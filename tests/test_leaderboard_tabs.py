@@ -22,7 +22,7 @@ def test_assets_are_package_data_and_load():
     names = re.findall(r'_text\("([^"]+)"\)', inspect.getsource(assets))
     assert sorted(set(names)) == ["board.css", "plot_click.js", "plotly_preload.js"]
     for name in names:
-        assert (ROOT / "leaderboard" / name).is_file()
+        assert (ROOT / "leaderboard" / "ui" / name).is_file()
         assert any(fnmatch.fnmatch(name, p) for p in patterns), (name, patterns)
     assert ".fb-table-wrap" in assets.css() and "#queue-grid" in assets.css()
     head = assets.head_html()

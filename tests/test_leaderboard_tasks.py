@@ -22,7 +22,7 @@ from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
 from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui import plots, tables
-from figbench_leaderboard.ui.about import about_markdown, readme_sections
+from figbench_leaderboard.ui.about_text import about_markdown, readme_sections
 
 import datasets
 from figbench.tasks import TASKS, Benchmark, Metric, Plot, benchmarks, register_task, unregister_task
@@ -131,7 +131,7 @@ def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
         assert "Idioms" in labels and "task-idiom_literal-table" in elem_ids
         assert ["Idiom accuracy of every submission"] * 2 in [list(ch) for ch in choices]
         # its family table as the tab loads it
-        from figbench_leaderboard.ui.views import BoardView
+        from figbench_leaderboard.ui.board_view import BoardView
 
         view = BoardView(board)
         frame = tables.task_table(view.rows(), board.registry, "idiom_literal")
@@ -158,17 +158,17 @@ def test_no_leaderboard_module_names_a_task_or_corpus():
     names = set(TASKS) | {b.dataset for b in benchmarks()} | {b.label for b in benchmarks()}
     pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
     offenders = {}
-    for path in sorted((ROOT / "leaderboard").glob("*.py")):
+    for path in sorted((ROOT / "leaderboard").rglob("*.py")):
         text = path.read_text()
         hits = sorted({m.group(0) for m in re.finditer(r"[\"']([^\"'\n]*)[\"']", text)
                        if pattern.search(m.group(1)) and not m.group(1).startswith(("http", "figbench"))})
         if hits:
-            offenders[path.name] = hits
+            offenders[str(path.relative_to(ROOT))] = hits
     assert not offenders, offenders
 
 
 def test_readme_holds_the_generated_sections():
     """leaderboard/README.md's benchmark and predictions tables are the declarations' (regenerate with
-    ``python -m figbench_leaderboard.ui.about``)."""
+    ``python -m figbench_leaderboard.ui.about_text``)."""
     readme = (ROOT / "leaderboard" / "README.md").read_text()
     assert readme_sections(BenchmarkRegistry()) in readme

@@ -42,7 +42,7 @@ def test_committed_record_is_valid(path):
     predictions = record_predictions(record, path)  # inline, or a committed file beside the record
     assert predictions, path
     if spec.board:  # quickstart submits it: the server's bounds on free-form metadata must accept it
-        from figbench_leaderboard.domain.formats import check_freeform
+        from figbench_leaderboard.domain.submission import check_freeform
 
         check_freeform(record["provenance"], "provenance")
 

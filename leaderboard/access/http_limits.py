@@ -2,7 +2,7 @@
 
 * **Size.** A request announcing a larger ``Content-Length`` is answered 413 at once, without reading its
   body; a chunked body is counted as it arrives and cut off at the cap.
-* **Structure.** Each body is scanned as it arrives (:class:`~figbench_leaderboard.domain.formats.JsonShape`: every
+* **Structure.** Each body is scanned as it arrives (:class:`~figbench_leaderboard.domain.submission.JsonShape`: every
   ``[ {`` and ``, :``, escapes included, counted on the raw bytes) and cut off with 413 once it holds more
   JSON structure than any submission needs, before Gradio or the board builds a single Python object.
 * **Cost to the sender.** Each refusal counts against the sender's identity (the client address as
@@ -22,7 +22,7 @@ import time
 from collections import deque
 from typing import Any
 
-from figbench_leaderboard.domain.formats import JsonShape
+from figbench_leaderboard.domain.submission import JsonShape
 
 
 class Refusals:

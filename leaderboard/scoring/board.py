@@ -19,10 +19,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from figbench_leaderboard.access.policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
 from figbench_leaderboard.access.redact import redact
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
-from figbench_leaderboard.domain.formats import (
+from figbench_leaderboard.domain.names import name_keys
+from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.domain.submission import (
     PREDICTIONS_FORMAT,
     SubmissionError,
     check_declared_scores,
@@ -33,8 +35,6 @@ from figbench_leaderboard.domain.formats import (
     normalise_model,
     parse_predictions,
 )
-from figbench_leaderboard.domain.names import name_keys
-from figbench_leaderboard.domain.release import gold_kind, release
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, GoldProvider
 from figbench_leaderboard.store.errors import DuplicateSubmissionError, LeaseLostError, StoreError
 from figbench_leaderboard.store.leases import new_owner
@@ -278,7 +278,7 @@ class Leaderboard:
         Store errors (disk full, read-only) are raised as :class:`StoreError` after the submission is
         failed if possible; if not, its lease runs out and any later worker or CLI call recovers it.
         """
-        from figbench_leaderboard.scoring.scoring import mismatches
+        from figbench_leaderboard.scoring.score import mismatches
 
         owner = new_owner()
         sub = self.store.claim(sid, owner) if sid else self.store.claim_next(owner)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.domain.formats import MAX_FREEFORM_BYTES, TEXT_LIMITS
+from figbench_leaderboard.domain.submission import MAX_FREEFORM_BYTES, TEXT_LIMITS
 from figbench_leaderboard.store.sqlite import Store
 
 from figbench.results import MODEL_TYPES

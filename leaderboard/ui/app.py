@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.access.identity import oauth_enabled
-from figbench_leaderboard.access.policy import HiddenSplitPolicy
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
-from figbench_leaderboard.ui.about import header_text
+from figbench_leaderboard.ui.about_text import header_text
 from figbench_leaderboard.ui.assets import css, head_html, offline_theme
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
            block: bool = True, start_worker: bool = True):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
     Returns (demo, worker)."""
-    from figbench_leaderboard.access.api_guard import ApiAllowlist
+    from figbench_leaderboard.access.api_allowlist import ApiAllowlist
     from figbench_leaderboard.access.http_limits import BodyLimit
     from figbench_leaderboard.access.identity import untrusted_forwarding
     from figbench_leaderboard.scoring.worker import Worker

@@ -7,7 +7,7 @@
   (aggregated: at 5,000 submissions it is still a handful of boxes).
 * score vs size: the overview's group average against the parameter count (log scale).
 
-Names are inert text (:func:`figbench_leaderboard.ui.fmt.plot_text`); each point carries its submission
+Names are inert text (:func:`figbench_leaderboard.ui.formatting.plot_text`); each point carries its submission
 id in ``customdata`` (last item), which the page's script turns into a link to the detail view.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
-from figbench_leaderboard.ui import fmt
+from figbench_leaderboard.ui import formatting as fmt
 from figbench_leaderboard.ui.tables import latest_finished
 
 from figbench.tasks import Plot, Task

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
 from figbench_leaderboard.domain.release import gold_kind
-from figbench_leaderboard.ui import fmt
+from figbench_leaderboard.ui import formatting as fmt
 
 MODEL_COLUMNS = ["Model", "Revision", "Type", "Parameters"]
 SIZE_BINS: dict[str, tuple[float, float] | None] = {

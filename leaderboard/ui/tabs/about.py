@@ -1,6 +1,6 @@
 """The About tab: the tasks, scoring and hidden-split policy, from the task declarations."""
 
-from figbench_leaderboard.ui.about import about_markdown
+from figbench_leaderboard.ui.about_text import about_markdown
 from figbench_leaderboard.ui.tabs.page import Opened, Page
 
 

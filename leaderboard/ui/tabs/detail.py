@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
-from figbench_leaderboard.ui.detail import detail_html
+from figbench_leaderboard.ui.detail_html import detail_html
 from figbench_leaderboard.ui.tabs.page import Opened, Page
 
 

@@ -2,7 +2,8 @@
 
 import html
 
-from figbench_leaderboard.ui import fmt, tables
+from figbench_leaderboard.ui import formatting as fmt
+from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.tabs.page import Opened, Page, error_html
 
 

@@ -4,8 +4,9 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from figbench_leaderboard.ui import fmt, tables
-from figbench_leaderboard.ui.about import gold_legend
+from figbench_leaderboard.ui import formatting as fmt
+from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui.about_text import gold_legend
 from figbench_leaderboard.ui.tabs.page import Opened, Page, error_html
 
 from figbench.results import MODEL_TYPES

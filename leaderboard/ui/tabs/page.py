@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 from figbench_leaderboard.scoring.board import Leaderboard
 from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui.board_view import BoardView
 from figbench_leaderboard.ui.downloads import Downloads
-from figbench_leaderboard.ui.views import BoardView
 
 log = logging.getLogger("figbench_leaderboard.ui.app")
 

@@ -4,7 +4,8 @@ store changed)."""
 from dataclasses import dataclass
 from typing import Any
 
-from figbench_leaderboard.ui import fmt, tables
+from figbench_leaderboard.ui import formatting as fmt
+from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.tabs.page import Opened, Page
 
 QUEUE_PAGE = 50

@@ -1,5 +1,5 @@
 """The Submit tab and the two JSON API endpoints, ``submit_json`` and ``submission_status`` (the only ones
-:mod:`figbench_leaderboard.access.api_guard` lets through).
+:mod:`figbench_leaderboard.access.api_allowlist` lets through).
 
 (No ``from __future__ import annotations`` here: Gradio reads the handlers' type hints at run time.)
 """

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
-from figbench_leaderboard.ui import fmt
+from figbench_leaderboard.ui import formatting as fmt
 
 
 def _link(url: Any) -> str:

@@ -1,6 +1,6 @@
 """Text generated from the task declarations: the About tab and the README's per-task sections.
 
-``python -m figbench_leaderboard.ui.about`` prints the README sections (the generated block ``benchmarks``
+``python -m figbench_leaderboard.ui.about_text`` prints the README sections (the generated block ``benchmarks``
 of ``leaderboard/README.md``, :mod:`figbench.docs`); ``--write`` rewrites that block (creating it after
 the "## Running it" heading when the README lacks it), ``--check`` exits 1 when it
 is stale; ``figbench docs`` does the same for every generated block.
@@ -8,7 +8,7 @@ is stale; ``figbench docs`` does the same for every generated block.
 
 from __future__ import annotations
 
-from figbench_leaderboard.access.policy import HiddenSplitPolicy
+from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
 
 #: the README and the name of its generated block
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from figbench.docs import check_or_write, report
 
-    parser = argparse.ArgumentParser(prog="python -m figbench_leaderboard.ui.about",
+    parser = argparse.ArgumentParser(prog="python -m figbench_leaderboard.ui.about_text",
                                      description="Print, check or write the generated block of leaderboard/README.md.")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="rewrite the README's block (created if missing)")
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(readme_sections(), end="")
         return 0
     stale = check_or_write(write=args.write, files=[README_FILE])
-    return report(stale, write=args.write, command="python -m figbench_leaderboard.ui.about --write")
+    return report(stale, write=args.write, command="python -m figbench_leaderboard.ui.about_text --write")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ of a label or ranking task; whether a tagged example has a span; a mention's clu
 a reference's first word), then, in k-fold cross-validation over the ids, learns which id substring
 predicts which label and predicts held-out ids from their substrings alone. It also tries the
 direct read: a label written inside the id. Both must stay at chance (the majority label of the
-training folds), within a binomial margin. ``python -m figbench_leaderboard.scoring.idleak`` checks every
+training folds), within a binomial margin. ``python -m figbench_leaderboard.scoring.id_leak`` checks every
 benchmark whose gold loads.
 
 Assumed id scheme (what the builders hand out): opaque, stable ids derived from the data, e.g. a

@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 from figbench_leaderboard.domain.benchmarks import Benchmark, hidden_split
-from figbench_leaderboard.domain.formats import SubmissionError
 from figbench_leaderboard.domain.release import HIDDEN_DECIMALS, round_hidden
 from figbench_leaderboard.domain.release import release as release_row
+from figbench_leaderboard.domain.submission import SubmissionError
 from figbench_leaderboard.store.errors import RateLimitError
 from figbench_leaderboard.store.limits import Quota
 from figbench_leaderboard.store.schema import decode_predictions

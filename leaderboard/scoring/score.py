@@ -15,7 +15,7 @@ __all__ = ["MISMATCH_TOLERANCE", "Scored", "mismatches", "score"]
 
 
 def score(task: str | Task, predictions: Any, gold: Gold, *, n_resamples: int = 1000, seed: int = 0) -> Scored:
-    """Scores of normalised predictions (``formats.parse_predictions``) with bootstrap intervals."""
+    """Scores of normalised predictions (``submission.parse_predictions``) with bootstrap intervals."""
     task = get_task(task) if isinstance(task, str) else task
     return task.score(predictions, gold, n_resamples=n_resamples, seed=seed)
 
