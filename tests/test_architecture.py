@@ -1,0 +1,126 @@
+"""The leaderboard's layers (ARCHITECTURE.md): every import of a ``figbench_leaderboard`` module points to its own
+layer or a lower one, never up, and nothing below the UI imports Gradio.
+
+Imports are read with :mod:`ast` from every module under ``leaderboard/``, top-level and inside functions
+(the lazy imports that keep the CLI light are imports too), relative ones resolved."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGE, FOLDER = "figbench_leaderboard", ROOT / "leaderboard"
+#: bottom to top: a module may import its own layer and the layers before it in this tuple
+LAYERS = ("domain", "store", "access", "scoring", "ui", "commands")
+#: the modules at the top of ``leaderboard/``: the entry points
+COMMANDS = frozenset({"__init__", "cli", "client", "export", "screenshots", "space"})
+#: third-party UI packages only the ``ui`` and commands layers may import
+UI_ONLY = ("gradio", "plotly")
+
+
+def layer_of(module: str) -> str:
+    """The layer of a dotted ``figbench_leaderboard`` module name (``figbench_leaderboard.store.sqlite`` -> store)."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        raise ValueError(f"{module}: not a {PACKAGE} module")
+    if len(parts) == 1 or parts[1] in COMMANDS:
+        return "commands"
+    if parts[1] not in LAYERS:
+        raise ValueError(f"{module}: in no layer (a new top-level module is a command: add it to COMMANDS, "
+                         f"or move it into one of {', '.join(LAYERS[:-1])})")
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(FOLDER).with_suffix("")
+    return ".".join((PACKAGE, *rel.parts))
+
+
+def imports(source: str, module: str, *, is_package: bool = False) -> list[tuple[int, str]]:
+    """``(line, imported module)`` for every import in ``source`` (``from X import y`` gives ``X.y``, which may
+    be a module or a name in ``X``: both lie in X's layer or below it)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".") if is_package else module.split(".")[:-1]
+                anchor = anchor[:len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            out += [(node.lineno, f"{base}.{a.name}") for a in node.names]
+    return out
+
+
+def violations(source: str, module: str, *, is_package: bool = False) -> list[str]:
+    """Every import of ``module``'s source that points to a higher layer, or to a UI package below the UI."""
+    mine = LAYERS.index(layer_of(module))
+    found = []
+    for line, target in imports(source, module, is_package=is_package):
+        top = target.split(".")[0]
+        if top == PACKAGE:
+            theirs = layer_of(_owner(target))
+            if LAYERS.index(theirs) > mine:
+                found.append(f"{module}:{line} ({LAYERS[mine]}) imports {target} ({theirs})")
+        elif top in UI_ONLY and mine < LAYERS.index("ui"):
+            found.append(f"{module}:{line} ({LAYERS[mine]}) imports {target} (only the UI may)")
+    return found
+
+
+def _owner(target: str) -> str:
+    """``figbench_leaderboard.X.name`` -> the module or package it names (a top-level name -> the package)."""
+    parts = target.split(".")
+    return target if len(parts) <= 2 else ".".join(parts[:3]) if parts[1] in LAYERS else ".".join(parts[:2])
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in FOLDER.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_every_module_is_in_a_layer():
+    for path in modules():
+        layer_of(module_name(path))
+    assert {p.name for p in FOLDER.iterdir() if (p / "__init__.py").is_file()} == set(LAYERS[:-1])
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(FOLDER)))
+def test_imports_point_down(path):
+    assert violations(path.read_text("utf-8"), module_name(path), is_package=path.name == "__init__.py") == []
+
+
+@pytest.mark.parametrize("source, module, expected", [
+    ("from figbench_leaderboard.ui.tables import overview", "figbench_leaderboard.store.sqlite", "imports"),
+    ("def f():\n    from figbench_leaderboard.access import identity", "figbench_leaderboard.store.leases", "(access)"),
+    ("import figbench_leaderboard.cli", "figbench_leaderboard.scoring.board", "(commands)"),
+    ("from figbench_leaderboard import client", "figbench_leaderboard.ui.app", "(commands)"),
+    ("from ..ui import tables", "figbench_leaderboard.access.redact", "(ui)"),
+    ("from ...ui import tables", "figbench_leaderboard.access.sub.mod", "(ui)"),
+    ("import gradio as gr", "figbench_leaderboard.scoring.worker", "only the UI"),
+    ("from figbench_leaderboard.domain import names", "figbench_leaderboard.store.sqlite", None),
+    ("from figbench_leaderboard.store.sqlite import Store", "figbench_leaderboard.export", None),
+    ("from . import tables", "figbench_leaderboard.ui.plots", None),
+    ("import gradio", "figbench_leaderboard.ui.app", None),
+])
+def test_the_check_finds_upward_imports(source, module, expected):
+    found = violations(source, module)
+    assert (expected in found[0]) if expected else found == [], found
+
+
+def test_a_module_outside_the_layers_is_an_error():
+    with pytest.raises(ValueError, match="in no layer"):
+        layer_of("figbench_leaderboard.helpers")
+
+
+def test_architecture_md_names_every_layer():
+    text = (ROOT / "ARCHITECTURE.md").read_text("utf-8")
+    for layer in LAYERS[:-1]:
+        assert f"leaderboard/{layer}/" in text, layer
+    for path in modules():
+        if path.name != "__init__.py" and path.parent.name != "tabs":
+            assert re.search(rf"\b{path.stem}\b", text), f"ARCHITECTURE.md does not name {path.relative_to(ROOT)}"
