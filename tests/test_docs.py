@@ -191,3 +191,36 @@ def test_a_harvest_row_without_a_field_is_an_error_naming_the_row(tmp_path):
 def test_a_sampling_temperature_is_a_setting_not_a_result():
     assert result_numbers_outside_blocks("the paper's prompt at temperature 0.7, JSON answer; F1 61.2") == [
         (1, "61.2", "the paper's prompt at temperature 0.7, JSON answer; F1 61.2")]
+
+
+# ------------------------------------------------------------------ test-informed numbers are marked
+
+def test_every_number_of_a_test_informed_record_is_marked_where_printed(tmp_path):
+    """A record whose selection saw test (provenance.selection.kind) carries the mark in the headline, its
+    table row, the grid and the seeds table, with the legend; the same number marked validation-only does not;
+    a trained record without the field fails the docs."""
+    import json
+
+    from figbench_baselines.specs import all_specs
+    from figbench_baselines.tables import LEGEND, TEST_INFORMED, blocks
+
+    name = "cdec_knn_oracle_wise_topic_meta_m_test"
+    shutil.copytree(ROOT / "results", tmp_path / "results")
+    path = tmp_path / "results" / f"{name}.json"
+    record = json.loads(path.read_text("utf-8"))
+    assert record["provenance"]["selection"]["kind"] == "test-informed"
+    value = f"{100 * record['scores']['bcub_recall']:.1f}"
+    rendered = {b.name: b.render(tmp_path / "results") for b in blocks(all_specs())
+                if b.file == "baselines/README.md" and b.name in ("headline", "cdec_oracle_grid")}
+    for body in rendered.values():
+        row = next(line for line in body.splitlines() if f"`{name}`" in line)
+        assert f"{value} [" in row and TEST_INFORMED in row and LEGEND in body
+    record["provenance"]["selection"] = {"kind": "validation-only", "note": "as if chosen on validation"}
+    path.write_text(json.dumps(record), "utf-8")
+    headline = next(b for b in blocks(all_specs()) if b.file == "baselines/README.md" and b.name == "headline")
+    row = next(line for line in headline.render(tmp_path / "results").splitlines() if f"`{name}`" in line)
+    assert TEST_INFORMED not in row
+    del record["provenance"]["selection"]
+    path.write_text(json.dumps(record), "utf-8")
+    with pytest.raises(ValueError, match=f"{name}.json: .*provenance.selection"):
+        headline.render(tmp_path / "results")
