@@ -222,8 +222,13 @@ def readme_headline(results: Path) -> str:
                         reference_name(m, "ecbmeta", "meta_m", "test"), "") for m, title in REFERENCE_TITLES.items())
     headline = (*HEADLINE, *references)
     rows = []
+    warnings: dict[str, int] = {}  # the records' own interval warnings, and how many intervals carry each
     for label, topics, name_a, name_b, paper in headline:
         rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+        for rec in (rec_a, rec_b):
+            warning = ((rec or {}).get("confidence_intervals", {}).get("conll_f1") or {}).get("warning")
+            if warning:
+                warnings[warning] = warnings.get(warning, 0) + 1
         drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
         if paper:
             a, b = _CE_PAPER[(paper, "ecbplus")], _CE_PAPER[(paper, "ecbmeta")]
@@ -236,6 +241,9 @@ def readme_headline(results: Path) -> str:
     table = _table(("system", "topics", "ECB+ test CoNLL F1", "ECB+META_m test CoNLL F1",
                     "drop [95% paired CI]", "three seeds: ECB+ / META_m / drop (mean ± sd)",
                     "ECB+META paper: ECB+ / META_m / drop"), rows)
+    caveat = "".join(f"\n\n**Every interval above is a bootstrap over few topics**: {n} of the {2 * len(rows)} "
+                     f"CoNLL F1 intervals carry their record's warning \"{w}\" (the paired drops resample the same "
+                     "topics); read them as a rough spread, not as 95% coverage." for w, n in warnings.items())
     return (f"The headline trained result: all-MiniLM-L6-v2 cross-encoders trained on CPU for one epoch on a "
             f"stratified sample of {CE_SAMPLE:,} ECB+ train pairs, CoNLL F1 with 95% topic-bootstrap intervals "
             "(generated from `results/`; the paper's values are RoBERTa-base trained 20 epochs, so every row "
@@ -244,7 +252,7 @@ def readme_headline(results: Path) -> str:
             "without any system (every mention alone; one cluster per gold topic). The three-seed column reruns each "
             "cross-encoder's training with `--seed 1` and `--seed 2` (a new stratified sample, pair order and "
             "initialisation; CE_KNN's bi-encoder too) and scores each seed's model on both splits; "
-            "the seed-0 run is the row's own.\n\n" + table)
+            "the seed-0 run is the row's own.\n\n" + table + caveat + ("\n" if caveat else ""))
 
 
 #: one predicted-topics record per split (the clustering depends only on the split's documents)
