@@ -328,7 +328,7 @@ def seeds_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
                 continue
             mark = marked(*recs)
             spread = (f"**{mean_sd(values)}**{mark} (n={len(values)})",
-                      f"{min(values):.1f} - {max(values):.1f}") if len(values) > 1 else ("- (one seed run)", "-")
+                      f"{min(values):.1f} - {max(values):.1f}{mark}") if len(values) > 1 else ("- (one seed run)", "-")
             rows.append((f"`{base}`", _title(head.task, metric), device,
                          " / ".join(f"{v:.1f}" for v in values) + mark, *spread,
                          "-" if head_rec is None else _pct(head_rec["scores"][metric]) + marked(head_rec)))

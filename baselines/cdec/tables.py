@@ -409,7 +409,8 @@ def wise_alphas(results: Path) -> str:
         missed = (f"; no alpha met the target on validation, each fell below the frozen encoder in some validation "
                   f"cell, and the chosen one keeps {100 * (1 - w['alpha']):.0f}% frozen weights"
                   if w["worst_gain"] < 0 else "")
-        parts.append(f"seed {seed}: alpha {w['alpha']:g} (worst validation gain {100 * w['worst_gain']:+.1f}{missed})")
+        parts.append(f"seed {seed}: alpha {w['alpha']:g}{_marked(seeds[seed])} (worst validation gain "
+                     f"{100 * w['worst_gain']:+.1f}{missed})")
     return "; ".join(parts) if parts else NOT_MEASURED
 
 
