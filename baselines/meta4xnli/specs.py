@@ -15,7 +15,7 @@ QUICK_NOTE = "quick CPU run with the English-only MiniLM: no quality claim; the 
 NOT_COPIED = ("the paper reports this setting (multilingual: Table 9 and Table 18; cross-domain: Table 7), but the "
               "text copy of ../shared/papers does not keep those tables' cells in their columns, so no value is "
               "quoted")
-NO_GPU = "no GPU and no Hub access here"
+NO_GPU = "no Hub access here for the paper's model (the lent GPU sessions trained only MiniLM rows)"
 
 
 def _detection_protocol(train: str, test: str, **extra: str) -> dict[str, str]:
@@ -47,7 +47,7 @@ CONVERGED_NOTE = ("the released test file (3,630 sentences; the paper's Table 14
 EARLY_STOPPING = Selection("validation-only", f"the epoch with the best validation span F1 (early stopping, patience "
                                               f"{PATIENCE}, at most {MAX_EPOCHS} epochs)")
 NO_MULTILINGUAL = ("not run here: no multilingual encoder offline (the installed encoder is the English-only MiniLM; "
-                   "no PyPI package ships PyTorch weights of a multilingual encoder) and no GPU")
+                   "no PyPI package ships PyTorch weights of a multilingual encoder)")
 
 
 def _converged(name: str, max_epochs: int = MAX_EPOCHS) -> tuple[str, ...]:
