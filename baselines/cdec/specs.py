@@ -707,7 +707,8 @@ def _oracle_grid_specs() -> list[BaselineSpec]:
                 pub = replace(published, verdict=_TRAINED_KNN_DIFF[encoder] + (
                     "; " + META_M_SIZE["test"] if dataset == "ecbmeta" else ""))
             note = ("the encoder's epoch" + (" and alpha were" if encoder == "wise" else " was")
-                    + " selected on ECB+ and META_m validation, never on test" if trained else
+                    + " selected on ECB+ and META_m validation, but the recipe was chosen after test results were "
+                      "seen (test-informed: the record's provenance.selection)" if trained else
                     "the frozen row at the trained encoder's context (15 words)"
                     + (" and unit vectors" if encoder == "frozen15cos" else ""))
             argv = _GRID_ARGV[encoder]
