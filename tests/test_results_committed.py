@@ -34,9 +34,12 @@ def test_committed_record_is_valid(path):
         assert record["options"]["training_sample"]
     from figbench_baselines.specs import get_spec
 
-    from figbench.results import record_predictions
+    from figbench.results import is_trained, record_predictions
 
     spec = get_spec(path.stem)  # every record is the run of a spec
+    if is_trained(record):  # how its choices were made, as its spec declares (stamped by `figbench baseline run`)
+        assert record["provenance"].get("selection") is not None, f"{path}: a trained record without selection"
+        assert record["provenance"]["selection"] == spec.selection.as_dict(), path
     assert (record["task"], record["dataset"], record["config"], record["split"]) == \
         (spec.task, spec.dataset, spec.config, spec.split), path
     predictions = record_predictions(record, path)  # inline, or a committed file beside the record
@@ -68,3 +71,30 @@ def test_an_invalid_record_fails(tmp_path):
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(ResultValidationError, match="not valid JSON"):
         read_result(bad)
+
+
+def test_a_trained_record_without_selection_is_refused(tmp_path):
+    """provenance.selection is required of every trained record: the docs refuse one without it (naming the
+    file), an untrained record needs none, and the stamp puts back its spec's."""
+    from figbench_baselines.selection import stale_records
+    from figbench_baselines.specs import get_spec
+    from figbench_baselines.tables import read_record
+
+    from figbench.results import is_trained, record_selection
+
+    trained = RESULTS / "epic_tagger_alignment.json"
+    record = json.loads(trained.read_text("utf-8"))
+    assert is_trained(record) and record["provenance"]["selection"]["kind"] == "test-informed"
+    del record["provenance"]["selection"]
+    (tmp_path / trained.name).write_text(json.dumps(record), "utf-8")
+    with pytest.raises(ResultValidationError, match=r"epic_tagger_alignment.json: \$.provenance.selection"):
+        read_record(get_spec("epic_tagger_alignment"), tmp_path)
+    untrained = json.loads((RESULTS / "epic_whole_alignment_test.json").read_text("utf-8"))
+    assert not is_trained(untrained) and record_selection(untrained) is None
+    assert stale_records(tmp_path, write=True) == [trained.name]
+    assert read_record(get_spec("epic_tagger_alignment"), tmp_path)["provenance"]["selection"] == \
+        get_spec("epic_tagger_alignment").selection.as_dict()
+    bad = dict(record, provenance={**record["provenance"], "selection": {"kind": "looked at test", "note": "x"}})
+    (tmp_path / trained.name).write_text(json.dumps(bad), "utf-8")
+    with pytest.raises(ResultValidationError, match="kind"):
+        read_result(tmp_path / trained.name)

@@ -35,13 +35,19 @@ def _record(name: str, results: Path) -> dict[str, Any] | None:
     return read_record(get_spec(name), results)
 
 
+def _marked(*records: Mapping[str, Any] | None) -> str:
+    from figbench_baselines.tables import marked
+
+    return marked(*records)
+
+
 def _score(record: Mapping[str, Any] | None, metric: str = "conll_f1", ci: bool = True) -> str:
     if record is None:
         return NOT_MEASURED
     if metric not in record["scores"]:
         return "-"
     interval = record["confidence_intervals"].get(metric) if ci else None
-    text = _pct(record["scores"][metric])
+    text = _pct(record["scores"][metric]) + _marked(record)
     return text + (f" [{_pct(interval['low'])}, {_pct(interval['high'])}]" if interval else "")
 
 
@@ -63,7 +69,7 @@ def _drop_cell(rec_a: Mapping[str, Any] | None, rec_b: Mapping[str, Any] | None,
         units += f"; {d['cut_links']} predicted links across topics cut"
     if ci.get("warning"):
         units += " (fewer than 20 units: unreliable)" if "fewer than" in ci["warning"] else f" ({ci['warning']})"
-    return f"**{_pct(d['drop'])}** [{_pct(ci['low'])}, {_pct(ci['high'])}]", units
+    return f"**{_pct(d['drop'])}**{_marked(rec_a, rec_b)} [{_pct(ci['low'])}, {_pct(ci['high'])}]", units
 
 
 def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
@@ -137,7 +143,7 @@ def oracle_recall_table(specs: Iterable[BaselineSpec], results: Path) -> str:
                     cells.append("-")
                     continue
                 s = rec["scores"]
-                cells.append(f"**{_pct(s['bcub_recall'])}** ({_pct(s['candidate_gold_pair_recall'])})")
+                cells.append(f"**{_pct(s['bcub_recall'])}**{_marked(rec)} ({_pct(s['candidate_gold_pair_recall'])})")
             rows.append((label, str(k), *cells))
     from figbench_baselines.cdec.specs import reference_name
 
@@ -202,7 +208,8 @@ def _seeds_cell(name_a: str, name_b: str, results: Path) -> str:
         return "-"
     a = [100 * seeds_a[s]["scores"]["conll_f1"] for s in both]
     b = [100 * seeds_b[s]["scores"]["conll_f1"] for s in both]
-    cells = " / ".join(mean_sd(v) for v in (a, b, [x - y for x, y in zip(a, b)]))
+    mark = _marked(*seeds_a.values(), *seeds_b.values())
+    cells = " / ".join(mean_sd(v) + mark for v in (a, b, [x - y for x, y in zip(a, b)]))
     return f"{cells} (seeds {', '.join(map(str, both))})"
 
 
@@ -215,8 +222,13 @@ def readme_headline(results: Path) -> str:
                         reference_name(m, "ecbmeta", "meta_m", "test"), "") for m, title in REFERENCE_TITLES.items())
     headline = (*HEADLINE, *references)
     rows = []
+    warnings: dict[str, int] = {}  # the records' own interval warnings, and how many intervals carry each
     for label, topics, name_a, name_b, paper in headline:
         rec_a, rec_b = _record(name_a, results), _record(name_b, results)
+        for rec in (rec_a, rec_b):
+            warning = ((rec or {}).get("confidence_intervals", {}).get("conll_f1") or {}).get("warning")
+            if warning:
+                warnings[warning] = warnings.get(warning, 0) + 1
         drop, _ = _drop_cell(rec_a, rec_b, name_a, name_b)
         if paper:
             a, b = _CE_PAPER[(paper, "ecbplus")], _CE_PAPER[(paper, "ecbmeta")]
@@ -229,6 +241,9 @@ def readme_headline(results: Path) -> str:
     table = _table(("system", "topics", "ECB+ test CoNLL F1", "ECB+META_m test CoNLL F1",
                     "drop [95% paired CI]", "three seeds: ECB+ / META_m / drop (mean ± sd)",
                     "ECB+META paper: ECB+ / META_m / drop"), rows)
+    caveat = "".join(f"\n\n**Every interval above is a bootstrap over few topics**: {n} of the {2 * len(rows)} "
+                     f"CoNLL F1 intervals carry their record's warning \"{w}\" (the paired drops resample the same "
+                     "topics); read them as a rough spread, not as 95% coverage." for w, n in warnings.items())
     return (f"The headline trained result: all-MiniLM-L6-v2 cross-encoders trained on CPU for one epoch on a "
             f"stratified sample of {CE_SAMPLE:,} ECB+ train pairs, CoNLL F1 with 95% topic-bootstrap intervals "
             "(generated from `results/`; the paper's values are RoBERTa-base trained 20 epochs, so every row "
@@ -237,7 +252,7 @@ def readme_headline(results: Path) -> str:
             "without any system (every mention alone; one cluster per gold topic). The three-seed column reruns each "
             "cross-encoder's training with `--seed 1` and `--seed 2` (a new stratified sample, pair order and "
             "initialisation; CE_KNN's bi-encoder too) and scores each seed's model on both splits; "
-            "the seed-0 run is the row's own.\n\n" + table)
+            "the seed-0 run is the row's own.\n\n" + table + caveat + ("\n" if caveat else ""))
 
 
 #: one predicted-topics record per split (the clustering depends only on the split's documents)
@@ -292,11 +307,12 @@ def _reading_rows(encoders: tuple[str, ...],
         yield _split_label(get_spec(names["trained"])) + ", gold topics", "5", names
 
 
-def _recalls(names: Mapping[str, str], results: Path) -> dict[str, float] | None:
+def _recalls(names: Mapping[str, str], results: Path) -> tuple[dict[str, float], dict[str, str]] | None:
+    """B-cubed recall (%) of each encoder's record and the mark of each (test-informed or "")."""
     recs = {e: _record(n, results) for e, n in names.items()}
     if any(r is None for r in recs.values()):
         return None
-    return {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}
+    return {e: 100 * rec["scores"]["bcub_recall"] for e, rec in recs.items()}, {e: _marked(r) for e, r in recs.items()}
 
 
 def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
@@ -306,12 +322,14 @@ def oracle_reading(specs: Iterable[BaselineSpec], results: Path) -> str:
     rows = []
     encoders = ("frozen", "frozen15", "frozen15cos", "trained")
     for label, k, names in _reading_rows(encoders, _READING_SPLITS):
-        r = _recalls(names, results)
-        if r is None:
+        got = _recalls(names, results)
+        if got is None:
             continue
-        rows.append((label, k, *(f"{r[e]:.1f}" for e in encoders), f"{r['frozen15'] - r['frozen']:+.1f}",
-                     f"{r['frozen15cos'] - r['frozen15']:+.1f}", f"**{r['trained'] - r['frozen15cos']:+.1f}**",
-                     f"{r['trained'] - r['frozen15']:+.1f}"))
+        r, m = got
+        rows.append((label, k, *(f"{r[e]:.1f}{m[e]}" for e in encoders), f"{r['frozen15'] - r['frozen']:+.1f}",
+                     f"{r['frozen15cos'] - r['frozen15']:+.1f}",
+                     f"**{r['trained'] - r['frozen15cos']:+.1f}**{m['trained']}",
+                     f"{r['trained'] - r['frozen15']:+.1f}{m['trained']}"))
     return _table(("split", "k", "frozen, 30 words", "frozen, 15 words", "frozen, 15 words, unit vectors",
                    "trained, 15 words, unit vectors", "context 30 -> 15 (frozen)", "unit vectors (frozen, 15 words)",
                    "training alone (vs frozen, 15 words, unit vectors)",
@@ -322,16 +340,16 @@ def oracle_seeds(specs: Iterable[BaselineSpec], results: Path) -> str:
     """The trained and the interpolated (WiSE-FT) bi-encoders against the frozen one at equal context, each
     over three seeds: recall per seed and mean ± sd of the difference, against the frozen encoder on raw
     vectors (L2) and on unit vectors (cosine, the trained encoder's), on the held-out test splits."""
-    import statistics
 
     from figbench_baselines.tables import mean_sd, seed_records
 
     rows = []
     diffs: dict[tuple[str, str], list[list[float]]] = {}  # (encoder, frozen reference) -> per cell, per seed
     for label, k, names in _reading_rows(("frozen15", "frozen15cos", "trained", "wise"), _READING_SPLITS[:2]):
-        r = _recalls(names, results)
-        if r is None:
+        got = _recalls(names, results)
+        if got is None:
             continue
+        r = got[0]
         cells = [f"{r['frozen15']:.1f}", f"{r['frozen15cos']:.1f}"]
         for encoder in ("trained", "wise"):
             seeds = seed_records(names[encoder], results)
@@ -339,11 +357,12 @@ def oracle_seeds(specs: Iterable[BaselineSpec], results: Path) -> str:
                 cells += ["-", "-", "-"]
                 continue
             values = [100 * seeds[s]["scores"]["bcub_recall"] for s in sorted(seeds)]
-            cells.append(" / ".join(f"{v:.1f}" for v in values))
+            mark = _marked(*seeds.values())
+            cells.append(" / ".join(f"{v:.1f}" for v in values) + mark)
             for ref in ("frozen15", "frozen15cos"):
                 d = [v - r[ref] for v in values]
-                diffs.setdefault((encoder, ref), []).append(d)
-                cells.append(f"**{mean_sd(d, signed=True)}**")
+                diffs.setdefault((encoder, ref), []).append((label, d))
+                cells.append(f"**{mean_sd(d, signed=True)}**{mark}")
         rows.append((label, k, *cells))
     table = _table(("split", "k", "frozen, 15 words", "frozen, 15 words, unit vectors", "trained, seeds 0 / 1 / 2",
                     "trained - frozen", "trained - frozen, unit vectors", "WiSE-FT, seeds 0 / 1 / 2",
@@ -353,13 +372,30 @@ def oracle_seeds(specs: Iterable[BaselineSpec], results: Path) -> str:
         for ref, against in (("frozen15", "the frozen encoder"), ("frozen15cos", "the frozen encoder on unit vectors")):
             cells = diffs.get((encoder, ref), [])
             if cells:
-                at_least = sum(statistics.mean(d) >= 0 for d in cells)
-                below = sum(x < 0 for d in cells for x in d)
-                tally.append(f"{label} against {against}: mean at or above in {at_least} of {len(cells)} cells, "
-                             f"single seeds below in {below} of {sum(len(d) for d in cells)}")
+                below = sum(x < 0 for _, d in cells for x in d)
+                groups = [_gain_verdict(split, [d for lab, d in cells if lab.startswith(split)])
+                          for split in ("ECB+ test", "META_m test")]
+                tally.append(f"{label} against {against}: " + ", ".join(groups)
+                             + f"; single seeds below in {below} of {sum(len(d) for _, d in cells)}")
     return (table + f"\nWiSE-FT's alpha: {wise_alphas(results)}.\n"
-            + (f"\nThe target (trained >= frozen at equal context, every test cell): {'; '.join(tally)}.\n"
-               if tally else ""))
+            + (f"\nThe target (trained >= frozen at equal context, every test cell; a mean gain no larger than the "
+               "largest sample sd of those cells is within one seed's spread: no worse than frozen, not a gain): "
+               f"{'; '.join(tally)}.\n" if tally else ""))
+
+
+def _gain_verdict(split: str, cells: list[list[float]]) -> str:
+    """What the per-seed differences of one split's cells (k = 5, 10, 20 and gold topics) show."""
+    import statistics
+
+    means = [statistics.mean(d) for d in cells]
+    spread = max(statistics.stdev(d) for d in cells)
+    span = f"{min(means):+.1f} to {max(means):+.1f}, sd up to {spread:.1f}"
+    below = sum(m < 0 for m in means)
+    if below:
+        return f"{split} below frozen in {below} of {len(cells)} cells ({span})"
+    if max(means) <= spread:
+        return f"{split} no worse than frozen ({span}: within one seed's spread)"
+    return f"{split} at or above frozen in every cell ({span})"
 
 
 def wise_alphas(results: Path) -> str:
@@ -370,7 +406,11 @@ def wise_alphas(results: Path) -> str:
     parts = []
     for seed in sorted(seeds):
         w = seeds[seed]["provenance"]["training"]["biencoder"]["wise_ft"]
-        parts.append(f"seed {seed}: alpha {w['alpha']:g} (worst validation gain {100 * w['worst_gain']:+.1f})")
+        missed = (f"; no alpha met the target on validation, each fell below the frozen encoder in some validation "
+                  f"cell, and the chosen one keeps {100 * (1 - w['alpha']):.0f}% frozen weights"
+                  if w["worst_gain"] < 0 else "")
+        parts.append(f"seed {seed}: alpha {w['alpha']:g}{_marked(seeds[seed])} (worst validation gain "
+                     f"{100 * w['worst_gain']:+.1f}{missed})")
     return "; ".join(parts) if parts else NOT_MEASURED
 
 

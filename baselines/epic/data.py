@@ -10,8 +10,11 @@ are counted skips (the builder's ``on_unaligned="flag"``), never silently droppe
 **Protocol.** ePiC's configs share narratives: 600 of the 1,000 ``seen`` test narratives are in the
 ``unseen`` train split with the same proverb, and 600 of the ``unseen`` test narratives are in the
 ``seen`` train split (:func:`cross_config_overlap`; ``datasets/epic/README.md``). The baselines follow the
-*clean* protocol, the only one offered: train on the config's own train split, and
-:func:`check_clean` refuses any training row whose narrative is a test narrative of the config.
+*clean* protocol, the only one offered: a model is scored on a config's test narratives only if none
+of them was a training narrative. :func:`check_clean` compares across configs: the narratives of the
+split a model was trained on (this run's own train split, or, for ``--load-model``, the config its
+``figbench_training.json`` names, :func:`check_loaded_model`) against the test narratives scored; a
+bi-encoder trained on ``unseen`` and loaded for ``seen`` test is refused (600 shared narratives).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class PredictionData:
     proverbs: dict[str, str]  # proverb id -> text
     candidates: list[str]  # proverb ids a test narrative is ranked against
     train_candidates: list[str]
+    config: str = "seen"  # the config (seen | unseen) of the test narratives
 
 
 @dataclass
@@ -52,6 +56,26 @@ def check_clean(train: list[dict[str, Any]], test_ids: set[str], where: str) -> 
     if leaked:
         raise ValueError(f"{where}: {len(leaked)} training narrative(s) are test narratives (e.g. {leaked[:3]}); "
                          "the clean protocol trains on the config's own train split only")
+
+
+#: the configs a saved ePiC model can have been trained on (the train split of each)
+TRAIN_CONFIGS = ("seen", "unseen", "alignment")
+
+
+def check_loaded_model(info: dict[str, Any], model_dir: str, test_config: str, test_ids: set[str],
+                       data_dir: str | None) -> str:
+    """The clean protocol for ``--load-model``: the train split of the config the saved model was trained on
+    (``training.config`` of its ``figbench_training.json``) must hold none of the ``test_config`` test narratives
+    scored. Returns that config; a model that names none is refused (its training cannot be checked)."""
+    config = (info.get("training") or {}).get("config")
+    if config not in TRAIN_CONFIGS:
+        raise ValueError(f"--load-model {model_dir}: its figbench_training.json names no training config "
+                         f"(training.config: {config!r}, expected one of {TRAIN_CONFIGS}), so the clean protocol "
+                         f"cannot be checked against epic/{test_config} test; train it again with --save-model")
+    train = [dict(r) for r in load_split("epic", config, "train", data_dir)]
+    check_clean(train, test_ids, f"--load-model {model_dir} (trained on epic/{config}/train), scored on "
+                                 f"epic/{test_config}/test")
+    return config
 
 
 def cross_config_overlap(data_dir: str | None) -> dict[str, dict[str, int]]:
@@ -98,7 +122,7 @@ def load_prediction(config: str, data_dir: str | None, protocol: str = CLEAN) ->
     missing = sorted({r["proverb_id"] for r in test} - set(candidates))
     if missing:
         raise ValueError(f"epic/{config}/test: gold proverbs {missing[:5]} are not among the candidates")
-    return PredictionData(train, test, text, candidates, train_ids)
+    return PredictionData(train, test, text, candidates, train_ids, config)
 
 
 def load_alignment(data_dir: str | None) -> AlignmentData:

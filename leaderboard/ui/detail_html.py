@@ -19,6 +19,16 @@ def _link(url: Any) -> str:
     return html.escape(url)
 
 
+def _selection(selection: Any) -> str:
+    """A trained run's ``provenance.selection``: whether a choice behind its numbers saw test results."""
+    if not isinstance(selection, Mapping) or not selection.get("kind"):
+        return fmt.BLANK
+    kind = str(selection["kind"])
+    head = "test-informed (a choice behind these numbers was made after seeing test results)" \
+        if kind == "test-informed" else kind
+    return f"{head}: {selection.get('note', '')}"
+
+
 def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> str:
     """HTML of one submission (pass the row as released by the board). Scores on hidden benchmarks are
     shown with one decimal, on public ones with two."""
@@ -44,7 +54,8 @@ def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> s
             ("Verified", "yes (scored by the server)" if sub["verified"] else "no (self-reported, not ranked)"),
             ("Submitted", fmt.when(sub["created_at"])),
             ("figbench version", str(prov.get("figbench_version", ""))), ("Command", str(prov.get("command", ""))),
-            ("Seed", str(prov.get("seed", ""))), ("Hardware", str(prov.get("hardware", "")))]
+            ("Seed", str(prov.get("seed", ""))), ("Hardware", str(prov.get("hardware", ""))),
+            ("Selection", _selection(prov.get("selection")))]
     parts = ['<div class="fb-detail"><table>']
     parts += [f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows]
     parts.append(f"<tr><th>Model link</th><td>{_link(model.get('link'))}</td></tr>")

@@ -410,6 +410,8 @@ def submissions_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
                "paper": _text(meta.get("paper")), "method": _text(meta.get("method")),
                "figbench_version": _text(prov.get("figbench_version")), "command": _text(prov.get("command")),
                "seed": seed if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None,
+               "selection": _text((prov.get("selection") or {}).get("kind")
+                                  if isinstance(prov.get("selection"), Mapping) else None),
                "mismatched_scores": ",".join(sorted(r.get("mismatches") or {})) or None}
         for k, v in (r.get("scores") or {}).items():
             rec[f"score.{k}"] = v
