@@ -182,8 +182,8 @@ def _tables(args: argparse.Namespace) -> int:
 
     from figbench_baselines.tables import RESULTS, check_or_write
 
-    from figbench.docs import ROOT, report
-    from figbench.docs import check_or_write as check_all
+    from figbench.commands.docs import ROOT, report
+    from figbench.commands.docs import check_or_write as check_all
 
     results = Path(args.results_dir) if args.results_dir else RESULTS
     if not args.readme:

@@ -1,7 +1,7 @@
 """The reproduction tables of ``baselines/README.md``, generated from the baseline specs.
 
 Each table is a generated block (``<!-- generated:NAME -->`` ... ``<!-- /generated:NAME -->``,
-:mod:`figbench.docs`); everything else in the README is prose and is kept. :func:`blocks` declares
+:mod:`figbench.commands.docs`); everything else in the README is prose and is kept. :func:`blocks` declares
 them (with the README's headline table and the headline paragraph of the project README); a table
 the README lacks is created after its family's heading or previous table. A row's measured value
 comes from the committed result record ``results/<spec name>.json`` when there is one, else from the
@@ -366,11 +366,11 @@ README_FILE = "baselines/README.md"
 
 
 def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
-    """The generated blocks of ``baselines/README.md`` (:mod:`figbench.docs`): the headline table, one
+    """The generated blocks of ``baselines/README.md`` (:mod:`figbench.commands.docs`): the headline table, one
     table per spec table name (in spec order, each created after its family's previous table), the
     family tables of ``TABLES`` and the throughput table; the headline paragraph of ``README.md``; the
     record-derived tables of the ECB+META and conll_coref cards."""
-    from figbench.docs import Block, markers
+    from figbench.commands.docs import Block, markers
 
     specs = tuple(all_specs() if specs is None else specs)
     out = [Block(README_FILE, "headline", with_legend(lambda results: headline_table(specs, results)),
@@ -419,7 +419,7 @@ def _family_tables() -> dict[str, str]:
 
 def regenerate(text: str, specs: Iterable[BaselineSpec] | None = None, results: Path = RESULTS) -> str:
     """``text`` (baselines/README.md) with every generated block regenerated (missing ones created)."""
-    from figbench.docs import regenerate as regen
+    from figbench.commands.docs import regenerate as regen
 
     return regen(text, [b for b in blocks(specs) if b.file == README_FILE], results, file=README_FILE)
 

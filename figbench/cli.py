@@ -16,11 +16,11 @@ from figbench import __version__
 
 #: module -> it adds these top-level sub-commands
 SUBCOMMAND_MODULES = (
-    "figbench.metrics_cli",        # metrics
-    "figbench.score_cli",          # score
-    "figbench.data_cli",           # data
-    "figbench.quickstart",         # quickstart (the main job)
-    "figbench.docs",               # docs (the generated blocks of the markdown files)
+    "figbench.commands.metrics",   # metrics
+    "figbench.commands.score",     # score
+    "figbench.commands.data",      # data
+    "figbench.commands.quickstart",# quickstart (the main job)
+    "figbench.commands.docs",      # docs (the generated blocks of the markdown files)
     "figbench.generate.cli",       # generate (metaphoric paraphrasing of coreference corpora)
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard

@@ -118,3 +118,20 @@ def prepare(name: str, configs: list[str] | None = None, *, data_dir: str | os.P
                           download_mode="force_redownload" if force else None, **config_kwargs)
         out[config] = {str(s): len(d) for s, d in dd.items()}
     return out
+
+
+def builder_options(pairs: list[str]) -> dict[str, object]:
+    """``KEY=VALUE`` builder options; values are read as YAML scalars (``False``, ``0.1``, ``ucdcr``)."""
+    import yaml
+
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            parsed = yaml.safe_load(value.strip())
+        except yaml.YAMLError:
+            parsed = value.strip()
+        out[key.strip()] = parsed if isinstance(parsed, (str, int, float, bool)) or parsed is None else value.strip()
+    return out

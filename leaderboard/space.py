@@ -85,7 +85,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = None,
                 requirement: str | None = None, torch_index: str = TORCH_CPU_INDEX) -> list[Path]:
     """Write the Space folder; figbench is installed from ``requirement`` when given, else from ``wheel``
-    (copied in), else from the wheel of the running version (:func:`figbench.wheel.wheel_of_running`).
+    (copied in), else from the wheel of the running version (:func:`figbench.commands.wheel.wheel_of_running`).
 
     ``torch_index`` (empty: none) is the extra package index ``requirements.txt`` names for torch.
     """
@@ -113,7 +113,7 @@ def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = Non
                 shutil.copyfile(wheel, folder / wheel.name)
             copied = folder / wheel.name
         else:
-            from figbench.wheel import wheel_of_running
+            from figbench.commands.wheel import wheel_of_running
 
             copied = wheel_of_running(folder)
         written.append(copied)

@@ -124,3 +124,57 @@ def test_architecture_md_names_every_layer():
     for path in modules():
         if path.name != "__init__.py" and path.parent.name != "tabs":
             assert re.search(rf"\b{path.stem}\b", text), f"ARCHITECTURE.md does not name {path.relative_to(ROOT)}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# figbench: the library core under the commands
+
+CORE_FOLDER = ROOT / "figbench"
+#: what the library core never imports: the commands (``figbench.cli``, ``figbench.commands``, an area's
+#: ``cli``), the baselines and the leaderboard
+ABOVE_CORE = ("figbench.cli", "figbench.commands", "figbench_baselines", "figbench_leaderboard")
+
+
+def is_command(path: Path) -> bool:
+    rel = path.relative_to(CORE_FOLDER)
+    return rel.parts[0] == "commands" or path.name == "cli.py"
+
+
+def core_violations(source: str, module: str, *, is_package: bool = False) -> list[str]:
+    """Every import of a core module's source that points to a command, a baseline or the leaderboard."""
+    found = []
+    for line, target in imports(source, module, is_package=is_package):
+        if any(target == up or target.startswith(up + ".") for up in ABOVE_CORE) or target.endswith(".cli"):
+            found.append(f"{module}:{line} imports {target}")
+    return found
+
+
+def core_modules() -> list[Path]:
+    return sorted(p for p in CORE_FOLDER.rglob("*.py") if "__pycache__" not in p.parts and not is_command(p))
+
+
+@pytest.mark.parametrize("path", core_modules(), ids=lambda p: str(p.relative_to(CORE_FOLDER)))
+def test_the_figbench_core_imports_no_command(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    module = ".".join(rel.parts[:-1] if path.name == "__init__.py" else rel.parts)
+    assert core_violations(path.read_text("utf-8"), module, is_package=path.name == "__init__.py") == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from figbench.commands.data import DATA_DIR_HELP", "figbench.commands.data"),
+    ("def f():\n    import figbench_leaderboard.client", "figbench_leaderboard.client"),
+    ("from figbench_baselines.cdec import specs", "figbench_baselines.cdec"),
+    ("from ..generate import cli", "figbench.generate.cli"),
+    ("from figbench.loading import load_dataset", None),
+])
+def test_the_core_check_finds_command_imports(source, expected):
+    found = core_violations(source, "figbench.harvest.driver")
+    assert (expected in found[0]) if expected else found == [], found
+
+
+def test_the_figbench_top_level_is_core_and_one_entry_point():
+    commands = {p.stem for p in (CORE_FOLDER / "commands").glob("*.py")} - {"__init__"}
+    assert not commands & {p.stem for p in CORE_FOLDER.glob("*.py")}
+    assert {"cli", "data", "metrics", "score", "quickstart", "docs"} <= commands | {"cli"}
+    text = (ROOT / "ARCHITECTURE.md").read_text("utf-8")
+    assert "figbench/commands/" in text

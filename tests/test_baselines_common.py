@@ -33,7 +33,7 @@ def test_quickstart_plan_covers_found_corpora(tmp_path, monkeypatch):
     from figbench_baselines.specs import fast_specs
 
     import figbench
-    from figbench.quickstart import plan
+    from figbench.commands.quickstart import plan
 
     found = figbench.CORPORA[-1]
     (tmp_path / found).mkdir()

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from figbench.cli import main
-from figbench.export import export_dataset, validate_repo_id
+from figbench.commands.export import export_dataset, validate_repo_id
 from tests.conftest import ROOT, corpus_path
 
 

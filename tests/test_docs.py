@@ -1,4 +1,4 @@
-"""Generated blocks (figbench/docs.py): fresh in the checkout, created when missing, and no hand-typed
+"""Generated blocks (figbench/commands/docs.py): fresh in the checkout, created when missing, and no hand-typed
 result outside them in README.md, baselines/README.md, leaderboard/README.md and the dataset and
 metric cards."""
 
@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from figbench.docs import (
+from figbench.commands.docs import (
     ROOT,
     Block,
     check_or_write,
@@ -115,7 +115,7 @@ def test_blocks_are_created_in_a_checkout_that_lacks_them(tmp_path):
 def test_every_block_anchor_is_a_line_of_its_file():
     """A block deleted from a committed file is recreated: its anchor (a heading, or the closing marker
     of the block before it) must be a line of the file."""
-    from figbench.docs import all_blocks
+    from figbench.commands.docs import all_blocks
 
     for b in all_blocks():
         if b.anchor:
@@ -140,7 +140,7 @@ def _edit(path, change):
 
 
 def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
-    from figbench.docs_benchmarks import render_generation_cost, render_retag
+    from figbench.commands.docs_benchmarks import render_generation_cost, render_retag
 
     bench = _bench_copy(tmp_path)
     readme = (ROOT / "README.md").read_text("utf-8")
@@ -166,7 +166,7 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     ("measured.json", "render_measured"),
 ])
 def test_a_missing_or_broken_benchmark_json_is_an_error_naming_the_file(tmp_path, name, render):
-    import figbench.docs_benchmarks as db
+    import figbench.commands.docs_benchmarks as db
 
     bench = _bench_copy(tmp_path)
     (bench / name).unlink()
@@ -181,7 +181,7 @@ def test_a_missing_or_broken_benchmark_json_is_an_error_naming_the_file(tmp_path
 
 
 def test_a_harvest_row_without_a_field_is_an_error_naming_the_row(tmp_path):
-    from figbench.docs_benchmarks import render_harvest_scale
+    from figbench.commands.docs_benchmarks import render_harvest_scale
 
     bench = _bench_copy(tmp_path)
     _edit(bench / "bench_harvest.json", lambda d: d["rows"][2].pop("wall_s"))
@@ -265,7 +265,7 @@ def test_contributing_names_only_real_commands_and_the_makefile_parallelism():
 def test_the_measured_rows_render_from_measured_json_with_commit_date_load_and_go_stale(tmp_path):
     from figbench_baselines.specs import fast_specs
 
-    from figbench.docs_benchmarks import render_measured
+    from figbench.commands.docs_benchmarks import render_measured
 
     bench = _bench_copy(tmp_path)
     table = render_measured(bench)

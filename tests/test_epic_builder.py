@@ -184,7 +184,7 @@ def test_missing_files_are_listed(tmp_path):
 
 
 def test_export_round_trip_through_plain_datasets(tmp_path):
-    from figbench.export import export_dataset
+    from figbench.commands.export import export_dataset
 
     report = export_dataset("epic", "alignment", to=tmp_path / "hub", data_dir=str(FIX / "good"),
                             cache_dir=str(tmp_path / "c"))

@@ -140,7 +140,7 @@ def _fresh_venv(where: Path) -> Path:
 REPACK = """import sys
 from importlib import metadata
 from pathlib import Path
-from figbench.wheel import repack_installed, wheel_of_running
+from figbench.commands.wheel import repack_installed, wheel_of_running
 print(wheel_of_running(sys.argv[1]))
 print(repack_installed(metadata.distribution("figbench"), Path(sys.argv[2])))
 """
@@ -354,7 +354,7 @@ def test_quickstart_prints_one_line_per_run_and_a_summary(data_root, tmp_path, m
 
 
 def test_quickstart_summary_columns_fit_long_names(capsys):
-    from figbench.quickstart import Outcome, print_summary
+    from figbench.commands.quickstart import Outcome, print_summary
 
     outcomes = [Outcome("x" * 60, "submitted", 1.5, "FINISHED", "conll_f1 70.1"),
                 Outcome("short", "stored", 0.0, "submission 12345678"),
@@ -443,7 +443,7 @@ def test_readme_builds_with_the_venv_python_which_setup_gives_build():
 def test_the_running_wheel_is_found_past_a_checkout_egg_info(tmp_path, monkeypatch):
     """A source checkout's figbench.egg-info (left by `pip install -e`) on sys.path before site-packages
     (a current directory) is not the installed figbench: its metadata has no RECORD to repack."""
-    from figbench.wheel import installed_distribution
+    from figbench.commands.wheel import installed_distribution
 
     egg = tmp_path / "figbench.egg-info"
     egg.mkdir()

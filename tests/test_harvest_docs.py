@@ -8,8 +8,13 @@ import shutil
 
 import pytest
 
-from figbench.docs import ROOT, wrap
-from figbench.docs_benchmarks import CLUSTER_SIZES, ENWIKI_COMPRESSED_MB, render_harvest_estimate, render_harvest_scale
+from figbench.commands.docs import ROOT, wrap
+from figbench.commands.docs_benchmarks import (
+    CLUSTER_SIZES,
+    ENWIKI_COMPRESSED_MB,
+    render_harvest_estimate,
+    render_harvest_scale,
+)
 
 
 @pytest.fixture()

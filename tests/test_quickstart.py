@@ -92,7 +92,7 @@ def test_committed_records_of_trained_runs_are_loaded_once(tmp_path, monkeypatch
     from figbench_baselines.common.runs import with_system_name
     from figbench_baselines.specs import get_spec
 
-    from figbench.quickstart import load_committed
+    from figbench.commands.quickstart import load_committed
     from figbench.results import RunClock, make_result, provenance, write_result
 
     spec = get_spec("wimcor_finetune_marked10_earlystop")
@@ -137,7 +137,7 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
     from figbench_baselines.specs import get_spec
     from figbench_leaderboard.store.sqlite import Store
 
-    from figbench.quickstart import NOT_INSTALLED, load_committed, print_summary
+    from figbench.commands.quickstart import NOT_INSTALLED, load_committed, print_summary
 
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     spec = get_spec("cdec_lemma_ecbplus_test")
@@ -168,7 +168,7 @@ def test_every_committed_board_record_loads_verified(data_root, tmp_path, monkey
     from figbench_baselines.specs import board_specs
     from figbench_baselines.tables import RESULTS
 
-    from figbench.quickstart import load_committed
+    from figbench.commands.quickstart import load_committed
 
     monkeypatch.setenv("FIGBENCH_DATA_DIR", str(data_root))
     specs = list(board_specs())

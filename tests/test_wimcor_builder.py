@@ -201,7 +201,7 @@ def test_full_release_counts(tmp_path):
 
 
 def test_export_round_trip_through_plain_datasets(tmp_path):
-    from figbench.export import export_dataset
+    from figbench.commands.export import export_dataset
 
     report = export_dataset("wimcor", "sample", to=tmp_path / "hub", data_dir=str(FIX / "sample"),
                             cache_dir=str(tmp_path / "c"))

@@ -18,10 +18,9 @@ _SAME = ("dataset", "config", "split", "style", "model", "backend", "endpoint", 
 
 
 def load_source(args: argparse.Namespace) -> list[dict]:
-    from figbench.data_cli import _options
-    from figbench.loading import load_dataset
+    from figbench.loading import builder_options, load_dataset
 
-    options = _options(args.option)
+    options = builder_options(args.option)
     where = f"{args.dataset}/{args.config or '(default)'}/{args.split}"
     splits = load_dataset(args.dataset, args.config, data_dir=args.data_dir, **options)
     if args.split not in splits:

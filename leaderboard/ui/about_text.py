@@ -1,7 +1,7 @@
 """Text generated from the task declarations: the About tab and the README's per-task sections.
 
 ``python -m figbench_leaderboard.ui.about_text`` prints the README sections (the generated block ``benchmarks``
-of ``leaderboard/README.md``, :mod:`figbench.docs`); ``--write`` rewrites that block (creating it after
+of ``leaderboard/README.md``, :mod:`figbench.commands.docs`); ``--write`` rewrites that block (creating it after
 the "## Running it" heading when the README lacks it), ``--check`` exits 1 when it
 is stale; ``figbench docs`` does the same for every generated block.
 """
@@ -82,14 +82,14 @@ def readme_body(registry: BenchmarkRegistry | None = None) -> str:
 
 def readme_sections(registry: BenchmarkRegistry | None = None) -> str:
     """The README's generated block (markers included)."""
-    from figbench.docs import wrap
+    from figbench.commands.docs import wrap
 
     return wrap(BLOCK, readme_body(registry))
 
 
 def blocks() -> list:
-    """The generated blocks of ``leaderboard/README.md`` (:data:`figbench.docs.PROVIDERS`)."""
-    from figbench.docs import Block
+    """The generated blocks of ``leaderboard/README.md`` (:data:`figbench.commands.docs.PROVIDERS`)."""
+    from figbench.commands.docs import Block
 
     return [Block(README_FILE, BLOCK, lambda results: readme_body(), anchor=ANCHOR)]
 
@@ -143,7 +143,7 @@ def about_markdown(registry: BenchmarkRegistry, policy: HiddenSplitPolicy | None
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from figbench.docs import check_or_write, report
+    from figbench.commands.docs import check_or_write, report
 
     parser = argparse.ArgumentParser(prog="python -m figbench_leaderboard.ui.about_text",
                                      description="Print, check or write the generated block of leaderboard/README.md.")

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: the checkout's root (the markdown files are not part of the installed package)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: the committed result records
 RESULTS = ROOT / "results"
 #: "module:function" of every block provider: each returns the :class:`Block` objects it declares
 PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.ui.about_text:blocks",
-             "figbench.docs_benchmarks:blocks")
+             "figbench.commands.docs_benchmarks:blocks")
 #: the markdown files whose prose :func:`result_numbers_outside_blocks` checks
 CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "datasets/*/README.md",
                  "metrics/*/README.md")
@@ -93,7 +93,8 @@ def regenerate(text: str, blocks: Iterable[Block], results: Path = RESULTS, *, f
     known = {b.name for b in blocks}
     unknown = sorted(set(found) - known)
     if unknown:
-        raise ValueError(f"{where}generated blocks {unknown} are declared by no provider (figbench.docs.PROVIDERS)")
+        raise ValueError(f"{where}generated blocks {unknown} are declared by no provider "
+                         "(figbench.commands.docs.PROVIDERS)")
     dup = sorted({n for n in found if found.count(n) > 1})
     if dup:
         raise ValueError(f"{where}generated blocks {dup} appear more than once")

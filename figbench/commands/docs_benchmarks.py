@@ -1,4 +1,4 @@
-"""README blocks rendered from committed benchmark outputs (a provider of :data:`figbench.docs.PROVIDERS`).
+"""README blocks rendered from committed benchmark outputs (a provider of :data:`figbench.commands.docs.PROVIDERS`).
 
 ``retag`` and ``generation-cost`` ("Making harder corpora") come from ``benchmarks/bench_retag.json``,
 written by ``benchmarks/bench_retag.py``; ``harvest-scale`` and ``harvest-estimate`` (the harvest
@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from figbench.docs import ROOT, Block
+from figbench.commands.docs import ROOT, Block
 
 #: the folder of the committed benchmark outputs
 BENCHMARKS = ROOT / "benchmarks"

@@ -10,6 +10,8 @@ import os
 import sys
 from typing import Any
 
+from figbench.loading import builder_options
+
 #: ``--data-dir``, the same everywhere (data, baseline, leaderboard): see :func:`figbench.paths.corpus_dir`
 DATA_DIR_HELP = ("data root holding one folder per corpus, or several roots separated by "
                  f"'{os.pathsep}' (default $FIGBENCH_DATA_DIR); a corpus folder itself is accepted too")
@@ -79,21 +81,6 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="builder config option, e.g. source=ucdcr (repeatable)")
 
 
-def _options(pairs: list[str]) -> dict[str, object]:
-    """``KEY=VALUE`` builder options; values are read as YAML scalars (``False``, ``0.1``, ``ucdcr``)."""
-    import yaml
-
-    out: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
-        try:
-            parsed = yaml.safe_load(value.strip())
-        except yaml.YAMLError:
-            parsed = value.strip()
-        out[key.strip()] = parsed if isinstance(parsed, (str, int, float, bool)) or parsed is None else value.strip()
-    return out
 
 
 def _clean(value: Any) -> Any:
@@ -122,7 +109,8 @@ def _stats(args: argparse.Namespace) -> int:
 
     _, default = builder_configs(args.name)
     config = args.config or default
-    dd = load_dataset(args.name, config, data_dir=args.data_dir, cache_dir=args.cache_dir, **_options(args.option))
+    dd = load_dataset(args.name, config, data_dir=args.data_dir, cache_dir=args.cache_dir,
+                      **builder_options(args.option))
     if isinstance(dd, datasets.Dataset):
         dd = datasets.DatasetDict({"all": dd})
     if args.split:
@@ -152,7 +140,7 @@ def _why_missing(args: argparse.Namespace, config: str, splits: list[str]) -> No
     for split in splits:
         try:
             load_dataset(args.name, config, split=split, data_dir=args.data_dir, cache_dir=args.cache_dir,
-                         **_options(args.option))
+                         **builder_options(args.option))
         except MissingDataError:
             raise
         except (ValueError, KeyError):  # a split the corpus does not have
@@ -193,12 +181,12 @@ def render_table(stats: dict[str, dict[str, Any]], pub: dict[str, dict[str, Any]
 
 
 def _export(args: argparse.Namespace) -> int:
-    from figbench.export import export_dataset, push_to_hub, validate_repo_id
+    from figbench.commands.export import export_dataset, push_to_hub, validate_repo_id
 
     if args.push_to_hub:
         validate_repo_id(args.push_to_hub)  # fail before the (long) export
     report = export_dataset(args.name, args.config, args.to, data_dir=args.data_dir, cache_dir=args.cache_dir,
-                            inputs_only=args.inputs_only, **_options(args.option))
+                            inputs_only=args.inputs_only, **builder_options(args.option))
     if args.push_to_hub:
         try:
             report.pushed_to = push_to_hub(report.folder, args.push_to_hub, private=args.private)
@@ -298,14 +286,14 @@ def _prepare(args: argparse.Namespace) -> int:
     names, _ = builder_configs(args.name)
     if args.config and not args.all_configs:
         done = prepare(args.name, [args.config], data_dir=args.data_dir, cache_dir=args.cache_dir,
-                       force=args.force, **_options(args.option))
+                       force=args.force, **builder_options(args.option))
         _print_prepared(args.name, done)
         return 0
     prepared, skipped, first_error = 0, {}, None
     for config in names:
         try:
             done = prepare(args.name, [config], data_dir=args.data_dir, cache_dir=args.cache_dir,
-                           force=args.force, **_options(args.option))
+                           force=args.force, **builder_options(args.option))
         except (FileNotFoundError, ValueError) as e:
             from figbench.corpora.files import MissingDataError
 
