@@ -392,10 +392,10 @@ def blocks(specs: Iterable[BaselineSpec] | None = None) -> list:
                      anchor="### Measured throughput (shared CPU)"))
     out.append(Block(README_FILE, "seeds", with_legend(lambda results: seeds_table(specs, results)),
                      anchor="### Seeds: the headline trained runs, three times"))
-    from figbench_baselines.cdec.tables import readme_headline
+    from figbench_baselines.cdec.specs.tables import readme_headline
 
     out.append(Block("README.md", "headline", with_legend(readme_headline), anchor="## Baselines"))
-    from figbench_baselines.cdec.tables import card_bootstrap_table, card_lh_table
+    from figbench_baselines.cdec.specs.tables import card_bootstrap_table, card_lh_table
 
     out.append(Block("datasets/ecbmeta/README.md", "lh_vs_paper", card_lh_table,
                      anchor="### The Lemma Heuristic on META_m against the paper"))

@@ -36,11 +36,11 @@ def main() -> None:
     import datasets
 
     datasets.disable_progress_bars()
-    from figbench_baselines.cdec.biencoder import load_biencoder
-    from figbench_baselines.cdec.crossencoder import load_crossencoder
-    from figbench_baselines.cdec.data import load_train_mentions
-    from figbench_baselines.cdec.encoding import MentionTokens
-    from figbench_baselines.cdec.filters import lh_pairs, synonymous_lemma_pairs
+    from figbench_baselines.cdec.models.biencoder import load_biencoder
+    from figbench_baselines.cdec.models.crossencoder import load_crossencoder
+    from figbench_baselines.cdec.steps.data import load_train_mentions
+    from figbench_baselines.cdec.steps.encoding import MentionTokens
+    from figbench_baselines.cdec.steps.filters import lh_pairs, synonymous_lemma_pairs
 
     rows, _ = load_train_mentions("ecbplus", None)
     pairs = lh_pairs(rows, synonymous_lemma_pairs(rows), within="subtopic")

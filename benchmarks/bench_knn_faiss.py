@@ -42,7 +42,7 @@ def rss_gb() -> float:
 
 def faiss_part(args) -> list[dict]:
     import faiss
-    from figbench_baselines.cdec.faiss_index import build_index
+    from figbench_baselines.cdec.steps.faiss_index import build_index
 
     faiss.omp_set_num_threads(args.threads)
     t = time.perf_counter()

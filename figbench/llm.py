@@ -1,7 +1,7 @@
 """The one LLM client of figbench: an OpenAI-compatible chat endpoint or a local ``transformers`` causal LM,
 and a disk cache of their answers.
 
-Used by the GPT_LH / GPT_KNN pairwise baseline (:mod:`figbench_baselines.cdec.llm`) and by the metaphoric
+Used by the GPT_LH / GPT_KNN pairwise baseline (:mod:`figbench_baselines.cdec.models.llm`) and by the metaphoric
 paraphrasing pipeline (:mod:`figbench.generate`).
 
 * :class:`ChatEndpoint`: ``POST <base>/chat/completions`` over plain HTTP (``urllib``). 429, 5xx and timeouts

@@ -148,7 +148,7 @@ def test_seeds_table_mean_and_spread_over_three_seeds(tmp_path):
 
 
 def test_headline_seeds_cell_pairs_each_seed_across_the_two_splits(tmp_path):
-    from figbench_baselines.cdec.tables import _seeds_cell
+    from figbench_baselines.cdec.specs.tables import _seeds_cell
 
     a, b = "cdec_ce_knn_paper_ecbplus_test", "cdec_ce_knn_paper_meta_m_test"
     values = {a: (0.70, 0.72, 0.74), b: (0.50, 0.56, 0.50)}

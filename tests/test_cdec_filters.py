@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from figbench_baselines.cdec import clustering
-from figbench_baselines.cdec.filters import (
+from figbench_baselines.cdec.steps import clustering
+from figbench_baselines.cdec.steps.filters import (
     gold_pair_labels,
     jaccard,
     knn_pairs,

@@ -47,7 +47,7 @@ def test_knn_oracle_with_triplet_trained_biencoder(rows, train_rows, tiny_bert, 
 
 
 def test_triplets_follow_gold(train_rows):
-    from figbench_baselines.cdec.biencoder import make_triplets
+    from figbench_baselines.cdec.models.biencoder import make_triplets
 
     trip = make_triplets(train_rows, seed=0)
     cid = [r["cluster_id"] for r in train_rows]
@@ -58,7 +58,7 @@ def test_triplets_follow_gold(train_rows):
 
 def test_hard_negatives_share_the_anchors_lemma_when_they_can(train_rows):
     """Issue 22: random negatives rarely share the anchor's trigger while positives often do."""
-    from figbench_baselines.cdec.biencoder import make_triplets
+    from figbench_baselines.cdec.models.biencoder import make_triplets
 
     rows = [dict(r) for r in train_rows]
     cid = [r["cluster_id"] for r in rows]
@@ -91,8 +91,8 @@ def test_selection_sources_and_rows_keep_corpora_apart(rows):
     """--biencoder-select: bare splits are ECB+'s; several sources are one list whose later sources' ids,
     topics and clusters are prefixed (ECB+META reuses ECB+'s ids), so no group or cluster spans two
     sources; bad entries name themselves."""
-    from figbench_baselines.cdec import biencoder
-    from figbench_baselines.cdec.oracle import oracle_bcubed_recall
+    from figbench_baselines.cdec.models import biencoder
+    from figbench_baselines.cdec.steps.oracle import oracle_bcubed_recall
 
     assert biencoder.selection_sources("validation, ecbmeta/meta_m/validation") == [
         "ecbplus/events/validation", "ecbmeta/meta_m/validation"]
@@ -117,7 +117,7 @@ def test_normalized_biencoder_with_selection_keeps_the_best_epoch(rows, train_ro
     """Unit vectors (margin on their scale) and model selection on held-out mentions: the statistics say
     which epoch was kept, and the saved model re-encodes to the same unit vectors."""
     import numpy as np
-    from figbench_baselines.cdec.biencoder import get_embeddings
+    from figbench_baselines.cdec.models.biencoder import get_embeddings
 
     save = tmp_path / "be"
     args = _args(train_rows, method="knn_oracle", model=tiny_bert, k=2, batch_size=2, biencoder_epochs=2,
@@ -165,7 +165,7 @@ def test_crossencoder_quick(rows, train_rows, tiny_bert, tmp_path, method):
 
 
 def test_crossencoder_single_label_training_is_an_error(tiny_bert):
-    from figbench_baselines.cdec.crossencoder import load_crossencoder, train_crossencoder
+    from figbench_baselines.cdec.models.crossencoder import load_crossencoder, train_crossencoder
     from figbench_baselines.common.training import TrainConfig
 
     tok, model = load_crossencoder(tiny_bert)
@@ -188,7 +188,7 @@ def test_wec_pairwise_quick(rows, train_rows, tiny_bert):
 
 
 def test_wec_training_pairs_negative_sampling(train_rows):
-    from figbench_baselines.cdec.wec_pairwise import training_pairs
+    from figbench_baselines.cdec.models.wec_pairwise import training_pairs
 
     pairs, labels = training_pairs(train_rows, k_neg=10, seed=0)
     assert labels.sum() == 2 and (labels == 0).sum() == 20
@@ -266,7 +266,7 @@ def test_llm_openai_compatible_endpoint(rows, train_rows, endpoint, tmp_path):
 
 
 def test_llm_unreachable_endpoint_is_a_clear_error(rows, train_rows, tmp_path):
-    from figbench_baselines.cdec.llm import LLMEndpointError
+    from figbench_baselines.cdec.models.llm import LLMEndpointError
 
     with pytest.raises(LLMEndpointError, match="127.0.0.1:9"):
         run(_args(train_rows, method="llm_lh", llm_model="m", llm_endpoint="http://127.0.0.1:9/v1",
@@ -276,9 +276,9 @@ def test_llm_unreachable_endpoint_is_a_clear_error(rows, train_rows, tmp_path):
 
 
 def test_trained_runs_are_reproducible_with_a_seed(rows, train_rows, tiny_bert):
-    from figbench_baselines.cdec.crossencoder import run_crossencoder
-    from figbench_baselines.cdec.filters import lh_pairs, synonymous_lemma_pairs
+    from figbench_baselines.cdec.models.crossencoder import run_crossencoder
     from figbench_baselines.cdec.pipeline import _train_candidates
+    from figbench_baselines.cdec.steps.filters import lh_pairs, synonymous_lemma_pairs
 
     pairs = lh_pairs(rows, synonymous_lemma_pairs(train_rows), 0.05, within="topic")
 

@@ -7,9 +7,9 @@ from functools import partial
 
 import numpy as np
 import pytest
-from figbench_baselines.cdec.evaluation import evaluate, find_key, predicted_document
-from figbench_baselines.cdec.oracle import gold_pair_recall, oracle_bcubed_recall, oracle_labels
 from figbench_baselines.cdec.pipeline import run
+from figbench_baselines.cdec.steps.evaluation import evaluate, find_key, predicted_document
+from figbench_baselines.cdec.steps.oracle import gold_pair_recall, oracle_bcubed_recall, oracle_labels
 
 from figbench.results import validate_result
 from tests.cdec_args import cdec_args
@@ -53,7 +53,7 @@ def test_lemma_within_none_merges_across_topics(rows, train_rows):
 
 
 def test_oracle_matches_independent_bcubed(rows, train_rows):
-    from figbench_baselines.cdec.filters import lh_pairs, synonymous_lemma_pairs
+    from figbench_baselines.cdec.steps.filters import lh_pairs, synonymous_lemma_pairs
 
     pairs = lh_pairs(rows, synonymous_lemma_pairs(train_rows), 0.05, within="topic")
     labels = oracle_labels(rows, pairs)
@@ -155,8 +155,8 @@ def test_records_state_whether_same_sentence_pairs_were_dropped(rows, train_rows
 
 def test_method_table_drives_the_pipeline_and_the_protocol():
     from figbench_baselines.cdec.cli import build_parser
-    from figbench_baselines.cdec.pipeline_defaults import METHOD_TABLE, METHODS, method
     from figbench_baselines.cdec.specs import protocol_of
+    from figbench_baselines.cdec.steps.pipeline_defaults import METHOD_TABLE, METHODS, method
 
     choices = next(a.choices for a in build_parser()._actions if a.dest == "method")
     assert tuple(choices) == METHODS == tuple(METHOD_TABLE)
@@ -174,7 +174,7 @@ def test_method_table_drives_the_pipeline_and_the_protocol():
 
 def test_committed_cdec_records_state_what_was_done():
     """Issue 22: KNN records said skip_same_sentence: True while KNN keeps same-sentence pairs."""
-    from figbench_baselines.cdec.pipeline_defaults import method
+    from figbench_baselines.cdec.steps.pipeline_defaults import method
     from figbench_baselines.specs import all_specs
 
     from tests.conftest import ROOT
@@ -193,7 +193,7 @@ def test_committed_cdec_records_state_what_was_done():
 
 def test_training_corpus_beside_or_under_data_dir(tmp_path, monkeypatch):
     """ECB+ (ECB+META's training corpus) under a data root given as --data-dir, or beside the ECB+META folder."""
-    from figbench_baselines.cdec.data import sibling_data_dir
+    from figbench_baselines.cdec.steps.data import sibling_data_dir
 
     monkeypatch.delenv("FIGBENCH_DATA_DIR", raising=False)
     (tmp_path / "ecbplus").mkdir()

@@ -71,7 +71,7 @@ def test_records_score_like_a_direct_metric_call(tmp_path):
 
 def test_records_keep_topic_counts_that_add_up_to_their_scores(tmp_path):
     """The drop tables pair two records by topic: the per-topic counts must sum to the record's scores."""
-    from figbench_baselines.cdec.compare import records_drop
+    from figbench_baselines.cdec.steps.compare import records_drop
 
     from figbench.scoring.coref import DOC_FIELDS, scores_from_counts
 

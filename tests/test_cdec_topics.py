@@ -7,9 +7,9 @@ import pickle
 
 import numpy as np
 import pytest
-from figbench_baselines.cdec import topics
-from figbench_baselines.cdec.filters import lh_pairs, sentence_token_set, synonymous_lemma_pairs
 from figbench_baselines.cdec.pipeline import default_args, run
+from figbench_baselines.cdec.steps import topics
+from figbench_baselines.cdec.steps.filters import lh_pairs, sentence_token_set, synonymous_lemma_pairs
 
 #: four subtopics (two topics), each with its own vocabulary; every document also has filler words
 VOCAB = {("1", "1a"): "coach club fired sacked manager season league",

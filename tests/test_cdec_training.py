@@ -181,7 +181,7 @@ def test_a_checkpoint_folder_of_the_earlier_layout_still_resumes(tmp_path):
 # --- samples and inputs ------------------------------------------------------------------------------
 
 def test_stratified_samples_are_proportional_and_nested():
-    from figbench_baselines.cdec.sampling import describe, stratified_sample
+    from figbench_baselines.cdec.steps.sampling import describe, stratified_sample
 
     rng = np.random.default_rng(0)
     rows = [{"topic": str(t)} for t in range(4) for _ in range(50)]
@@ -203,7 +203,7 @@ def test_stratified_samples_are_proportional_and_nested():
 
 
 def test_pair_inputs_keep_both_triggers_when_trimmed(fixtures_dir):
-    from figbench_baselines.cdec.encoding import MentionTokens
+    from figbench_baselines.cdec.steps.encoding import MentionTokens
     from figbench_baselines.common.encoder import default_model_path
     from transformers import AutoTokenizer
 
@@ -306,9 +306,9 @@ def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny_bert, me
 # --- robustness drop ------------------------------------------------------------------------------------
 
 def test_paired_drop_between_two_records(fixtures_dir):
-    from figbench_baselines.cdec.compare import paired_drop, records_drop, unit_counts
-    from figbench_baselines.cdec.evaluation import evaluate
     from figbench_baselines.cdec.pipeline import default_args, run
+    from figbench_baselines.cdec.steps.compare import paired_drop, records_drop, unit_counts
+    from figbench_baselines.cdec.steps.evaluation import evaluate
 
     from figbench.scoring.coref import scores_from_counts
 

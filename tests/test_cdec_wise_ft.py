@@ -1,4 +1,4 @@
-"""WiSE-FT for the bi-encoder (``baselines/cdec/wise_ft.py``) and the frozen encoder on unit vectors."""
+"""WiSE-FT for the bi-encoder (``baselines/cdec/models/wise_ft.py``) and the frozen encoder on unit vectors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from figbench_baselines.cdec import wise_ft
+from figbench_baselines.cdec.models import wise_ft
 from figbench_baselines.cdec.pipeline import run, train_only
 
 from figbench.results import validate_result
@@ -43,9 +43,9 @@ def test_choose_alpha_maximises_the_worst_gain_never_picks_the_frozen_encoder():
 
 def test_wise_ft_saves_the_chosen_mix_and_its_recall_is_what_selection_measured(rows, train_rows, tiny_bert,
                                                                                  tmp_path):
-    from figbench_baselines.cdec.artifacts import load_component
-    from figbench_baselines.cdec.biencoder import load_biencoder
-    from figbench_baselines.cdec.encoding import seed_everything
+    from figbench_baselines.cdec.models.biencoder import load_biencoder
+    from figbench_baselines.cdec.steps.artifacts import load_component
+    from figbench_baselines.cdec.steps.encoding import seed_everything
 
     trained, mixed = tmp_path / "be", tmp_path / "wise"
     train_only(_args(train_rows, method="knn_oracle", model=tiny_bert, k=2, batch_size=2, biencoder_epochs=1,
@@ -96,7 +96,7 @@ def test_wise_ft_names_what_it_needs(train_rows, tmp_path, missing):
 
 def test_frozen_encoder_honours_biencoder_normalize(rows, train_rows, tiny_bert):
     """--no-train-biencoder --biencoder-normalize: unit vectors (cosine ranking), and the record says so."""
-    from figbench_baselines.cdec.biencoder import get_embeddings
+    from figbench_baselines.cdec.models.biencoder import get_embeddings
 
     plain, info = get_embeddings(rows, _args(train_rows, method="knn_oracle", model=tiny_bert,
                                              no_train_biencoder=True, no_cache=True))

@@ -11,7 +11,7 @@ DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD, METHODS
+    from figbench_baselines.cdec.steps.pipeline_defaults import DEFAULT_LH_THRESHOLD, METHODS
     from figbench_baselines.common.runs import add_common_args
 
     d = p.add_argument_group("data")

@@ -15,7 +15,7 @@ llm_lh/llm_knn  LH / KNN                LLM yes/no                  cc (0.5)
 ==============  ======================  ==========================  ==========
 
 Pairs are formed inside one group (``--within``): gold subtopics (default for ECB+/ECB+META), gold
-topics, predicted topics (:mod:`figbench_baselines.cdec.topics`, computed here for the evaluated split
+topics, predicted topics (:mod:`figbench_baselines.cdec.steps.topics`, computed here for the evaluated split
 and recorded in ``options.topic_clustering``) or the whole split.
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from figbench_baselines.cdec import clustering
-from figbench_baselines.cdec.data import check_rows, load_mentions, load_train_mentions
-from figbench_baselines.cdec.filters import (
+from figbench_baselines.cdec.steps import clustering
+from figbench_baselines.cdec.steps.data import check_rows, load_mentions, load_train_mentions
+from figbench_baselines.cdec.steps.filters import (
     DEFAULT_LH_THRESHOLD,
     gold_pair_labels,
     knn_pairs,
@@ -38,7 +38,7 @@ from figbench_baselines.cdec.filters import (
     same_lemma_pairs,
     synonymous_lemma_pairs,
 )
-from figbench_baselines.cdec.pipeline_defaults import METHODS, Method, method, topic_source
+from figbench_baselines.cdec.steps.pipeline_defaults import METHODS, Method, method, topic_source
 
 HEURISTIC = {"name": "heuristic", "revision": None, "type": "heuristic", "parameters": None}
 
@@ -111,7 +111,7 @@ def lh_candidates(rows, args, stage: Stage) -> np.ndarray:
 
 def knn_candidates(rows, args, stage: Stage) -> np.ndarray:
     """KNN pairs from bi-encoder embeddings (trained with a triplet loss unless --no-train-biencoder)."""
-    from figbench_baselines.cdec.biencoder import get_embeddings
+    from figbench_baselines.cdec.models.biencoder import get_embeddings
 
     emb, info = get_embeddings(rows, args)
     stage.throughput.update(info.pop("throughput", {}))
@@ -127,7 +127,7 @@ def knn_candidates(rows, args, stage: Stage) -> np.ndarray:
 
 
 def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, Stage]:
-    """Cluster labels of ``rows`` by ``args.method`` (its :data:`~.pipeline_defaults.METHOD_TABLE` entry); fills a
+    """Cluster labels of ``rows`` by ``args.method`` (its :data:`~.steps.pipeline_defaults.METHOD_TABLE` entry); fills a
     :class:`Stage` with what was done. ``rows`` carry gold clusters (the pipeline scores against them)."""
     stage = Stage()
     m = method(args.method)
@@ -149,7 +149,7 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
         if len(pairs) == 0:
             raise ValueError(f"{args.dataset}/{args.config}/{args.split}: the {m.name} filter produced no "
                              "candidate pairs; nothing to score (check the threshold, k or the split)")
-        from figbench_baselines.cdec.oracle import gold_pair_recall
+        from figbench_baselines.cdec.steps.oracle import gold_pair_recall
 
         stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
 
@@ -175,7 +175,7 @@ def _score_gold(rows, pairs, args, stage: Stage):
 
 
 def _score_crossencoder(rows, pairs, args, stage: Stage):
-    from figbench_baselines.cdec.crossencoder import run_crossencoder
+    from figbench_baselines.cdec.models.crossencoder import run_crossencoder
 
     scores, info = run_crossencoder(rows, pairs, args, candidate_fn=lambda r: _train_candidates(r, args))
     _take_training(stage, "crossencoder", info.pop("training"))
@@ -186,7 +186,7 @@ def _score_crossencoder(rows, pairs, args, stage: Stage):
 
 
 def _score_llm(rows, pairs, args, stage: Stage):
-    from figbench_baselines.cdec.llm import run_llm
+    from figbench_baselines.cdec.models.llm import run_llm
 
     scores, info = run_llm(rows, pairs, args)
     stage.model = info.pop("model")
@@ -197,7 +197,7 @@ def _score_llm(rows, pairs, args, stage: Stage):
 
 def _score_wec_pairwise(rows, pairs, args, stage: Stage):
     """WEC's pairwise MLP over every pair of each group (its own candidates), threshold tuned."""
-    from figbench_baselines.cdec.wec_pairwise import run_wec_pairwise
+    from figbench_baselines.cdec.models.wec_pairwise import run_wec_pairwise
 
     pairs, scores, info = run_wec_pairwise(rows, args)
     _take_training(stage, "wec_pairwise", info.pop("training"))
@@ -255,10 +255,10 @@ def train_only(args: argparse.Namespace) -> dict:
 
 
 def _train_biencoder(args, m: Method) -> dict:
-    from figbench_baselines.cdec.biencoder import _trained_biencoder
+    from figbench_baselines.cdec.models.biencoder import _trained_biencoder
 
     if getattr(args, "biencoder_wise_ft", False):
-        from figbench_baselines.cdec.wise_ft import wise_ft_from_args
+        from figbench_baselines.cdec.models.wise_ft import wise_ft_from_args
 
         return wise_ft_from_args(args)
     if args.no_train_biencoder or args.biencoder:
@@ -267,7 +267,7 @@ def _train_biencoder(args, m: Method) -> dict:
 
 
 def _train_crossencoder(args, m: Method) -> dict:
-    from figbench_baselines.cdec.crossencoder import train_from_args
+    from figbench_baselines.cdec.models.crossencoder import train_from_args
 
     if args.load_model:
         raise ValueError("--train-only and --load-model exclude each other")
@@ -275,8 +275,8 @@ def _train_crossencoder(args, m: Method) -> dict:
 
 
 def _train_wec_pairwise(args, m: Method) -> dict:
-    from figbench_baselines.cdec.pipeline_defaults import setting
-    from figbench_baselines.cdec.wec_pairwise import _train_mlp
+    from figbench_baselines.cdec.models.wec_pairwise import _train_mlp
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import load_tokenizer_and_model
 
     seed_everything_args(args)
@@ -290,7 +290,7 @@ _TRAINERS = {"biencoder": _train_biencoder, "crossencoder": _train_crossencoder,
 
 
 def seed_everything_args(args) -> None:
-    from figbench_baselines.cdec.encoding import seed_everything
+    from figbench_baselines.cdec.steps.encoding import seed_everything
 
     seed_everything(args.seed)
 
@@ -311,10 +311,10 @@ def read_mentions_file(path: str) -> list[dict]:
 
 
 def assign_predicted_topics(rows: list[dict], args: argparse.Namespace) -> tuple[list[dict], dict]:
-    """``rows`` with their document's predicted topic (:mod:`figbench_baselines.cdec.topics`) and the
+    """``rows`` with their document's predicted topic (:mod:`figbench_baselines.cdec.steps.topics`) and the
     clustering's description and quality. ``args.documents`` (rows of a documents config) replaces
     loading the split of the corpus's ``documents`` config."""
-    from figbench_baselines.cdec import topics
+    from figbench_baselines.cdec.steps import topics
 
     source = topic_source(args)
     documents = getattr(args, "documents", None)
@@ -350,8 +350,8 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     ``rows`` (mention rows of the split) replaces loading through the builder; training rows can be
     given as ``args.train_rows`` likewise.
     """
-    from figbench_baselines.cdec.compare import UNIT, unit_counts
-    from figbench_baselines.cdec.evaluation import per_group_scores, predicted_document, score_clusters
+    from figbench_baselines.cdec.steps.compare import UNIT, unit_counts
+    from figbench_baselines.cdec.steps.evaluation import per_group_scores, predicted_document, score_clusters
     from figbench_baselines.common.scoring import benchmark_key
 
     from figbench.results import RunClock, make_result, provenance

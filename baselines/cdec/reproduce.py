@@ -9,7 +9,7 @@ A training step is done when its model folder holds the weights and ``train_info
 passes ``--resume``, so a killed run continues from its last checkpoint (the WiSE-FT steps train
 nothing: killed, they start again). Two queues (``lh``: WEC
 pairwise and CE_LH; ``knn``: the bi-encoder, then CE_KNN) can run side by side (``--threads 1`` each
-on two cores). The evaluations are the specs of ``baselines/cdec/specs.py`` that load a model
+on two cores). The evaluations are the specs of ``baselines/cdec/specs/`` that load a model
 (``--load-model`` / ``--biencoder``): ``figbench baseline run SPEC|PATTERN`` runs them and writes
 ``results/<spec>.json``; ``list`` prints, per model, the specs that need it. Models go to
 ``models/cdec`` (not committed; the specs' commands name that folder), checkpoints and logs to
@@ -61,7 +61,7 @@ class Step:
     needs: list[str] = field(default_factory=list)
 
     def done(self) -> bool:
-        from figbench_baselines.cdec.artifacts import is_complete
+        from figbench_baselines.cdec.steps.artifacts import is_complete
 
         return is_complete(self.model, self.component)
 

@@ -46,8 +46,8 @@ def _task(args: argparse.Namespace):
 
 def _unit_counts(task, gold, clusters: list[list[str]]) -> dict:
     """``unit_counts``: the metric counts of each gold group (e.g. topic) of a clustering split with several,
-    which the paired drop of :mod:`figbench_baselines.cdec.compare` reads; none for one group."""
-    from figbench_baselines.cdec.compare import unit_counts
+    which the paired drop of :mod:`figbench_baselines.cdec.steps.compare` reads; none for one group."""
+    from figbench_baselines.cdec.steps.compare import unit_counts
 
     if not gold.groups or len(set(gold.groups.values())) < 2:
         return {}

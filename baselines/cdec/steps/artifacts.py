@@ -99,7 +99,7 @@ def cache_root() -> Path | None:
 
 def rows_fingerprint(rows: Sequence[Mapping], context_words: int) -> str:
     """Hash of what an encoder sees of each mention (id, marked context words)."""
-    from figbench_baselines.cdec.encoding import mention_words
+    from figbench_baselines.cdec.steps.encoding import mention_words
 
     h = hashlib.sha256(str(context_words).encode())
     for r in rows:

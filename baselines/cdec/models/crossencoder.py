@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from figbench_baselines.cdec.encoding import (
+from figbench_baselines.cdec.steps.encoding import (
     MentionTokens,
     add_markers,
     count_parameters,
@@ -135,7 +135,7 @@ def score_pairs(model: CrossEncoder, tokens: MentionTokens, pairs: np.ndarray, *
 
 def _sample_training_pairs(rows, pairs: np.ndarray, labels: np.ndarray, args) -> tuple[np.ndarray, np.ndarray, dict]:
     """The training pairs actually used: all, the quick balanced cap, or a stated stratified sample."""
-    from figbench_baselines.cdec.sampling import describe, stratified_sample
+    from figbench_baselines.cdec.steps.sampling import describe, stratified_sample
 
     cap = args.max_train_pairs or (256 if args.quick else None)
     if cap and len(pairs) > cap and args.train_sample is None:
@@ -157,10 +157,10 @@ def _sample_training_pairs(rows, pairs: np.ndarray, labels: np.ndarray, args) ->
 def train_from_args(args: argparse.Namespace,
                     candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[Any, CrossEncoder, dict]:
     """Train a cross-encoder on the training split's candidate pairs as the CLI options say; save it if asked."""
-    from figbench_baselines.cdec.artifacts import save_component
-    from figbench_baselines.cdec.filters import gold_pair_labels
     from figbench_baselines.cdec.pipeline import training_rows
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.artifacts import save_component
+    from figbench_baselines.cdec.steps.filters import gold_pair_labels
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.training import wall_time_s
@@ -198,7 +198,7 @@ def train_from_args(args: argparse.Namespace,
 
 
 def _filter_settings(args) -> dict:
-    from figbench_baselines.cdec.pipeline_defaults import method
+    from figbench_baselines.cdec.steps.pipeline_defaults import method
 
     if method(args.method).candidates == "lh":
         return {"filter": "lh", "lh_threshold": args.lh_threshold, "within": args.within,
@@ -210,8 +210,8 @@ def _filter_settings(args) -> dict:
 def run_crossencoder(rows: Sequence[Mapping], pairs: np.ndarray, args: argparse.Namespace,
                      candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[np.ndarray, dict]:
     """Train (or load) the cross-encoder, then score ``pairs`` of ``rows``."""
-    from figbench_baselines.cdec.artifacts import load_component
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.artifacts import load_component
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
 
     if args.load_model:

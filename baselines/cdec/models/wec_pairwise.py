@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from figbench_baselines.cdec.encoding import MentionTokens, length_sorted_batches, seed_everything
+from figbench_baselines.cdec.steps.encoding import MentionTokens, length_sorted_batches, seed_everything
 
 MAX_SPAN = 8
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.3, 0.96, 0.05))
@@ -57,7 +57,7 @@ def span_token_vectors(encoder, tokenizer, rows: Sequence[Mapping], *, batch_siz
 def cached_span_vectors(encoder, tokenizer, rows: Sequence[Mapping], model_arg: str | None, *, enabled: bool = True,
                         **kw) -> tuple[np.ndarray, np.ndarray, float, bool]:
     """:func:`span_token_vectors` through the on-disk cache (frozen encoder: same inputs, same vectors)."""
-    from figbench_baselines.cdec.artifacts import cached_arrays, encoder_fingerprint, rows_fingerprint
+    from figbench_baselines.cdec.steps.artifacts import cached_arrays, encoder_fingerprint, rows_fingerprint
 
     rate: dict[str, float] = {}
 
@@ -109,7 +109,7 @@ def training_pairs(rows: Sequence[Mapping], k_neg: int = 10, seed: int = 0,
         by_cluster[str(r["cluster_id"])].append(i)
     cids = [str(r["cluster_id"]) for r in rows]
     if negatives == "within":
-        from figbench_baselines.cdec.filters import group_index
+        from figbench_baselines.cdec.steps.filters import group_index
 
         pos, neg = [], []
         for idx in group_index(rows, within).values():
@@ -156,7 +156,7 @@ def score(model: PairwiseMLP, vecs: np.ndarray, mask: np.ndarray, pairs: np.ndar
 def candidate_pairs(rows: Sequence[Mapping], within: str | None, vecs: np.ndarray, max_group: int = 1500,
                     k: int = 50) -> np.ndarray:
     """All pairs inside each group; groups larger than ``max_group`` use the top-``k`` neighbours instead."""
-    from figbench_baselines.cdec.filters import group_index, knn_pairs
+    from figbench_baselines.cdec.steps.filters import group_index, knn_pairs
 
     out = []
     for idx in group_index(rows, within).values():
@@ -213,7 +213,7 @@ def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[Pairw
             "train_stats": stats, "train_wall_time_s": wall_time_s(t_start, stats),
             "encode_mentions_per_s": rate, "train_vectors_from_cache": hit}
     if args.save_model:
-        from figbench_baselines.cdec.artifacts import save_component
+        from figbench_baselines.cdec.steps.artifacts import save_component
 
         save_component(args.save_model, "wec_pairwise", getattr(model, "module", model).state_dict(), info)
     return model, info
@@ -231,13 +231,13 @@ def _sample_description(negatives: str, labels: np.ndarray, where: str, args) ->
 
 def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, dict]:
     """Train (or load) the pairwise MLP, tune the average-link threshold on the tuning split, score ``rows``' pairs."""
-    from figbench_baselines.cdec.artifacts import load_component
     from figbench_baselines.cdec.cli import DEFAULT_WITHIN
-    from figbench_baselines.cdec.clustering import average_link
-    from figbench_baselines.cdec.data import check_rows, load_mentions, sibling_data_dir
-    from figbench_baselines.cdec.evaluation import evaluate
     from figbench_baselines.cdec.pipeline import _groups
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.artifacts import load_component
+    from figbench_baselines.cdec.steps.clustering import average_link
+    from figbench_baselines.cdec.steps.data import check_rows, load_mentions, sibling_data_dir
+    from figbench_baselines.cdec.steps.evaluation import evaluate
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
     from tqdm.auto import tqdm
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from figbench_baselines.cdec.encoding import (
+from figbench_baselines.cdec.steps.encoding import (
     MentionTokens,
     add_markers,
     count_parameters,
@@ -36,7 +36,7 @@ from figbench_baselines.cdec.encoding import (
     span_mean,
     to_numpy,
 )
-from figbench_baselines.cdec.pipeline_defaults import method
+from figbench_baselines.cdec.steps.pipeline_defaults import method
 
 
 class BiEncoder(torch.nn.Module):
@@ -119,8 +119,8 @@ def oracle_recalls(model: BiEncoder, tokens: MentionTokens, rows: Sequence[Mappi
                    desc: str = "encode held-out mentions") -> dict[int, float]:
     """KNN oracle B-cubed recall (k neighbours within ``within``) of ``model`` on ``rows`` for each k of ``ks``,
     from one encoding; the model's train/eval mode is kept."""
-    from figbench_baselines.cdec.filters import knn_pairs
-    from figbench_baselines.cdec.oracle import oracle_bcubed_recall
+    from figbench_baselines.cdec.steps.filters import knn_pairs
+    from figbench_baselines.cdec.steps.oracle import oracle_bcubed_recall
 
     was_training = model.training
     emb, _ = encode(model, tokens, max_length=max_length, desc=desc)
@@ -242,7 +242,7 @@ def selection_sources(value: str) -> list[str]:
 
 def selection_sets(value: str, args: argparse.Namespace) -> list[tuple[str, list[dict]]]:
     """(``dataset/config/split``, held-out mentions) of every ``--biencoder-select`` source."""
-    from figbench_baselines.cdec.data import load_mentions, sibling_data_dir
+    from figbench_baselines.cdec.steps.data import load_mentions, sibling_data_dir
 
     named = []
     for source in selection_sources(value):
@@ -273,9 +273,9 @@ def merge_sources(named: Sequence[tuple[str, Sequence[Mapping]]]) -> list[dict]:
 
 def _trained_biencoder(args: argparse.Namespace) -> dict:
     """Load (``--biencoder DIR``) or train the bi-encoder once per run; memoised on ``args``."""
-    from figbench_baselines.cdec.artifacts import load_component, save_component
     from figbench_baselines.cdec.pipeline import training_rows
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.artifacts import load_component, save_component
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.training import wall_time_s
@@ -341,8 +341,8 @@ def _trained_biencoder(args: argparse.Namespace) -> dict:
 
 def get_embeddings(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, dict]:
     """Embeddings for the KNN filter (trained, loaded or frozen bi-encoder), cached on disk when possible."""
-    from figbench_baselines.cdec.artifacts import cached_arrays, encoder_fingerprint, rows_fingerprint
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.artifacts import cached_arrays, encoder_fingerprint, rows_fingerprint
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
 
     be = _trained_biencoder(args)
     tinfo = be["info"]

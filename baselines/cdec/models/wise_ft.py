@@ -42,7 +42,7 @@ def interpolate(theta0: Mapping[str, torch.Tensor], theta1: Mapping[str, torch.T
 def recalls(model, sources: Sequence[tuple[str, Sequence[Mapping], Any]], *, ks: Sequence[int] = KS,
             max_length: int = 128, within: str | None = "subtopic") -> dict[str, float]:
     """KNN oracle B-cubed recall of ``model`` per ``source@k`` (sources: (name, rows, MentionTokens))."""
-    from figbench_baselines.cdec.biencoder import oracle_recalls
+    from figbench_baselines.cdec.models.biencoder import oracle_recalls
 
     out = {}
     for name, rows, tokens in sources:
@@ -86,9 +86,9 @@ def wise_ft_from_args(args: argparse.Namespace) -> dict[str, Any]:
     the bi-encoder in DIR with its untrained encoder, choose alpha on S, save to OUT; returns the train info."""
     import time
 
-    from figbench_baselines.cdec.artifacts import load_component, save_component
-    from figbench_baselines.cdec.biencoder import load_biencoder, selection_sets
-    from figbench_baselines.cdec.encoding import MentionTokens, seed_everything
+    from figbench_baselines.cdec.models.biencoder import load_biencoder, selection_sets
+    from figbench_baselines.cdec.steps.artifacts import load_component, save_component
+    from figbench_baselines.cdec.steps.encoding import MentionTokens, seed_everything
     from figbench_baselines.common.encoder import model_display_name
 
     given = getattr(args, "select_sets", None)  # (name, rows) pairs given programmatically (tests)

@@ -1,7 +1,7 @@
-"""The cdec README tables computed from several committed records (``TABLES`` of ``cdec/specs.py``).
+"""The cdec README tables computed from several committed records (``TABLES`` of ``cdec/specs``).
 
 * ``cdec_robustness``: ECB+ minus ECB+META CoNLL F1 of one system and protocol, with a paired bootstrap
-  interval over the gold topics both records hold (:mod:`figbench_baselines.cdec.compare`), for the
+  interval over the gold topics both records hold (:mod:`figbench_baselines.cdec.steps.compare`), for the
   pairs of specs in ``specs.DROPS``;
 * ``cdec_oracle_recall``: the KNN oracle grid (frozen at 30 and at 15 context words, on raw and on unit
   vectors, vs the triplet-trained bi-encoder at 15 and its WiSE-FT mix, k = 5 / 10 / 20) as one matrix of
@@ -54,7 +54,7 @@ def _score(record: Mapping[str, Any] | None, metric: str = "conll_f1", ci: bool 
 def _drop_cell(rec_a: Mapping[str, Any] | None, rec_b: Mapping[str, Any] | None, name_a: str,
                name_b: str) -> tuple[str, str]:
     """(drop with its paired interval, units) or why there is none."""
-    from figbench_baselines.cdec.compare import records_drop
+    from figbench_baselines.cdec.steps.compare import records_drop
 
     if rec_a is None or rec_b is None:
         return NOT_MEASURED, ""

@@ -34,7 +34,7 @@ PROMPT = (
 
 
 def marked_sentence(row: Mapping, context_words: int = 30) -> str:
-    from figbench_baselines.cdec.encoding import mention_words
+    from figbench_baselines.cdec.steps.encoding import mention_words
 
     words, _, _ = mention_words(row, context_words)
     return " ".join(words)
@@ -136,7 +136,7 @@ def run_llm(rows: Sequence[Mapping], pairs: np.ndarray, args: argparse.Namespace
         params = int(sum(p.numel() for p in scorer.model.parameters()))
     cache = AnswerCache(args.llm_cache)
     t0 = time.perf_counter()
-    from figbench_baselines.cdec.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.pipeline_defaults import setting
 
     scores, counts = score_pairs(scorer, rows, pairs, cache, setting(args, "context_words"))
     secs = time.perf_counter() - t0

@@ -73,7 +73,7 @@ def _num(value: float) -> str:
 def _topics(dataset: str, config: str, args) -> str:
     """The topics part of the protocol: the pairs' groups (and how predicted topics are made)."""
     from figbench_baselines.cdec.cli import DEFAULT_WITHIN
-    from figbench_baselines.cdec.pipeline_defaults import topic_source
+    from figbench_baselines.cdec.steps.pipeline_defaults import topic_source
 
     default = args.within == "auto"
     within = DEFAULT_WITHIN[dataset] if default else None if args.within == "none" else args.within
@@ -90,8 +90,8 @@ def _topics(dataset: str, config: str, args) -> str:
 
 def protocol_of(dataset: str, config: str, method_name: str, argv: tuple[str, ...], **extra: str) -> dict[str, str]:
     """The protocol column of a run (topics, singletons, clustering, thresholds): its command as the CLI
-    parses it, described through the method table (:data:`~.pipeline_defaults.METHOD_TABLE`)."""
-    from figbench_baselines.cdec.pipeline_defaults import method
+    parses it, described through the method table (:data:`~.steps.pipeline_defaults.METHOD_TABLE`)."""
+    from figbench_baselines.cdec.steps.pipeline_defaults import method
 
     args, m = _parsed(argv), method(method_name)
     clustering = args.clustering or m.clustering
@@ -123,7 +123,7 @@ def protocol_of(dataset: str, config: str, method_name: str, argv: tuple[str, ..
 def _spec(name: str, table: str, dataset: str, config: str, split: str, method: str, *extra_argv: str,
           protocol_extra: dict[str, str] | None = None, **kw) -> BaselineSpec:
     argv = ("cdec", "--dataset", dataset, "--config", config, "--split", split, "--method", method, *extra_argv)
-    from figbench_baselines.cdec.pipeline_defaults import method as method_of
+    from figbench_baselines.cdec.steps.pipeline_defaults import method as method_of
 
     m = method_of(method)
     needs = kw.pop("needs", ("ecbplus",) if dataset == "ecbmeta" and m.uses_training_split else ())
@@ -859,7 +859,7 @@ DROPS: tuple[tuple[str, str, str], ...] = (
 
 def _family_table(name: str):
     def render(specs, results):
-        from figbench_baselines.cdec import tables
+        from figbench_baselines.cdec.specs import tables
 
         return getattr(tables, name)(specs, results)
 

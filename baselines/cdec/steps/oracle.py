@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from figbench_baselines.cdec.clustering import connected_components
-from figbench_baselines.cdec.filters import gold_pair_labels
+from figbench_baselines.cdec.steps.clustering import connected_components
+from figbench_baselines.cdec.steps.filters import gold_pair_labels
 
 
 def oracle_labels(rows: Sequence[Mapping], pairs: np.ndarray) -> np.ndarray:
@@ -31,7 +31,7 @@ def gold_pair_recall(rows: Sequence[Mapping], pairs: np.ndarray) -> float:
 
 def oracle_bcubed_recall(rows: Sequence[Mapping], pairs: np.ndarray) -> float:
     """B-cubed recall (figbench's metric, singletons kept) of the oracle clustering of ``pairs``."""
-    from figbench_baselines.cdec.evaluation import evaluate, find_key
+    from figbench_baselines.cdec.steps.evaluation import evaluate, find_key
 
     scores = evaluate(rows, oracle_labels(rows, pairs))
     return scores[find_key(scores, "bcubed", "recall")]

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from figbench_baselines.cdec.pipeline_defaults import DEFAULT_LH_THRESHOLD
+from figbench_baselines.cdec.steps.pipeline_defaults import DEFAULT_LH_THRESHOLD
 
 
 def _lemma(row: Mapping) -> str:
@@ -187,7 +187,7 @@ def knn_pairs(embeddings: np.ndarray, k: int = 5, rows: Sequence[Mapping] | None
     ``index``: ``"flat"`` (exact), ``"hnsw"`` or ``"ivf"`` (approximate). With ``within`` (and
     ``rows``) neighbours are searched inside each group only.
     """
-    from figbench_baselines.cdec.faiss_index import search
+    from figbench_baselines.cdec.steps.faiss_index import search
 
     x = np.ascontiguousarray(np.asarray(embeddings, dtype=np.float32))
     if x.ndim != 2 or len(x) == 0:
