@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from figbench_baselines.cdec.steps.pipeline_defaults import DEFAULT_WITHIN
+
 DATASETS = ("ecbplus", "ecbmeta", "wec_eng")
-#: ECB+/META pairs stay within a subtopic: the stand-in for the predicted topics (document clustering)
-#: that Barhom et al. 2019 and Ahmed et al. 2023 use on ECB+ test (see baselines/README.md).
-DEFAULT_WITHIN = {"ecbplus": "subtopic", "ecbmeta": "subtopic", "wec_eng": None}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 from figbench_baselines.cdec.steps import clustering
-from figbench_baselines.cdec.steps.data import check_rows, load_mentions, load_train_mentions
+from figbench_baselines.cdec.steps.data import check_rows, load_mentions, read_mentions_file, training_rows
 from figbench_baselines.cdec.steps.filters import (
     DEFAULT_LH_THRESHOLD,
     gold_pair_labels,
+    group_labels,
     knn_pairs,
     lh_pairs,
     same_lemma_labels,
@@ -54,32 +55,6 @@ class Stage:
     extra_scores: dict[str, float] = field(default_factory=dict)
     #: train_info of each trained component (biencoder, crossencoder, wec_pairwise), for the provenance
     training: dict[str, dict] = field(default_factory=dict)
-
-
-def _groups(rows, within):
-    if within is None:
-        return np.zeros(len(rows), dtype=np.int64)
-    keys: dict[str, int] = {}
-    return np.array([keys.setdefault(str(r[within]), len(keys)) for r in rows])
-
-
-def training_rows(args, *, cap: bool = True) -> tuple[list[dict], str]:
-    """Training mentions: ``args.train_rows`` when given programmatically, else the training split.
-
-    With ``cap`` the quick configuration's ``--max-train-mentions`` applies (model training only; LH's
-    lemma pairs always come from the whole training split)."""
-    given = getattr(args, "train_rows", None)
-    if given is None and getattr(args, "train_mentions_file", None):
-        given = read_mentions_file(args.train_mentions_file)
-    if given is not None:
-        check_rows(given, "given training rows", need_gold=True)
-        rows, where = given, "given training rows"
-    else:
-        rows, where = load_train_mentions(args.dataset, args.data_dir, args.train_data_dir)
-    n = getattr(args, "max_train_mentions", None) or (400 if getattr(args, "quick", False) else None)
-    if cap and n and len(rows) > n:
-        rows, where = rows[:n], f"{where} (first {n} mentions)"
-    return rows, where
 
 
 def lh_candidates(rows, args, stage: Stage) -> np.ndarray:
@@ -155,7 +130,7 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
 
     pairs, scores, model_threshold = _SCORERS[m.scorer](rows, pairs, args, stage)
     clusterer = args.clustering or m.clustering
-    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=_groups(rows, within),
+    labels = clustering.cluster(clusterer, len(rows), pairs, scores, model_threshold, groups=group_labels(rows, within),
                                 greedy_unscored=args.greedy_unscored)
     stage.options.update(clustering=clusterer, cluster_threshold=model_threshold)
     if clusterer == "greedy":
@@ -293,21 +268,6 @@ def seed_everything_args(args) -> None:
     from figbench_baselines.cdec.steps.encoding import seed_everything
 
     seed_everything(args.seed)
-
-
-def read_mentions_file(path: str) -> list[dict]:
-    """Mention rows from a JSON list (or JSON lines) file with the coreference mention fields."""
-    import json
-    from pathlib import Path
-
-    text = Path(path).read_text("utf-8")
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError:
-        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if not isinstance(rows, list):
-        raise ValueError(f"{path}: expected a JSON list of mention rows")
-    return rows
 
 
 def assign_predicted_topics(rows: list[dict], args: argparse.Namespace) -> tuple[list[dict], dict]:

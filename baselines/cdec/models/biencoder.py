@@ -273,8 +273,8 @@ def merge_sources(named: Sequence[tuple[str, Sequence[Mapping]]]) -> list[dict]:
 
 def _trained_biencoder(args: argparse.Namespace) -> dict:
     """Load (``--biencoder DIR``) or train the bi-encoder once per run; memoised on ``args``."""
-    from figbench_baselines.cdec.pipeline import training_rows
     from figbench_baselines.cdec.steps.artifacts import load_component, save_component
+    from figbench_baselines.cdec.steps.data import training_rows
     from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args

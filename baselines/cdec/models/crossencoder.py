@@ -157,8 +157,8 @@ def _sample_training_pairs(rows, pairs: np.ndarray, labels: np.ndarray, args) ->
 def train_from_args(args: argparse.Namespace,
                     candidate_fn: Callable[[list[dict]], np.ndarray]) -> tuple[Any, CrossEncoder, dict]:
     """Train a cross-encoder on the training split's candidate pairs as the CLI options say; save it if asked."""
-    from figbench_baselines.cdec.pipeline import training_rows
     from figbench_baselines.cdec.steps.artifacts import save_component
+    from figbench_baselines.cdec.steps.data import training_rows
     from figbench_baselines.cdec.steps.filters import gold_pair_labels
     from figbench_baselines.cdec.steps.pipeline_defaults import setting
     from figbench_baselines.common.encoder import model_display_name

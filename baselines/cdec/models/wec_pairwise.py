@@ -173,7 +173,7 @@ def candidate_pairs(rows: Sequence[Mapping], within: str | None, vecs: np.ndarra
 
 def _train_mlp(args, encoder, tokenizer, enc_kw: dict, model_arg) -> tuple[PairwiseMLP, dict]:
     """Train the pairwise MLP on the training split's frozen span vectors; returns (model, train info)."""
-    from figbench_baselines.cdec.pipeline import training_rows
+    from figbench_baselines.cdec.steps.data import training_rows
     from figbench_baselines.common.encoder import model_display_name
     from figbench_baselines.common.runs import train_config_from_args
     from figbench_baselines.common.training import make_accelerator, train, wall_time_s
@@ -231,13 +231,12 @@ def _sample_description(negatives: str, labels: np.ndarray, where: str, args) ->
 
 def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, dict]:
     """Train (or load) the pairwise MLP, tune the average-link threshold on the tuning split, score ``rows``' pairs."""
-    from figbench_baselines.cdec.cli import DEFAULT_WITHIN
-    from figbench_baselines.cdec.pipeline import _groups
     from figbench_baselines.cdec.steps.artifacts import load_component
     from figbench_baselines.cdec.steps.clustering import average_link
     from figbench_baselines.cdec.steps.data import check_rows, load_mentions, sibling_data_dir
     from figbench_baselines.cdec.steps.evaluation import evaluate
-    from figbench_baselines.cdec.steps.pipeline_defaults import setting
+    from figbench_baselines.cdec.steps.filters import group_labels
+    from figbench_baselines.cdec.steps.pipeline_defaults import DEFAULT_WITHIN, setting
     from figbench_baselines.common.encoder import load_tokenizer_and_model, model_display_name
     from tqdm.auto import tqdm
 
@@ -268,7 +267,7 @@ def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple
     tune_within = args.within if tune_dataset == args.dataset else DEFAULT_WITHIN[tune_dataset]
     tune_rows = getattr(args, "tune_rows", None)
     if tune_rows is None and getattr(args, "tune_mentions_file", None):
-        from figbench_baselines.cdec.pipeline import read_mentions_file
+        from figbench_baselines.cdec.steps.data import read_mentions_file
 
         tune_rows = read_mentions_file(args.tune_mentions_file)
     if tune_rows is None:
@@ -280,7 +279,7 @@ def run_wec_pairwise(rows: Sequence[Mapping], args: argparse.Namespace) -> tuple
                                        desc="encode tuning spans (frozen)", **enc_kw)
     upairs = candidate_pairs(tune_rows, tune_within, uv)
     uscores = score(model, uv, um, upairs)
-    ugroups = _groups(tune_rows, tune_within)
+    ugroups = group_labels(tune_rows, tune_within)
     tune_scores = {}
     for t in tqdm(THRESHOLDS, desc=f"tune threshold on {where_tune}", unit="threshold"):
         labels = average_link(len(tune_rows), upairs, uscores, t, groups=ugroups)

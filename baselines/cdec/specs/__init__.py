@@ -72,8 +72,7 @@ def _num(value: float) -> str:
 
 def _topics(dataset: str, config: str, args) -> str:
     """The topics part of the protocol: the pairs' groups (and how predicted topics are made)."""
-    from figbench_baselines.cdec.cli import DEFAULT_WITHIN
-    from figbench_baselines.cdec.steps.pipeline_defaults import topic_source
+    from figbench_baselines.cdec.steps.pipeline_defaults import DEFAULT_WITHIN, topic_source
 
     default = args.within == "auto"
     within = DEFAULT_WITHIN[dataset] if default else None if args.within == "none" else args.within

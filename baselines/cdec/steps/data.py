@@ -94,3 +94,37 @@ def load_train_mentions(dataset: str, data_dir: str | None, train_data_dir: str 
     where = f"{corpus}/{config}/{split}"
     check_rows(rows, where, need_gold=True)
     return rows, where
+
+
+def read_mentions_file(path: str) -> list[dict]:
+    """Mention rows from a JSON list (or JSON lines) file with the coreference mention fields."""
+    import json
+    from pathlib import Path
+
+    text = Path(path).read_text("utf-8")
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError:
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: expected a JSON list of mention rows")
+    return rows
+
+
+def training_rows(args, *, cap: bool = True) -> tuple[list[dict], str]:
+    """Training mentions: ``args.train_rows`` when given programmatically, else the training split.
+
+    With ``cap`` the quick configuration's ``--max-train-mentions`` applies (model training only; LH's
+    lemma pairs always come from the whole training split)."""
+    given = getattr(args, "train_rows", None)
+    if given is None and getattr(args, "train_mentions_file", None):
+        given = read_mentions_file(args.train_mentions_file)
+    if given is not None:
+        check_rows(given, "given training rows", need_gold=True)
+        rows, where = given, "given training rows"
+    else:
+        rows, where = load_train_mentions(args.dataset, args.data_dir, args.train_data_dir)
+    n = getattr(args, "max_train_mentions", None) or (400 if getattr(args, "quick", False) else None)
+    if cap and n and len(rows) > n:
+        rows, where = rows[:n], f"{where} (first {n} mentions)"
+    return rows, where

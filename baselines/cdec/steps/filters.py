@@ -41,6 +41,15 @@ def group_index(rows: Sequence[Mapping], within: str | None) -> dict[str, list[i
     return groups
 
 
+def group_labels(rows: Sequence[Mapping], within: str | None) -> np.ndarray:
+    """The group of each row as an integer label (0 for every row when ``within`` is None): the
+    clustering's ``groups``."""
+    if within is None:
+        return np.zeros(len(rows), dtype=np.int64)
+    keys: dict[str, int] = {}
+    return np.array([keys.setdefault(str(r[within]), len(keys)) for r in rows])
+
+
 def _as_pairs(pairs: Iterable[tuple[int, int]]) -> np.ndarray:
     arr = np.array(sorted({(min(a, b), max(a, b)) for a, b in pairs if a != b}), dtype=np.int64)
     return arr.reshape(-1, 2)
