@@ -178,7 +178,7 @@ def _cdec_specs():
 def test_cdec_protocol_column_is_the_command():
     """The topics a row claims are the ones its command pairs within (parsed like the CLI does)."""
     from figbench_baselines.cdec.cli import normalise
-    from figbench_baselines.cdec.specs import TOPICS
+    from figbench_baselines.cdec.specs.protocol import TOPICS
 
     for s in _cdec_specs():
         args = normalise(build_parser().parse_args(["baseline", *s.argv, "--out", "x.json"]))
@@ -193,7 +193,7 @@ def test_cdec_protocol_column_is_the_command():
 def test_cdec_published_values_compare_like_with_like():
     """A published value sits on the row of its split and topics protocol, says whether it was verified,
     and every row pointing to another row for the published value points to one that has it."""
-    from figbench_baselines.cdec.specs import TOPICS
+    from figbench_baselines.cdec.specs.protocol import TOPICS
 
     names = {s.name: s for s in _cdec_specs()}
     for s in _cdec_specs():

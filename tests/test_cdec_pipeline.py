@@ -155,7 +155,7 @@ def test_records_state_whether_same_sentence_pairs_were_dropped(rows, train_rows
 
 def test_method_table_drives_the_pipeline_and_the_protocol():
     from figbench_baselines.cdec.cli import build_parser
-    from figbench_baselines.cdec.specs import protocol_of
+    from figbench_baselines.cdec.specs.protocol import protocol_of
     from figbench_baselines.cdec.steps.pipeline_defaults import METHOD_TABLE, METHODS, method
 
     choices = next(a.choices for a in build_parser()._actions if a.dest == "method")

@@ -25,7 +25,7 @@ def _record(tmp_path, method: str, *argv: str) -> dict:
 
 
 def test_the_reference_rows_are_trivial_spec_lines_on_every_split():
-    from figbench_baselines.cdec.specs import REFERENCE_SPLITS, REFERENCE_TITLES, reference_name
+    from figbench_baselines.cdec.specs.reference import REFERENCE_SPLITS, REFERENCE_TITLES, reference_name
     from figbench_baselines.specs import all_specs
     from figbench_baselines.tables import REFERENCE_TABLES
 

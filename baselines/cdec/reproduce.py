@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figbench_baselines.cdec.specs import (
+from figbench_baselines.cdec.specs.trained import (
     BIENCODER,
     BIENCODER_SELECTED,
     BIENCODER_WISE,
