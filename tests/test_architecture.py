@@ -178,3 +178,91 @@ def test_the_figbench_top_level_is_core_and_one_entry_point():
     assert {"cli", "data", "metrics", "score", "quickstart", "docs"} <= commands | {"cli"}
     text = (ROOT / "ARCHITECTURE.md").read_text("utf-8")
     assert "figbench/commands/" in text
+
+
+# ---------------------------------------------------------------------------------------------------------
+# figbench_baselines.cdec: shared steps under the models, under the command, under the specs
+
+CDEC_PACKAGE, CDEC_FOLDER = "figbench_baselines.cdec", ROOT / "baselines" / "cdec"
+#: bottom to top, as LAYERS: the folders steps/, models/, specs/ and the modules at the top of cdec/
+CDEC_LAYERS = ("steps", "models", "command", "specs", "reproduce")
+CDEC_FOLDERS = frozenset({"steps", "models", "specs"})
+#: the modules at the top of ``baselines/cdec/``: ``figbench baseline cdec`` (cli, its pipeline), compare's
+#: command, and reproduce (which runs the specs)
+CDEC_TOP = {"cli": "command", "pipeline": "command", "compare": "command", "reproduce": "reproduce",
+            "__init__": "reproduce"}
+
+
+def cdec_layer_of(module: str) -> str:
+    """The layer of a dotted ``figbench_baselines.cdec`` module (``...cdec.models.biencoder`` -> models)."""
+    parts = module.split(".")
+    if parts[:2] != CDEC_PACKAGE.split("."):
+        raise ValueError(f"{module}: not a {CDEC_PACKAGE} module")
+    first = parts[2] if len(parts) > 2 else "__init__"
+    if first in CDEC_FOLDERS:
+        return first
+    if first in CDEC_TOP:
+        return CDEC_TOP[first]
+    raise ValueError(f"{module}: in no layer (a new top-level module goes into CDEC_TOP, or move it into one of "
+                     f"{', '.join(sorted(CDEC_FOLDERS))})")
+
+
+def cdec_violations(source: str, module: str, *, is_package: bool = False) -> list[str]:
+    """Every import of a cdec module's source that points to a higher cdec layer."""
+    mine = CDEC_LAYERS.index(cdec_layer_of(module))
+    found = []
+    for line, target in imports(source, module, is_package=is_package):
+        if target == CDEC_PACKAGE or target.startswith(CDEC_PACKAGE + "."):
+            theirs = cdec_layer_of(target)
+            if CDEC_LAYERS.index(theirs) > mine:
+                found.append(f"{module}:{line} ({CDEC_LAYERS[mine]}) imports {target} ({theirs})")
+    return found
+
+
+def cdec_module_name(path: Path) -> str:
+    rel = path.relative_to(CDEC_FOLDER).with_suffix("")
+    parts = rel.parts[:-1] if path.name == "__init__.py" else rel.parts
+    return ".".join((CDEC_PACKAGE, *parts))
+
+
+def cdec_modules() -> list[Path]:
+    return sorted(p for p in CDEC_FOLDER.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_every_cdec_module_is_in_a_layer():
+    for path in cdec_modules():
+        cdec_layer_of(cdec_module_name(path))
+    assert {p.name for p in CDEC_FOLDER.iterdir() if (p / "__init__.py").is_file()} == CDEC_FOLDERS
+
+
+@pytest.mark.parametrize("path", cdec_modules(), ids=lambda p: str(p.relative_to(CDEC_FOLDER)))
+def test_cdec_imports_point_down(path):
+    module = cdec_module_name(path)
+    assert cdec_violations(path.read_text("utf-8"), module, is_package=path.name == "__init__.py") == []
+
+
+@pytest.mark.parametrize("source, module, expected", [
+    ("def f():\n    from figbench_baselines.cdec.pipeline import training_rows",
+     "figbench_baselines.cdec.models.biencoder", "(command)"),
+    ("from figbench_baselines.cdec.cli import DEFAULT_WITHIN", "figbench_baselines.cdec.steps.filters", "(command)"),
+    ("from figbench_baselines.cdec.models import biencoder", "figbench_baselines.cdec.steps.oracle", "(models)"),
+    ("from ..specs import tables", "figbench_baselines.cdec.steps.compare", "(specs)"),
+    ("import figbench_baselines.cdec.reproduce", "figbench_baselines.cdec.specs.trained", "(reproduce)"),
+    ("from figbench_baselines.cdec.specs.trained import MODELS", "figbench_baselines.cdec.pipeline", "(specs)"),
+    ("from figbench_baselines.cdec.steps.data import training_rows", "figbench_baselines.cdec.models.biencoder", None),
+    ("from figbench_baselines.cdec.cli import build_parser", "figbench_baselines.cdec.specs.protocol", None),
+    ("from . import data", "figbench_baselines.cdec.steps.filters", None),
+    ("from figbench_baselines.cdec.specs.trained import MODELS", "figbench_baselines.cdec.reproduce", None),
+])
+def test_the_cdec_check_finds_upward_imports(source, module, expected):
+    found = cdec_violations(source, module)
+    assert (expected in found[0]) if expected else found == [], found
+
+
+def test_architecture_md_draws_cdec():
+    text = (ROOT / "ARCHITECTURE.md").read_text("utf-8")
+    for folder in CDEC_FOLDERS:
+        assert f"cdec/{folder}/" in text, folder
+    for path in cdec_modules():
+        if path.name != "__init__.py":
+            assert re.search(rf"\b{path.stem}\b", text), f"ARCHITECTURE.md does not name {path.relative_to(ROOT)}"
