@@ -133,7 +133,9 @@ class Run:
         if progress and finished:
             progress(f"{name}: {len(finished)} of {len(self.parts)} partitions already done (resuming)")
         if todo:
-            data = client.scatter(shared, broadcast=True) if shared is not None else None
+            # a key of its own (hash=False): an equal object scattered by the stage before would get the same
+            # content-hashed key while that stage's copy is being released ('lost dependencies', or a hang)
+            data = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
             futures = [client.submit(run_task, func, p, data, pure=False) for p in todo]
             by_future = dict(zip(futures, todo))
             for fut in as_completed(futures):
