@@ -18,10 +18,10 @@ import pickle
 import resource
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from figbench.harvest.dump import Partition, fingerprint
 
@@ -29,19 +29,38 @@ WORK = ".harvest"
 MANIFEST = "manifest.json"
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+@contextmanager
+def _atomic_open(path: Path) -> Iterator[IO[bytes]]:
+    """A file that replaces ``path`` when the block ends without error (temporary file + rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    with _atomic_open(path) as f:
         f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (a reader never sees half a file)."""
     _atomic_write(Path(path), json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8"))
+
+
+def write_json_array(path: Path, items: Iterable[Any]) -> None:
+    """Write a JSON array atomically, one item (one line) at a time: memory holds one item, not the file."""
+    with _atomic_open(Path(path)) as f:
+        f.write(b"[")
+        for i, item in enumerate(items):
+            f.write((",\n" if i else "\n").encode() + json.dumps(item, ensure_ascii=False).encode("utf-8"))
+        f.write(b"\n]\n")
 
 
 def memory_mb() -> tuple[float, float]:
