@@ -29,3 +29,55 @@ def test_stages_scattering_an_unchanged_object_finish(small_dump, tmp_path):
             for stage in ("scan", "again"):
                 stats = run.stage(stage, wimcor.scan, client, shared)
                 assert len(stats) == len(parts)
+
+
+def _corrupt_stream(tmp_path):
+    """A multistream dump with one stream of 5 pages overwritten by junk (its bz2 data, not its offset); the
+    titles of that stream."""
+    import bz2
+
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=6, n_towns=1, filler=20))
+    path, index = synthetic.write_dump(tmp_path / "enwiki-20240601-pages-articles-multistream.xml.bz2", pages,
+                                       pages_per_stream=5)
+    lines = [x.split(":", 2) for x in bz2.decompress(index.read_bytes()).decode().splitlines()]
+    offsets = sorted({int(o) for o, _, _ in lines})
+    bad = offsets[3]
+    data = bytearray(path.read_bytes())
+    data[bad + 10:bad + 60] = b"x" * 50
+    path.write_bytes(bytes(data))
+    return path, [t for o, _, t in lines if int(o) == bad], len(pages)
+
+
+def test_a_bad_stream_stops_with_one_line_by_default(tmp_path):
+    import subprocess
+    import sys
+
+    path, _, _ = _corrupt_stream(tmp_path)
+    p = subprocess.run([sys.executable, "-m", "figbench.cli", "harvest", "wec", "--dump", str(path), "--out",
+                        str(tmp_path / "out"), "--workers", "1", "--quiet"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert "Compute Failed" not in p.stderr and "Traceback" not in p.stderr, p.stderr[-3000:]
+    (line,) = [x for x in p.stderr.splitlines() if x.strip()]
+    assert line.startswith("figbench: error: ") and path.name in line and "corrupt" in line
+
+
+def test_on_error_skip_skips_and_counts_the_bad_stream(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path, titles, n_pages = _corrupt_stream(tmp_path)
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "figbench.cli", "harvest", "wec", "--dump", str(path), "--out",
+                        str(out), "--workers", "1", "--quiet", "--on-error", "skip"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "Compute Failed" not in p.stderr and "Traceback" not in p.stderr
+    report = json.loads((out / "harvest.json").read_text())
+    skipped = report["skipped"]
+    assert {s["stage"] for s in skipped} == {"scan", "extract"} and len(skipped) == 2
+    assert all(s["pages"] == titles and "corrupt" in s["error"] for s in skipped)
+    assert report["dump"]["pages"] == n_pages - len(titles) and report["on_error"] == "skip"
+    card = (out / "README.md").read_text()
+    assert "## Skipped" in card and titles[0] in card

@@ -22,6 +22,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partition-mb", type=float, default=None,
                    help="multistream files: compressed MB per partition (default 64)")
     p.add_argument("--keep-work", action="store_true", help="keep the per-partition outputs (.harvest/)")
+    p.add_argument("--on-error", choices=("stop", "skip"), default="stop",
+                   help="a bad stream or page: stop the harvest (default), or skip its stream and go on (the skipped "
+                        "streams and the pages their index lists are counted in the card and harvest.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -68,7 +71,7 @@ def _kw(args) -> dict:
     say = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     pb = int(args.partition_mb * (1 << 20)) if args.partition_mb else None
     return dict(scheduler=args.scheduler, workers=args.workers, partition_bytes=pb, keep_work=args.keep_work,
-                progress=say)
+                progress=say, on_error=args.on_error)
 
 
 def _filters(known: tuple[str, ...], off: list[str]) -> tuple[str, ...]:

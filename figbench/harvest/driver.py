@@ -75,15 +75,60 @@ def memory_mb() -> tuple[float, float]:
         return peak, peak
 
 
-def run_task(func: Callable, part: Partition, shared: Any) -> tuple[Any, dict]:
-    """Run ``func(part, shared)`` on a worker; the result and the task's stats (wall and CPU seconds, the worker
-    process's peak RSS so far and its RSS now, its pid)."""
+#: what a stage does with a partition whose task raises: ``stop`` the harvest (the default) or ``skip`` its bad
+#: streams (each multistream partition is retried stream by stream; the streams that still fail are skipped)
+ON_ERROR = ("stop", "skip")
+
+
+class TaskError(ValueError):
+    """A partition's task failed (the message names the dump file and byte range); reported as bad input is."""
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _add_stats(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return out
+
+
+def run_task(func: Callable, part: Partition, shared: Any, on_error: str = "stop") -> tuple[Any, dict]:
+    """Run ``func(part, shared)`` on a worker: ``(payloads, stats)``, the payloads a list (one per stream read when
+    the partition was retried stream by stream), the stats with the task's wall and CPU seconds, the worker
+    process's peak RSS so far and its RSS now, its pid, and ``skipped`` streams (``on_error='skip'``).
+
+    A failure comes back as ``(None, {"error": message})`` rather than raised: no worker traceback in the log,
+    the driver says it in one line."""
+    from figbench.harvest.dump import index_titles, streams
+
     t0, c0 = time.perf_counter(), time.process_time()
-    payload, stats = func(part, shared)
+    skipped: list[dict] = []
+    try:
+        payload, stats = func(part, shared)
+        payloads = [payload]
+    except Exception as e:  # reported by the driver, named by file and bytes
+        if on_error != "skip":
+            return None, {"error": _one_line(e), "partition": part.as_dict()}
+        payloads, stats = [], {}
+        subs = streams(part)
+        if len(subs) == 1:  # a whole file (or one stream): nothing smaller to retry
+            skipped.append({"partition": part.as_dict(), "error": _one_line(e), "pages": index_titles(part)})
+            subs = []
+        for sub in subs:
+            try:
+                payload, sub_stats = func(sub, shared)
+            except Exception as e2:
+                skipped.append({"partition": sub.as_dict(), "error": _one_line(e2), "pages": index_titles(sub)})
+                continue
+            payloads.append(payload)
+            stats = _add_stats(stats, sub_stats)
     peak, now = memory_mb()
     stats = {**stats, "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
-             "max_rss_mb": peak, "rss_mb": now, "pid": os.getpid()}
-    return payload, stats
+             "max_rss_mb": peak, "rss_mb": now, "pid": os.getpid(), "skipped": skipped}
+    return payloads, stats
 
 
 @contextmanager
@@ -143,8 +188,13 @@ class Run:
         return {k: v for k, v in got.items() if self.output(stage, Partition(**v["partition"])).is_file()}
 
     def stage(self, name: str, func: Callable, client, shared: Any = None,
-              progress: Callable[[str], None] | None = None) -> list[dict]:
-        """Run ``func`` on every unfinished partition; every partition's stats (finished before or now)."""
+              progress: Callable[[str], None] | None = None, on_error: str = "stop") -> list[dict]:
+        """Run ``func`` on every unfinished partition; every partition's stats (finished before or now).
+
+        A failed partition stops the stage with :class:`TaskError` (``on_error='stop'``) or has its bad streams
+        skipped and recorded in its stats (``'skip'``, see :func:`run_task`)."""
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
         from dask.distributed import as_completed
 
         finished = self.done(name)
@@ -155,25 +205,40 @@ class Run:
             # a key of its own (hash=False): an equal object scattered by the stage before would get the same
             # content-hashed key while that stage's copy is being released ('lost dependencies', or a hang)
             data = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
-            futures = [client.submit(run_task, func, p, data, pure=False) for p in todo]
+            futures = [client.submit(run_task, func, p, data, on_error, pure=False) for p in todo]
             by_future = dict(zip(futures, todo))
             for fut in as_completed(futures):
                 part = by_future[fut]
-                payload, stats = fut.result()
-                _atomic_write(self.output(name, part), gzip.compress(pickle.dumps(payload, protocol=5), 3))
+                payloads, stats = fut.result()
+                if payloads is None:
+                    client.cancel(futures)
+                    raise TaskError(stats["error"])
+                _atomic_write(self.output(name, part), gzip.compress(pickle.dumps(payloads, protocol=5), 3))
                 self.manifest["stages"].setdefault(name, {})[part.key] = {**stats, "partition": part.as_dict()}
                 self._save()
                 fut.release()
                 if progress:
                     progress(f"{name}: {part.key} done ({stats.get('pages', 0)} pages, {stats['seconds']} s)")
+                    for sk in stats["skipped"]:
+                        progress(f"{name}: skipped bytes {sk['partition']['start']}:{sk['partition']['end']} "
+                                 f"({len(sk['pages'] or ())} pages in the index): {sk['error']}")
         stats = self.done(name)
         return [stats[p.key] for p in self.parts]
 
     def outputs(self, stage: str) -> Iterator[Any]:
-        """The payloads of a finished stage, one partition at a time, in partition order."""
+        """The payloads of a finished stage, one partition (or stream) at a time, in partition order."""
         for p in self.parts:
             with gzip.open(self.output(stage, p), "rb") as f:
-                yield pickle.load(f)
+                yield from pickle.load(f)
+
+    def skipped(self) -> list[dict]:
+        """Every stream skipped by a stage (``on_error='skip'``): stage, byte range, error, the index's titles."""
+        out = []
+        for stage, parts in self.manifest["stages"].items():
+            for p in self.parts:
+                for s in parts.get(p.key, {}).get("skipped", ()):
+                    out.append({"stage": stage, **s})
+        return out
 
     def clean(self) -> None:
         """Remove the intermediate outputs (after the corpus is written)."""

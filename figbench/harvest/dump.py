@@ -163,6 +163,25 @@ def _header_stream(path: Path, first: int) -> tuple[int, int]:
     return end, 0 if first == 0 or pages else end
 
 
+def streams(part: Partition) -> list[Partition]:
+    """A multistream partition cut at each of its index offsets (one bz2 stream each); a whole file: itself."""
+    index = index_path(part.path)
+    if part.end == 0 or index is None:
+        return [part]
+    cuts = [part.start] + [o for o in read_index_offsets(index) if part.start < o < part.end] + [part.end]
+    return [Partition(part.path, a, b, part.header_end) for a, b in zip(cuts, cuts[1:])]
+
+
+def index_titles(part: Partition) -> list[str] | None:
+    """The titles the multistream index lists in a partition's byte range, or None (no index)."""
+    index = index_path(part.path)
+    if part.end == 0 or index is None:
+        return None
+    with bz2.open(index, "rt", encoding="utf-8") as f:
+        rows = (line.rstrip("\n").split(":", 2) for line in f)
+        return [r[2] for r in rows if len(r) == 3 and part.start <= int(r[0]) < part.end]
+
+
 def fingerprint(parts: list[Partition]) -> str:
     """Files (name, size, mtime) and ranges of a partitioning: a rerun resumes only on the same dump."""
     h = hashlib.sha256()

@@ -474,7 +474,7 @@ def _gazetteer(run, anchors: set[str]) -> dict[str, str]:
 
 def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler: str | None = None,
             workers: int | None = None, partition_bytes: int | None = None, keep_work: bool = False,
-            progress: Callable[[str], None] | None = None) -> dict:
+            progress: Callable[[str], None] | None = None, on_error: str = "stop") -> dict:
     """Run the WEC method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
     from figbench.harvest import driver
     from figbench.harvest import dump as dumps
@@ -487,10 +487,11 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
-    run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes})
+    run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes,
+                                  "on_error": on_error})
     shared = Shared(opts, events_list, ne_list, common.namespaces(parts[0]))
     with driver.cluster(scheduler, workers) as client:
-        scan_stats = run.stage("scan", scan, client, shared, progress)
+        scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         events: dict[str, tuple[int, str]] = {}
         infobox_stats: Counter = Counter()
         latest = ""
@@ -505,7 +506,7 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                 if t in events and r not in aliases:
                     aliases[r] = t
         shared.aliases = aliases
-        extract_stats = run.stage("extract", extract, client, shared, progress)
+        extract_stats = run.stage("extract", extract, client, shared, progress, on_error)
     mentions, paragraphs = _merged_extracts(run.outputs("extract"))
     ner = ner_pipeline(opts.ner_model, opts.language) if "named_entity" in opts.filters else None
     gaz = _gazetteer(run, {wikitext.normalize_title(m["anchor"]) for m in mentions}) if ner is None else {}
@@ -521,7 +522,8 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                   event_infoboxes=events_list, ne_infoboxes=ne_list, event_articles=len(events),
                   event_articles_by_infobox=dict(Counter(v[1] for v in events.values()).most_common()),
                   infobox_statistics=dict(infobox_stats.most_common()),
-                  partitions={"scan": scan_stats, "extract": extract_stats})
+                  partitions={"scan": scan_stats, "extract": extract_stats}, on_error=on_error,
+                  skipped=run.skipped())
     _write_card(out, report)
     (out / INFOBOX_STATS).write_text(
         "# infobox type<TAB>articles of this dump (App. A.1: pick the event types with at least dozens of "
@@ -546,6 +548,7 @@ def _write_card(out: Path, report: dict) -> None:
         "these (App. A.1: types with at least dozens of articles, events only, no broad events).\n\n"
         f"| infobox type | articles |\n|---|---|\n{stats}\n",
         card.filter_section(report, FILTER_TEXT),
+        card.skipped_section(report),
         f"Metadata links by kind: {report['metadata_kinds']}. Named-entity labels removed: "
         f"{report['named_entity_labels']}. Clusters removed by size: {report['clusters_removed_by_size']}.\n\n"
         f"Named-entity tagger: {report['ner']}. Named-entity infobox list: "

@@ -264,7 +264,7 @@ def split_of(anchor: str, test: float) -> str:
 
 def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None = None, workers: int | None = None,
             partition_bytes: int | None = None, keep_work: bool = False,
-            progress: Callable[[str], None] | None = None) -> dict:
+            progress: Callable[[str], None] | None = None, on_error: str = "stop") -> dict:
     """Run the WiMCor method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
     from figbench.harvest import driver
     from figbench.harvest import dump as dumps
@@ -275,12 +275,13 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
     st = Path(opts.categories).stat()
     run = driver.Run(out, parts, {"method": "wimcor", **opts.as_dict(), "partition_bytes": partition_bytes,
+                                  "on_error": on_error,
                                   "categories_file": [st.st_size, st.st_mtime_ns]})
     shared = Shared(opts, common.namespaces(parts[0]))
     on = set(opts.filters)
     counts = {f: 0 for f in FILTERS}
     with driver.cluster(scheduler, workers) as client:
-        scan_stats = run.stage("scan", scan, client, shared, progress)
+        scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         dabs, latest = _disambiguations(run)
         classes = categories_for(opts.categories, {t for ts in dabs.values() for t in ts})
         if "category" in on:
@@ -288,7 +289,7 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
         else:
             pairs = [(x, y, a) for a, ts in dabs.items() for i, x in enumerate(ts) for y in ts[i + 1:]]
         shared.aliases = _aliases(run, pairs)
-        extract_stats = run.stage("extract", extract, client, shared, progress)
+        extract_stats = run.stage("extract", extract, client, shared, progress, on_error)
     links, by_target, metadata = _extracted(run.outputs("extract"))
     if "mutual_links" in on:
         kept_pairs = [p for p in pairs if p[1] in links.get(p[0], ()) and p[0] in links.get(p[1], ())]
@@ -307,7 +308,8 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
         "pairs": [list(p) for p in pairs],
         "pairs_by_association": dict(Counter(f"LOCATION-for-{classes.get(p[1], '?')}" for p in pairs)),
         "samples": {s: {m: len(set(v)) for m, v in rows[s].items()} for s in SAMPLE_SPLITS},
-        "partitions": {"scan": scan_stats, "extract": extract_stats},
+        "partitions": {"scan": scan_stats, "extract": extract_stats}, "on_error": on_error,
+        "skipped": run.skipped(),
     }
     _write_card(out, report)
     if not keep_work:
@@ -420,6 +422,7 @@ def _write_card(out: Path, report: dict) -> None:
         f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
         f"({report['pairs_by_association']}).\n\n{pairs}\n",
         card.filter_section(report, FILTER_TEXT),
+        card.skipped_section(report),
         f"Metadata backlinks by kind: {report['metadata_kinds']}.\n",
         "## Samples\n\nSplit by anchor text (all samples of a pair in one split).\n\n| split | "
         + " | ".join(MEDIUM_LABELS) + " |\n|---|" + "---|" * len(MEDIUM_LABELS) + f"\n{samples}\n",
