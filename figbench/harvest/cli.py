@@ -54,11 +54,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--min-context-tokens", type=int, default=5)
     w.set_defaults(func=run_wec)
     m = hs.add_parser("wimcor", help="WiMCor location metonymy (Mathews & Strube 2020, §3.2)",
-                      description="Metonymic pairs from disambiguation pages (classes from --categories), samples "
-                                  "from their backlinks; writes the wimcor sample-file layout.")
+                      description="Metonymic pairs from disambiguation pages (classes from --categories or the "
+                                  "infoboxes), samples from their backlinks; writes the wimcor sample-file layout.")
     _common(m)
-    m.add_argument("--categories", required=True, metavar="FILE",
-                   help="DBpedia instance types (.ttl/.nt, optionally .bz2) or a title<TAB>CLASS TSV")
+    m.add_argument("--categories", default=None, metavar="FILE",
+                   help="DBpedia instance types (.ttl/.nt, optionally .bz2) or a title<TAB>CLASS TSV; default: the "
+                        "linked articles' infobox types (settlement -> LOCATION, university -> INSTITUTE, football "
+                        "club -> TEAM, ...), an approximation of DBpedia's classes")
     m.add_argument("--language", default="en", help="Wikipedia language (tokenizer)")
     m.add_argument("--no-filter", action="append", default=[], metavar="NAME",
                    help="switch a filter off (repeatable): category, mutual_links, metadata, tokens, markers")

@@ -399,15 +399,12 @@ def write_splits(out: Path, splits: dict[str, list[dict]], paragraphs: list[dict
                  coref_types) -> dict[str, str]:
     """Write the split files (WEC order: by cluster, then mention id), one record at a time; split -> file name.
 
-    A split without mentions gets no file (the builder loads the splits whose file exists).
+    A split without mentions gets an empty list (``figbench.load_dataset`` loads it as an empty split).
     """
     from figbench.harvest.driver import write_json_array
 
     files = {}
     for split, rows in splits.items():
-        if not rows:  # the builder loads the splits whose file exists; an empty split would not load
-            (out / ORIGINAL_FILES[split]).unlink(missing_ok=True)
-            continue
         rows = sorted(rows, key=lambda m: (events[m["target"]][0], int(m["id"])))
         write_json_array(out / ORIGINAL_FILES[split], (to_record(m, paragraphs, events, coref_types) for m in rows))
         files[split] = ORIGINAL_FILES[split]
@@ -524,6 +521,7 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                   infobox_statistics=dict(infobox_stats.most_common()),
                   partitions={"scan": scan_stats, "extract": extract_stats}, on_error=on_error,
                   skipped=run.skipped())
+    report["empty_because"] = _empty_because(report)
     _write_card(out, report)
     (out / INFOBOX_STATS).write_text(
         "# infobox type<TAB>articles of this dump (App. A.1: pick the event types with at least dozens of "
@@ -532,6 +530,17 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     if not keep_work:
         run.clean()
     return report
+
+
+def _empty_because(report: dict) -> str | None:
+    """Why no mention was kept (None when some were)."""
+    if sum(report["kept"].values()):
+        return None
+    if not report["event_articles"]:
+        return "no event article (no article's infobox type is in the event infobox list; see the infobox statistics)"
+    if not report["candidates"]:
+        return "no link to an event article"
+    return f"the filters removed all {report['candidates']:,} candidate mentions (see Filters)"
 
 
 def _write_card(out: Path, report: dict) -> None:

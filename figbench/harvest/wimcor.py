@@ -2,7 +2,7 @@
 
 1. ``scan`` (per partition): disambiguation pages (a disambiguation template; the anchor text is the
    title without `` (disambiguation)``) with the articles they link to, and the redirects.
-2. In this process: every linked article's class from the categories file (below); metonymic pairs
+2. In this process: every linked article's class (categories file or infobox type, below); metonymic pairs
    ``(W_L, W_M, a)``: two articles of one disambiguation page whose classes match a Table 1
    association, LOCATION-for-INSTITUTE / TEAM / ARTIFACT / EVENT (``W_L`` a LOCATION).
 3. ``extract`` (per partition): the links between pair articles (the paper's second check: the two
@@ -10,6 +10,11 @@
 4. In this process: pairs whose articles do not link to each other are dropped; each backlink paragraph
    of ``W`` becomes a sample with the linked mention replaced by the anchor text ``a`` (``[w -> a]P``),
    labelled with ``W``'s class; samples of fewer than 10 or more than 512 tokens are dropped (§3.2.2).
+
+Without a categories file, the classes come from the dump itself: a linked article's first infobox type (of its
+lead) in the packaged list :data:`INFOBOX_CLASSES` (settlement/country -> LOCATION, university/company ->
+INSTITUTE, football club -> TEAM, stadium -> ARTIFACT, festival -> EVENT, ...), an approximation of DBpedia's
+classes (which DBpedia maps from the same infoboxes); the card says so.
 
 Categories file (``--categories``; the paper queried DBpedia online), one of:
 
@@ -63,6 +68,8 @@ DBPEDIA_CLASSES: dict[str, str] = {
                      "Convention", "Election", "Olympics", "Race", "Tournament", "Battle", "MilitaryConflict"),
                     "EVENT"),
 }
+#: the offline class source (no categories file): infobox type -> medium label
+INFOBOX_CLASSES = "wimcor_en_infobox_classes.txt"
 FILTERS = ("category", "mutual_links", "metadata", "tokens", "markers")
 FILTER_TEXT = {
     "category": "pair candidates of a disambiguation page whose two classes match no Table 1 association "
@@ -99,6 +106,7 @@ class Shared:
     options: WimcorOptions
     namespaces: tuple[str, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)  # title or redirect -> pair article
+    infobox_classes: dict[str, str] = field(default_factory=dict)  # no categories file: infobox type -> label
 
 
 # --------------------------------------------------------------------------- categories
@@ -187,13 +195,29 @@ def dab_precheck(templates: Iterable[str]) -> Callable[[str], bool]:
     return lambda text: "{{" in text and search(text.lower()) is not None
 
 
+def _infobox_class(text: str, classes: dict[str, str]) -> tuple[str, str] | None:
+    """(infobox type, label) of the first infobox type of an article's lead that ``classes`` maps, or None."""
+    from figbench.harvest.wec import _lead, may_have_infobox
+
+    lead = _lead(text)
+    if not may_have_infobox(lead):
+        return None
+    return next(((t, classes[t]) for t in wikitext.infobox_types(wikitext.parse(lead)) if t in classes), None)
+
+
 def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
-    """Stage 1: disambiguation pages and redirects of one partition."""
+    """Stage 1: disambiguation pages and redirects of one partition (and, without a categories file, each
+    article's class from its infobox type)."""
     templates = set(shared.options.disambiguation_templates)
     may_be_dab = dab_precheck(templates)
     dabs: dict[str, list[str]] = {}
+    typed: dict[str, tuple[str, str]] = {}
     tally = Tally()
     for title, page in articles(part, tally):
+        if shared.infobox_classes:
+            found = _infobox_class(page.text, shared.infobox_classes)
+            if found:
+                typed[title] = found
         if not may_be_dab(page.text):
             continue
         code = wikitext.parse(page.text)
@@ -201,7 +225,7 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
             dabs.setdefault(anchor_of(title), [])
             dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, _namespaces(shared)))
                                        if t != title]
-    return ({"dabs": dabs, "redirects": tally.redirects, "latest": tally.latest},
+    return ({"dabs": dabs, "redirects": tally.redirects, "latest": tally.latest, "typed": typed},
             {"pages": tally.pages, "disambiguation_pages": len(dabs), "redirects": len(tally.redirects)})
 
 
@@ -273,17 +297,23 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
-    st = Path(opts.categories).stat()
+    st = Path(opts.categories).stat() if opts.categories else None
+    infobox_classes = {} if opts.categories else common.read_mapping(common.packaged(INFOBOX_CLASSES),
+                                                                     labels=MEDIUM_LABELS, what="infobox class list")
     run = driver.Run(out, parts, {"method": "wimcor", **opts.as_dict(), "partition_bytes": partition_bytes,
                                   "on_error": on_error,
-                                  "categories_file": [st.st_size, st.st_mtime_ns]})
-    shared = Shared(opts, common.namespaces(parts[0]))
+                                  "categories_file": [st.st_size, st.st_mtime_ns] if st else None})
+    shared = Shared(opts, common.namespaces(parts[0]), infobox_classes=infobox_classes)
     on = set(opts.filters)
     counts = {f: 0 for f in FILTERS}
     with driver.cluster(scheduler, workers) as client:
         scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         dabs, latest = _disambiguations(run)
-        classes = categories_for(opts.categories, {t for ts in dabs.values() for t in ts})
+        linked = {t for ts in dabs.values() for t in ts}
+        if opts.categories:
+            classes, by_type = categories_for(opts.categories, linked), Counter()
+        else:
+            classes, by_type = _typed(run, linked)
         if "category" in on:
             pairs, counts["category"] = find_pairs(dabs, classes)
         else:
@@ -301,7 +331,11 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     info = common.dump_info(parts, scan_stats, latest)
     report = {
         "method": "wimcor", "dump": info, "options": opts.as_dict(), "filters_on": list(opts.filters),
-        "categories_file": str(opts.categories), "classes_found": len(classes),
+        "categories_file": str(opts.categories) if opts.categories else None, "classes_found": len(classes),
+        "class_source": (f"categories file {opts.categories}" if opts.categories else
+                         f"infobox types of the linked articles ({INFOBOX_CLASSES}): an approximation of DBpedia's "
+                         "classes"),
+        "infobox_classes": infobox_classes, "classes_by_infobox": dict(by_type.most_common()),
         "disambiguation_pages": len(dabs), "candidate_links": sum(len(ts) for ts in dabs.values()),
         "candidates": sum(len(ts) * (len(ts) - 1) // 2 for ts in dabs.values()),
         "removed": counts, "metadata_kinds": dict(metadata),
@@ -311,6 +345,7 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
         "partitions": {"scan": scan_stats, "extract": extract_stats}, "on_error": on_error,
         "skipped": run.skipped(),
     }
+    report["empty_because"] = _empty_because(report)
     _write_card(out, report)
     if not keep_work:
         run.clean()
@@ -318,11 +353,8 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
 
 
 def _check_options(opts: WimcorOptions) -> None:
-    """Refuse a run without a readable categories file or with an unknown filter, before any work."""
-    if not opts.categories:
-        raise ValueError("harvest wimcor: --categories FILE is required (DBpedia instance types .ttl/.nt[.bz2] "
-                         "or a title<TAB>CLASS TSV)")
-    if not Path(opts.categories).is_file():
+    """Refuse a run with a categories file that is not there or with an unknown filter, before any work."""
+    if opts.categories and not Path(opts.categories).is_file():
         raise FileNotFoundError(f"categories file {opts.categories} does not exist")
     unknown = [f for f in opts.filters if f not in FILTERS]
     if unknown:
@@ -343,6 +375,19 @@ def _disambiguations(run: driver.Run) -> tuple[dict[str, list[str]], str]:
     for o in run.outputs("scan"):
         resolved.update({t: o["redirects"][t] for t in linked & o["redirects"].keys()})
     return {a: [resolved.get(t, t) for t in ts] for a, ts in dabs.items()}, latest
+
+
+def _typed(run: driver.Run, titles: set[str]) -> tuple[dict[str, str], Counter]:
+    """Class of each of ``titles`` from the scan's infobox types (no categories file), and the classes counted by
+    infobox type."""
+    classes: dict[str, str] = {}
+    by_type: Counter = Counter()
+    for o in run.outputs("scan"):
+        for t in titles & o["typed"].keys():
+            if t not in classes:
+                kind, classes[t] = o["typed"][t]
+                by_type[f"{kind}\t{classes[t]}"] += 1
+    return classes, by_type
 
 
 def _aliases(run: driver.Run, pairs: list[tuple[str, str, str]]) -> dict[str, str]:
@@ -403,6 +448,38 @@ def _write_samples(out: Path, rows: dict[str, dict[str, list[str]]]) -> None:
             (out / name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def _empty_because(report: dict) -> str | None:
+    """Why no sample was kept (None when some were)."""
+    if sum(sum(v.values()) for v in report["samples"].values()):
+        return None
+    if not report["disambiguation_pages"]:
+        return "no disambiguation page in the dump"
+    if not report["pairs"]:
+        dropped = report["removed"]["mutual_links"]
+        return (f"no metonymic pair ({report['classes_found']:,} of the disambiguation pages' linked articles have a "
+                "class, and no page links a LOCATION and an " + "/".join(METONYMIC) + " article"
+                + (f" that link to each other: {dropped:,} pairs dropped by mutual_links" if dropped else "") + ")")
+    return "the filters removed every sample of the metonymic pairs (see Filters)"
+
+
+def _categories_section(report: dict) -> str:
+    if report["categories_file"] is None:
+        used = "\n".join(f"| {k.split(chr(9))[0]} | {k.split(chr(9))[1]} | {n:,} |"
+                         for k, n in report["classes_by_infobox"].items())
+        return (f"## Categories\n\nNo categories file: classes from the dump itself, the infobox types of the linked "
+                f"articles ({report['classes_found']:,} of the disambiguation pages' articles have one of the list's "
+                "types), an approximation of DBpedia's classes (which DBpedia maps from the same infoboxes; "
+                "pass --categories for DBpedia's own). Associations (Table 1): "
+                + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ".\n\n| infobox type | class | articles |\n"
+                "|---|---|---|\n" + used + "\n\nThe whole list:\n\n| infobox type | class |\n|---|---|\n"
+                + "\n".join(f"| {k} | {v} |" for k, v in report["infobox_classes"].items()) + "\n")
+    return (f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
+            "pages' articles have a class. Associations (Table 1): "
+            + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
+            + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m)
+                        for m in MEDIUM_LABELS) + "\n")
+
+
 def _write_card(out: Path, report: dict) -> None:
     import json
 
@@ -413,11 +490,7 @@ def _write_card(out: Path, report: dict) -> None:
                         for s in SAMPLE_SPLITS)
     sections = [
         card.dump_section(report["dump"]),
-        f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
-        "pages' articles have a class. Associations (Table 1): "
-        + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
-        + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m) for m in MEDIUM_LABELS)
-        + "\n",
+        _categories_section(report),
         f"## Pairs\n\n{report['disambiguation_pages']:,} disambiguation pages, {report['candidate_links']:,} links, "
         f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
         f"({report['pairs_by_association']}).\n\n{pairs}\n",
