@@ -19,6 +19,7 @@ import resource
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -75,6 +76,12 @@ def memory_mb() -> tuple[float, float]:
         return peak, peak
 
 
+#: times a partition is submitted again after its worker died or its input was lost with a worker
+RETRIES = 3
+#: seconds a stage waits for its next partition to finish (a hung worker or a cluster without workers fails)
+TASK_TIMEOUT = 3600.0
+#: seconds a scatter to the workers or the fetch of a result may take
+TRANSFER_TIMEOUT = 600.0
 #: what a stage does with a partition whose task raises: ``stop`` the harvest (the default) or ``skip`` its bad
 #: streams (each multistream partition is retried stream by stream; the streams that still fail are skipped)
 ON_ERROR = ("stop", "skip")
@@ -154,6 +161,90 @@ def cluster(scheduler: str | None = None, workers: int | None = None) -> Iterato
         yield client
 
 
+class Tasks:
+    """One stage's partitions on the cluster: submitted, awaited with a timeout, resubmitted when lost.
+
+    A partition whose worker died (the scheduler gives up on it: ``KilledWorker``) or whose input was lost with a
+    worker (the scattered ``shared`` object: 'lost dependencies') is submitted again, up to ``retries`` times, with
+    the object scattered again when no worker holds it any more. Every wait is bounded: ``timeout`` seconds for the
+    next partition to finish, ``transfer_timeout`` for a scatter or a result."""
+
+    def __init__(self, client, name: str, func: Callable, shared: Any, on_error: str,
+                 progress: Callable[[str], None] | None = None, *, retries: int = RETRIES,
+                 timeout: float = TASK_TIMEOUT, transfer_timeout: float = TRANSFER_TIMEOUT):
+        self.client, self.name, self.func, self.shared, self.on_error = client, name, func, shared, on_error
+        self.progress, self.retries, self.timeout, self.transfer_timeout = progress, retries, timeout, transfer_timeout
+        self.data = None
+
+    def _scatter(self) -> None:
+        if self.shared is None:
+            return
+        # a key of its own (hash=False): an equal object scattered by the stage before would get the same
+        # content-hashed key while that stage's copy is being released ('lost dependencies', or a hang)
+        for attempt in range(self.retries + 1):
+            try:
+                self.data = self.client.scatter(self.shared, broadcast=True, hash=False,
+                                                timeout=self.transfer_timeout)
+                return
+            except OSError as e:  # a worker gone while the object was sent to it (CommClosedError)
+                if attempt == self.retries:
+                    raise TaskError(f"{self.name}: cannot send the stage's input to the workers: {e}") from e
+                time.sleep(1 + attempt)
+
+    def _submit(self, part: Partition):
+        if self.shared is not None and (self.data is None or self.data.status != "finished"):
+            self._scatter()  # the first submit, or every copy went with a lost worker
+        return self.client.submit(run_task, self.func, part, self.data, self.on_error, pure=False)
+
+    def run(self, todo: list[Partition]) -> Iterator[tuple[Partition, list, dict]]:
+        """(partition, payloads, stats) of each of ``todo`` as it finishes."""
+        from dask.distributed import wait
+
+        pending = {self._submit(p): p for p in todo}
+        tries: dict[str, int] = {}
+        try:
+            while pending:
+                try:
+                    wait(list(pending), timeout=self.timeout, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    raise TaskError(f"{self.name}: no partition finished in {self.timeout:.0f} s ({len(pending)} "
+                                    f"waiting, {len(self.client.scheduler_info().get('workers', {}))} workers): "
+                                    "a hung worker or a cluster without workers") from None
+                except CancelledError:
+                    pass  # a future cancelled (its input lost): handled below
+                for fut in [f for f in pending if f.status != "pending"]:
+                    part = pending.pop(fut)
+                    result = self._result(fut)
+                    if result is None:
+                        tries[part.key] = tries.get(part.key, 0) + 1
+                        if tries[part.key] > self.retries:
+                            raise TaskError(f"{self.name}: {part.path} [bytes {part.start}:{part.end or 'end'}]: "
+                                            f"lost {tries[part.key]} times (worker died or its input was lost)")
+                        if self.progress:
+                            self.progress(f"{self.name}: {part.key} lost with a worker; retry {tries[part.key]}")
+                        pending[self._submit(part)] = part
+                        continue
+                    payloads, stats = result
+                    if payloads is None:
+                        raise TaskError(stats["error"])
+                    yield part, payloads, stats
+        finally:
+            if pending:
+                self.client.cancel(list(pending))
+
+    def _result(self, fut) -> tuple | None:
+        """A finished future's value, or None when it was lost (its worker died, its input was lost, or the result
+        could not be fetched in time)."""
+        from distributed.scheduler import KilledWorker
+
+        try:
+            return fut.result(timeout=self.transfer_timeout)
+        except (CancelledError, KilledWorker, TimeoutError, OSError):
+            return None
+        finally:
+            fut.release()
+
+
 class Run:
     """The work folder of one harvest: manifest, finished partitions, their outputs."""
 
@@ -195,33 +286,19 @@ class Run:
         skipped and recorded in its stats (``'skip'``, see :func:`run_task`)."""
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
-        from dask.distributed import as_completed
-
         finished = self.done(name)
         todo = [p for p in self.parts if p.key not in finished]
         if progress and finished:
             progress(f"{name}: {len(finished)} of {len(self.parts)} partitions already done (resuming)")
-        if todo:
-            # a key of its own (hash=False): an equal object scattered by the stage before would get the same
-            # content-hashed key while that stage's copy is being released ('lost dependencies', or a hang)
-            data = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
-            futures = [client.submit(run_task, func, p, data, on_error, pure=False) for p in todo]
-            by_future = dict(zip(futures, todo))
-            for fut in as_completed(futures):
-                part = by_future[fut]
-                payloads, stats = fut.result()
-                if payloads is None:
-                    client.cancel(futures)
-                    raise TaskError(stats["error"])
-                _atomic_write(self.output(name, part), gzip.compress(pickle.dumps(payloads, protocol=5), 3))
-                self.manifest["stages"].setdefault(name, {})[part.key] = {**stats, "partition": part.as_dict()}
-                self._save()
-                fut.release()
-                if progress:
-                    progress(f"{name}: {part.key} done ({stats.get('pages', 0)} pages, {stats['seconds']} s)")
-                    for sk in stats["skipped"]:
-                        progress(f"{name}: skipped bytes {sk['partition']['start']}:{sk['partition']['end']} "
-                                 f"({len(sk['pages'] or ())} pages in the index): {sk['error']}")
+        for part, payloads, stats in Tasks(client, name, func, shared, on_error, progress).run(todo):
+            _atomic_write(self.output(name, part), gzip.compress(pickle.dumps(payloads, protocol=5), 3))
+            self.manifest["stages"].setdefault(name, {})[part.key] = {**stats, "partition": part.as_dict()}
+            self._save()
+            if progress:
+                progress(f"{name}: {part.key} done ({stats.get('pages', 0)} pages, {stats['seconds']} s)")
+                for sk in stats["skipped"]:
+                    progress(f"{name}: skipped bytes {sk['partition']['start']}:{sk['partition']['end']} "
+                             f"({len(sk['pages'] or ())} pages in the index): {sk['error']}")
         stats = self.done(name)
         return [stats[p.key] for p in self.parts]
 
