@@ -29,7 +29,8 @@ BROAD = ("country", "book", "u.s. state", "philosopher", "award", "writer", "sci
 def generated(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("gen")
     path, _ = synthetic.write_large_dump(d / "enwiki-20240601-pages-articles-multistream.xml.bz2", 600,
-                                         processes=1, pages_per_stream=50, n_events=6, backlinks=8, n_towns=4)
+                                         processes=1, pages_per_stream=50, n_events=6, backlinks=8, n_towns=4,
+                                         paragraphs=6)  # small articles: a quick test
     return path
 
 
