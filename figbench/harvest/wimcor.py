@@ -12,7 +12,7 @@
    labelled with ``W``'s class; samples of fewer than 10 or more than 512 tokens are dropped (§3.2.2).
 
 Without a categories file, the classes come from the dump itself: a linked article's first infobox type (of its
-lead) in the packaged list :data:`INFOBOX_CLASSES` (settlement/country -> LOCATION, university/company ->
+lead) in the packaged list :data:`.classes.INFOBOX_CLASSES` (settlement/country -> LOCATION, university/company ->
 INSTITUTE, football club -> TEAM, stadium -> ARTIFACT, festival -> EVENT, ...), an approximation of DBpedia's
 classes (which DBpedia maps from the same infoboxes); the card says so.
 
@@ -20,7 +20,7 @@ Categories file (``--categories``; the paper queried DBpedia online), one of:
 
 * DBpedia instance types (``instance_types_en.ttl`` / ``.nt``, optionally ``.bz2``): lines
   ``<http://dbpedia.org/resource/Delft> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>
-  <http://dbpedia.org/ontology/City> .``; the class is mapped by :data:`DBPEDIA_CLASSES`;
+  <http://dbpedia.org/ontology/City> .``; the class is mapped by :data:`.classes.DBPEDIA_CLASSES`;
 * a TSV (any other name): ``Wikipedia title<TAB>CLASS``, CLASS a WiMCor medium label (LOCATION,
   INSTITUTE, TEAM, ARTIFACT, EVENT) or a DBpedia class name; ``#`` comments.
 
@@ -30,46 +30,31 @@ lines ``a<SEP>paragraph with <ENT>a<ENT>``), split by anchor text (every sample 
 
 from __future__ import annotations
 
-import bz2
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
 from figbench.corpora.wimcor import MEDIUM_LABELS, SAMPLE_SPLITS, sample_files
 from figbench.harvest import common, wikitext
+from figbench.harvest.classes import (  # noqa: F401 - DBPEDIA_CLASSES, iter_categories: this method's API too
+    DBPEDIA_CLASSES,
+    INFOBOX_CLASSES,
+    METONYMIC,
+    card_section,
+    categories_for,
+    infobox_class,
+    iter_categories,
+    typed_classes,
+)
 from figbench.harvest.dump import Partition, Tally, articles, iter_pages
 
 if TYPE_CHECKING:
     from figbench.harvest import driver
 
-#: Table 1's associations: LOCATION for these
-METONYMIC = ("INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
-#: DBpedia ontology class -> WiMCor medium label (most specific types of the instance-types dump)
-DBPEDIA_CLASSES: dict[str, str] = {
-    **dict.fromkeys(("Place", "PopulatedPlace", "Settlement", "City", "Town", "Village", "Country", "Region",
-                     "AdministrativeRegion", "State", "Island", "Location", "CityDistrict", "Municipality",
-                     "Province", "County", "Territory", "Continent", "HistoricPlace", "Locality"), "LOCATION"),
-    **dict.fromkeys(("EducationalInstitution", "University", "College", "School", "Library", "Museum", "Hospital",
-                     "ResearchInstitute", "Institution", "Organisation", "Company", "Broadcaster", "Newspaper"),
-                    "INSTITUTE"),
-    **dict.fromkeys(("SportsTeam", "SoccerClub", "HockeyTeam", "BasketballTeam", "BaseballTeam",
-                     "AmericanFootballTeam", "CricketTeam", "RugbyClub", "SportsClub", "CanadianFootballTeam",
-                     "HandballTeam", "VolleyballTeam", "NationalSoccerClub"), "TEAM"),
-    **dict.fromkeys(("Building", "ArchitecturalStructure", "Stadium", "Airport", "Station", "RailwayStation",
-                     "Bridge", "Castle", "Church", "Tower", "Observatory", "Venue", "Arena", "Theatre", "Prison",
-                     "Mine", "Dam", "Lighthouse", "Park", "ShoppingMall", "Hotel", "MilitaryStructure",
-                     "Infrastructure", "Ship", "Artifact"), "ARTIFACT"),
-    **dict.fromkeys(("Event", "FilmFestival", "Festival", "MusicFestival", "SportsEvent", "SocietalEvent",
-                     "Convention", "Election", "Olympics", "Race", "Tournament", "Battle", "MilitaryConflict"),
-                    "EVENT"),
-}
-#: the offline class source (no categories file): infobox type -> medium label
-INFOBOX_CLASSES = "wimcor_en_infobox_classes.txt"
 FILTERS = ("category", "mutual_links", "metadata", "tokens", "markers")
 FILTER_TEXT = {
     "category": "pair candidates of a disambiguation page whose two classes match no Table 1 association "
@@ -79,7 +64,6 @@ FILTER_TEXT = {
     "tokens": "samples of fewer than min_tokens or more than max_tokens tokens (§3.2.2: 10-512)",
     "markers": "paragraphs holding the sample file's own markers (<SEP>, <ENT>)",
 }
-_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 
 @dataclass
@@ -107,64 +91,6 @@ class Shared:
     namespaces: tuple[str, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)  # title or redirect -> pair article
     infobox_classes: dict[str, str] = field(default_factory=dict)  # no categories file: infobox type -> label
-
-
-# --------------------------------------------------------------------------- categories
-
-
-def _resource_title(term: str) -> str | None:
-    if not (term.startswith("<") and term.endswith(">")):
-        return None
-    uri = term[1:-1]
-    name = uri.rsplit("/resource/", 1)[-1] if "/resource/" in uri else None
-    return wikitext.normalize_title(unquote(name)) if name else None
-
-
-def _open_text(path: Path):
-    return bz2.open(path, "rt", encoding="utf-8") if path.suffix == ".bz2" else open(path, encoding="utf-8")
-
-
-def iter_categories(path: str | Path) -> Iterator[tuple[str, str]]:
-    """(title, medium label) pairs of a categories file (see the module docstring); bad lines raise naming the line."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"categories file {path} does not exist")
-    rdf = any(s in (".ttl", ".nt") for s in path.suffixes)
-    with _open_text(path) as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            if rdf:
-                terms = line.split()
-                if len(terms) < 3 or terms[1] != _RDF_TYPE:
-                    continue  # other predicates (e.g. owl:Thing lines of other dumps)
-                title = _resource_title(terms[0])
-                cls = terms[2].strip("<>").rsplit("/", 1)[-1]
-                if title is None:
-                    raise ValueError(f"{path}: line {lineno}: subject {terms[0]!r} is not a DBpedia resource URI")
-                medium = DBPEDIA_CLASSES.get(cls)
-            else:
-                title, sep, cls = line.partition("\t")
-                if not sep or not title.strip() or not cls.strip():
-                    raise ValueError(f"{path}: line {lineno}: expected 'title<TAB>CLASS', got {line[:80]!r}")
-                cls = cls.strip()
-                medium = cls.upper() if cls.upper() in MEDIUM_LABELS else DBPEDIA_CLASSES.get(cls)
-                if medium is None:
-                    raise ValueError(f"{path}: line {lineno}: unknown class {cls!r} (a WiMCor medium label "
-                                     f"{', '.join(MEDIUM_LABELS)} or a DBpedia class of DBPEDIA_CLASSES)")
-                title = wikitext.normalize_title(title)
-            if medium:
-                yield title, medium
-
-
-def categories_for(path: str | Path, titles: set[str]) -> dict[str, str]:
-    """Medium label of each of ``titles`` found in the categories file (the first line of a title wins)."""
-    out: dict[str, str] = {}
-    for title, medium in iter_categories(path):
-        if title in titles and title not in out:
-            out[title] = medium
-    return out
 
 
 # --------------------------------------------------------------------------- stages
@@ -195,16 +121,6 @@ def dab_precheck(templates: Iterable[str]) -> Callable[[str], bool]:
     return lambda text: "{{" in text and search(text.lower()) is not None
 
 
-def _infobox_class(text: str, classes: dict[str, str]) -> tuple[str, str] | None:
-    """(infobox type, label) of the first infobox type of an article's lead that ``classes`` maps, or None."""
-    from figbench.harvest.wec import _lead, may_have_infobox
-
-    lead = _lead(text)
-    if not may_have_infobox(lead):
-        return None
-    return next(((t, classes[t]) for t in wikitext.infobox_types(wikitext.parse(lead)) if t in classes), None)
-
-
 def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     """Stage 1: disambiguation pages and redirects of one partition (and, without a categories file, each
     article's class from its infobox type)."""
@@ -215,7 +131,7 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
     tally = Tally()
     for title, page in articles(part, tally):
         if shared.infobox_classes:
-            found = _infobox_class(page.text, shared.infobox_classes)
+            found = infobox_class(page.text, shared.infobox_classes)
             if found:
                 typed[title] = found
         if not may_be_dab(page.text):
@@ -313,7 +229,7 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
         if opts.categories:
             classes, by_type = categories_for(opts.categories, linked), Counter()
         else:
-            classes, by_type = _typed(run, linked)
+            classes, by_type = typed_classes(run, linked)
         if "category" in on:
             pairs, counts["category"] = find_pairs(dabs, classes)
         else:
@@ -375,19 +291,6 @@ def _disambiguations(run: driver.Run) -> tuple[dict[str, list[str]], str]:
     for o in run.outputs("scan"):
         resolved.update({t: o["redirects"][t] for t in linked & o["redirects"].keys()})
     return {a: [resolved.get(t, t) for t in ts] for a, ts in dabs.items()}, latest
-
-
-def _typed(run: driver.Run, titles: set[str]) -> tuple[dict[str, str], Counter]:
-    """Class of each of ``titles`` from the scan's infobox types (no categories file), and the classes counted by
-    infobox type."""
-    classes: dict[str, str] = {}
-    by_type: Counter = Counter()
-    for o in run.outputs("scan"):
-        for t in titles & o["typed"].keys():
-            if t not in classes:
-                kind, classes[t] = o["typed"][t]
-                by_type[f"{kind}\t{classes[t]}"] += 1
-    return classes, by_type
 
 
 def _aliases(run: driver.Run, pairs: list[tuple[str, str, str]]) -> dict[str, str]:
@@ -462,24 +365,6 @@ def _empty_because(report: dict) -> str | None:
     return "the filters removed every sample of the metonymic pairs (see Filters)"
 
 
-def _categories_section(report: dict) -> str:
-    if report["categories_file"] is None:
-        used = "\n".join(f"| {k.split(chr(9))[0]} | {k.split(chr(9))[1]} | {n:,} |"
-                         for k, n in report["classes_by_infobox"].items())
-        return (f"## Categories\n\nNo categories file: classes from the dump itself, the infobox types of the linked "
-                f"articles ({report['classes_found']:,} of the disambiguation pages' articles have one of the list's "
-                "types), an approximation of DBpedia's classes (which DBpedia maps from the same infoboxes; "
-                "pass --categories for DBpedia's own). Associations (Table 1): "
-                + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ".\n\n| infobox type | class | articles |\n"
-                "|---|---|---|\n" + used + "\n\nThe whole list:\n\n| infobox type | class |\n|---|---|\n"
-                + "\n".join(f"| {k} | {v} |" for k, v in report["infobox_classes"].items()) + "\n")
-    return (f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
-            "pages' articles have a class. Associations (Table 1): "
-            + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
-            + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m)
-                        for m in MEDIUM_LABELS) + "\n")
-
-
 def _write_card(out: Path, report: dict) -> None:
     import json
 
@@ -490,7 +375,7 @@ def _write_card(out: Path, report: dict) -> None:
                         for s in SAMPLE_SPLITS)
     sections = [
         card.dump_section(report["dump"]),
-        _categories_section(report),
+        card_section(report),
         f"## Pairs\n\n{report['disambiguation_pages']:,} disambiguation pages, {report['candidate_links']:,} links, "
         f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
         f"({report['pairs_by_association']}).\n\n{pairs}\n",
