@@ -156,8 +156,15 @@ def cluster(scheduler: str | None = None, workers: int | None = None) -> Iterato
             client.close()
         return
     n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=logging.ERROR) as lc, Client(lc) as client:
+    for attempt in range(2):  # a worker process that does not start in time (a loaded machine): once more
+        try:
+            lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                              silence_logs=logging.ERROR)
+            break
+        except (RuntimeError, OSError, TimeoutError) as e:
+            if attempt:
+                raise ConnectionError(f"cannot start a local Dask cluster of {n} worker processes: {e}") from e
+    with lc, Client(lc) as client:
         yield client
 
 

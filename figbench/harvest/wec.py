@@ -486,7 +486,7 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
     run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes,
                                   "on_error": on_error})
-    shared = Shared(opts, events_list, ne_list, common.namespaces(parts[0]))
+    shared = Shared(opts, events_list, ne_list, common.readable(parts, common.namespaces))
     with driver.cluster(scheduler, workers) as client:
         scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         events: dict[str, tuple[int, str]] = {}

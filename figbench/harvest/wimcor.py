@@ -219,7 +219,7 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     run = driver.Run(out, parts, {"method": "wimcor", **opts.as_dict(), "partition_bytes": partition_bytes,
                                   "on_error": on_error,
                                   "categories_file": [st.st_size, st.st_mtime_ns] if st else None})
-    shared = Shared(opts, common.namespaces(parts[0]), infobox_classes=infobox_classes)
+    shared = Shared(opts, common.readable(parts, common.namespaces), infobox_classes=infobox_classes)
     on = set(opts.filters)
     counts = {f: 0 for f in FILTERS}
     with driver.cluster(scheduler, workers) as client:
