@@ -40,11 +40,11 @@ NAME = "enwiki-20240601-pages-articles-multistream.xml.bz2"
 HEAD = {"n_events": 50, "backlinks": 200, "n_towns": 10}
 
 
-def make_dump(folder: Path, filler: int, paragraphs: int, processes: int) -> tuple[Path, float]:
+def make_dump(folder: Path, filler: int, paragraphs: int | None, processes: int) -> tuple[Path, float]:
     """The dump in ``folder`` (reused when its ``generated.json`` matches) and the seconds its writing took."""
     from figbench.harvest import synthetic
 
-    want = {"filler": filler, "paragraphs": paragraphs, **HEAD}
+    want = {"filler": filler, "paragraphs": paragraphs, "sizes": "real" if paragraphs is None else "fixed", **HEAD}
     meta = folder / "generated.json"
     path = folder / NAME
     if meta.is_file() and path.is_file():
@@ -231,6 +231,7 @@ def real_cpu(real: Path, synthetic_slice: Path, root: Path) -> dict:
                      "total_cpu_s": got["total_cpu_s"], "cpu_s_per_mb": round(got["total_cpu_s"] / mb, 3),
                      "cpu_ms_per_page": got["cpu_ms_per_page"]}
     out["per_mb_ratio"] = round(out["real"]["cpu_s_per_mb"] / out["synthetic"]["cpu_s_per_mb"], 2)
+    out["per_page_ratio"] = round(out["real"]["cpu_ms_per_page"] / out["synthetic"]["cpu_ms_per_page"], 2)
     worst = stage_cpu(ROOT, real, cats, root / "all_infobox_types.txt")
     mb = real.stat().st_size / 2**20
     out["real_every_infobox_an_event"] = {"total_cpu_s": worst["total_cpu_s"],
@@ -255,7 +256,11 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--filler", type=int, default=1_200_000, help="filler pages of the dump (1,200,000: ~1 GiB)")
-    ap.add_argument("--paragraphs", type=int, default=6)
+    ap.add_argument("--paragraphs", type=int, default=None,
+                    help="paragraphs of every filler article (default: page sizes drawn as the real English sample's, "
+                         "figbench.harvest.synthetic.REAL_SIZES)")
+    ap.add_argument("--real-only", action="store_true",
+                    help="with --real-dump: only the real-vs-synthetic stage CPU (per MB and per page), into --json")
     ap.add_argument("--prefix-mb", type=float, default=100.0, help="the prefix harvested with 1 and N workers")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--partition-mb", type=float, default=8.0)
@@ -305,6 +310,15 @@ def main() -> None:
         stage = make_slice(path, root / "stage", args.stage_mb, full_mb / 2)
         record["real_cpu"] = real_cpu(Path(args.real_dump), stage, root)
         print("real vs synthetic", json.dumps(record["real_cpu"]), flush=True)
+        real, syn = record["real_cpu"]["real"], record["real_cpu"]["synthetic"]
+        for name, r in (("real", real), ("synthetic", syn)):
+            print(f"  {name:>9}: {r['cpu_ms_per_page']:.2f} CPU ms per page, {r['cpu_s_per_mb']:.2f} CPU s per MB "
+                  f"({r['pages']:,} pages, {1024 * r['compressed_mb'] / r['pages']:.2f} KB of bz2 a page)", flush=True)
+        print(f"  real / synthetic: {real['cpu_ms_per_page'] / syn['cpu_ms_per_page']:.2f}x per page, "
+              f"{record['real_cpu']['per_mb_ratio']:.2f}x per MB", flush=True)
+        if args.real_only:
+            Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+            return
         if args.merge:
             Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
             return

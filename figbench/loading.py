@@ -100,7 +100,28 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
         if cause is e:
             raise
         raise cause from None
-    return builder.as_dataset(split=split, in_memory=bool(keep_in_memory))
+    return _as_dataset(builder, split, bool(keep_in_memory))
+
+
+def _as_dataset(builder, split: str | None, in_memory: bool):
+    """``builder.as_dataset``, with a split of no rows (an empty harvest) as an empty ``Dataset`` of the builder's
+    features (``datasets`` refuses to read one: 'Instruction ... corresponds to no data')."""
+    import datasets
+
+    splits = builder.info.splits or {}
+    empty = {str(s) for s, info in splits.items() if not info.num_examples}
+    if not empty:
+        return builder.as_dataset(split=split, in_memory=in_memory)
+
+    def one(name: str):
+        if name in empty:
+            return datasets.Dataset.from_dict({k: [] for k in builder.info.features}, features=builder.info.features,
+                                              info=builder.info.copy(), split=datasets.Split(name))
+        return builder.as_dataset(split=name, in_memory=in_memory)
+
+    if split is not None:
+        return one(str(split))
+    return datasets.DatasetDict({str(s): one(str(s)) for s in splits})
 
 
 def prepare(name: str, configs: list[str] | None = None, *, data_dir: str | os.PathLike | None = None,

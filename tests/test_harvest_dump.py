@@ -123,3 +123,39 @@ def test_truncated_dump_names_file_and_last_page(tmp_path):
     path.write_bytes(data[:200])  # inside the header
     with pytest.raises(dump.DumpError, match=r"zzwiki-pages-articles.xml.bz2 \[bytes 0:end\]: cannot read"):
         list(dump.iter_pages(part))
+
+
+def test_an_index_whose_first_offset_skips_streams_loses_no_page(tmp_path):
+    """An index missing its first streams' lines (its first offset past the header stream) dropped those
+    streams' pages silently (the header range was cut at its first <page>): every page is read."""
+    pages = list(synthetic.synthetic_pages(n_events=3, backlinks=4, n_towns=2, filler=10))
+    path, index = synthetic.write_dump(tmp_path / "xxwiki-20240102-pages-articles-multistream.xml.bz2", pages,
+                                       pages_per_stream=5)
+    lines = bz2.decompress(index.read_bytes()).decode().splitlines(keepends=True)
+    first = lines[0].split(":", 1)[0]
+    index.write_bytes(bz2.compress("".join(x for x in lines if not x.startswith(first + ":")).encode()))
+    for partition_bytes in (10**9, 2000):
+        parts = dump.partitions(path, partition_bytes=partition_bytes)
+        titles = [p.title for part in parts for p in dump.iter_pages(part)]
+        assert titles == [t for _, t, _, _ in pages]
+
+
+def test_a_header_stream_holding_pages_loses_no_page(tmp_path):
+    """The header and the first pages in one bz2 stream, the index starting at the next stream: those pages too
+    are read."""
+    pages = list(synthetic.synthetic_pages(n_events=3, backlinks=4, n_towns=2, filler=10))
+    path, index = synthetic.write_dump(tmp_path / "xxwiki-20240102-pages-articles-multistream.xml.bz2", pages,
+                                       pages_per_stream=5)
+    lines = bz2.decompress(index.read_bytes()).decode().splitlines(keepends=True)
+    offsets = sorted({int(x.split(":", 1)[0]) for x in lines})
+    data = path.read_bytes()
+    merged = bz2.compress(bz2.decompress(data[:offsets[1]]))  # header + first stream's pages: one stream
+    shift = offsets[1] - len(merged)
+    path.write_bytes(merged + data[offsets[1]:])
+    kept = [x for x in lines if int(x.split(":", 1)[0]) >= offsets[1]]
+    index.write_bytes(bz2.compress("".join(f"{int(o) - shift}:{rest}" for o, rest in
+                                           (x.split(":", 1) for x in kept)).encode()))
+    for partition_bytes in (10**9, 2000):
+        parts = dump.partitions(path, partition_bytes=partition_bytes)
+        titles = [p.title for part in parts for p in dump.iter_pages(part)]
+        assert titles == [t for _, t, _, _ in pages]

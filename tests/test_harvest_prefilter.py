@@ -29,7 +29,8 @@ BROAD = ("country", "book", "u.s. state", "philosopher", "award", "writer", "sci
 def generated(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("gen")
     path, _ = synthetic.write_large_dump(d / "enwiki-20240601-pages-articles-multistream.xml.bz2", 600,
-                                         processes=1, pages_per_stream=50, n_events=6, backlinks=8, n_towns=4)
+                                         processes=1, pages_per_stream=50, n_events=6, backlinks=8, n_towns=4,
+                                         paragraphs=6)  # small articles: a quick test
     return path
 
 
@@ -85,7 +86,10 @@ def _stages(path: Path, cats: Path, event_list: Path) -> dict:
     titles = {t for s, _ in wscans for ts in s["dabs"].values() for t in ts} | set(events)
     wsh.aliases = {t: t for t in titles}
     wextracts = [wimcor.extract(p, wsh) for p in parts]
-    return {"wec_scan": scans, "wec_extract": extracts, "wimcor_scan": wscans, "wimcor_extract": wextracts}
+    classes = common.read_mapping(common.packaged(wimcor.INFOBOX_CLASSES))  # no categories file: infobox classes
+    typed = [wimcor.scan(p, wimcor.Shared(wimcor.WimcorOptions(), ns, infobox_classes=classes)) for p in parts]
+    return {"wec_scan": scans, "wec_extract": extracts, "wimcor_scan": wscans, "wimcor_extract": wextracts,
+            "wimcor_scan_infobox_classes": typed}
 
 
 @pytest.mark.ci_stage   # four harvest stages twice over a generated dump (about 40 s): in make test-ci
@@ -111,6 +115,7 @@ def test_switching_the_prechecks_off_changes_no_stage_output(generated, tmp_path
     assert sum(s["mentions"] for _, s in gen["wec_extract"]) > 0
     assert sum(s["disambiguation_pages"] for _, s in gen["wimcor_scan"]) > 5
     assert sum(s["samples"] for _, s in gen["wimcor_extract"]) > 0
+    assert sum(len(s["typed"]) for s, _ in gen["wimcor_scan_infobox_classes"]) > 100
     assert sum(s["parsed"] for _, s in gen["wec_extract"]) < sum(s["pages"] for _, s in gen["wec_extract"]) / 2
 
 

@@ -111,3 +111,15 @@ def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path):
     # those articles, so the mutual-link check (second step of §3.2.1) drops all three
     assert r["removed"]["mutual_links"] == 3 and r["pairs"] == []
     assert r["classes_found"] == 5
+
+
+def test_without_a_categories_file_classes_come_from_the_infoboxes(harvested, tmp_path):
+    """No --categories: the linked articles' infobox types give the classes (settlement -> LOCATION, university
+    -> INSTITUTE, football club -> TEAM, festival -> EVENT; a musical artist none); the same pairs as the
+    categories file of the synthetic towns, and the card says it approximates DBpedia's classes."""
+    path, _, _, base = harvested
+    r = wimcor.harvest(path, tmp_path, wimcor.WimcorOptions(), workers=1)
+    assert sorted(map(tuple, r["pairs"])) == sorted(map(tuple, base["pairs"]))
+    assert r["samples"] == base["samples"] and r["class_source"].startswith("infobox types")
+    card = (tmp_path / "README.md").read_text()
+    assert "approximation of DBpedia" in card and "| settlement | LOCATION |" in card

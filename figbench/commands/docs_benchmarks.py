@@ -274,11 +274,14 @@ def render_harvest_estimate(benchmarks: Path = BENCHMARKS) -> str:
         real, syn = rc["real"], rc["synthetic"]
         adjusted = by_mb * rc["per_mb_ratio"]
         core_h = max(core_h, adjusted)
+        per_page = real["cpu_ms_per_page"] / syn["cpu_ms_per_page"]
         out += (f" Real pages are heavier: the four stages take {real['cpu_s_per_mb']:.2f} CPU s per MB of the real "
                 f"`{real['file']}` ({real['pages']:,} pages, {real['compressed_mb']:.1f} MB: the first, long "
                 f"articles of enwiki) against {syn['cpu_s_per_mb']:.2f} s per MB of the synthetic dump, "
-                f"{rc['per_mb_ratio']:.2f}x; scaled by that, {by_mb:.1f} x {rc['per_mb_ratio']:.2f} = "
-                f"{adjusted:.1f} core-hours.")
+                f"{rc['per_mb_ratio']:.2f}x; per page {real['cpu_ms_per_page']:.2f} ms against "
+                f"{syn['cpu_ms_per_page']:.2f} ms, {per_page:.1f}x ({1024 * real['compressed_mb'] / real['pages']:.1f} "
+                f"against {1024 * syn['compressed_mb'] / syn['pages']:.2f} KB of bz2 a page); scaled by the per-MB "
+                f"ratio, {by_mb:.1f} x {rc['per_mb_ratio']:.2f} = {adjusted:.1f} core-hours.")
     out += f" The estimate uses {core_h:.0f} core-hours."
     worst = (rc or {}).get("real_every_infobox_an_event")
     if worst:

@@ -6,5 +6,6 @@ from ``pages-articles`` / ``pages-articles-multistream`` bz2 dumps, read as stre
 
 Modules: :mod:`.dump` (partitions and page streams), :mod:`.wikitext` (mwparserfromhell: paragraphs,
 links, infoboxes), :mod:`.driver` (Dask stages, atomic per-partition outputs, manifest and resume),
-:mod:`.wec`, :mod:`.wimcor` (the two methods), :mod:`.card` (the generated README) and :mod:`.cli`.
+:mod:`.wec`, :mod:`.wimcor` (the two methods; :mod:`.classes`: WiMCor's article classes), :mod:`.card` (the
+generated README) and :mod:`.cli`.
 """

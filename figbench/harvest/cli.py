@@ -22,6 +22,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partition-mb", type=float, default=None,
                    help="multistream files: compressed MB per partition (default 64)")
     p.add_argument("--keep-work", action="store_true", help="keep the per-partition outputs (.harvest/)")
+    p.add_argument("--on-error", choices=("stop", "skip"), default="stop",
+                   help="a bad stream or page: stop the harvest (default), or skip its stream and go on (the skipped "
+                        "streams and the pages their index lists are counted in the card and harvest.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -52,11 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--min-context-tokens", type=int, default=5)
     w.set_defaults(func=run_wec)
     m = hs.add_parser("wimcor", help="WiMCor location metonymy (Mathews & Strube 2020, §3.2)",
-                      description="Metonymic pairs from disambiguation pages (classes from --categories), samples "
-                                  "from their backlinks; writes the wimcor sample-file layout.")
+                      description="Metonymic pairs from disambiguation pages (classes from --categories or the "
+                                  "infoboxes), samples from their backlinks; writes the wimcor sample-file layout.")
     _common(m)
-    m.add_argument("--categories", required=True, metavar="FILE",
-                   help="DBpedia instance types (.ttl/.nt, optionally .bz2) or a title<TAB>CLASS TSV")
+    m.add_argument("--categories", default=None, metavar="FILE",
+                   help="DBpedia instance types (.ttl/.nt, optionally .bz2) or a title<TAB>CLASS TSV; default: the "
+                        "linked articles' infobox types (settlement -> LOCATION, university -> INSTITUTE, football "
+                        "club -> TEAM, ...), an approximation of DBpedia's classes")
     m.add_argument("--language", default="en", help="Wikipedia language (tokenizer)")
     m.add_argument("--no-filter", action="append", default=[], metavar="NAME",
                    help="switch a filter off (repeatable): category, mutual_links, metadata, tokens, markers")
@@ -69,7 +74,7 @@ def _kw(args) -> dict:
     say = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     pb = int(args.partition_mb * (1 << 20)) if args.partition_mb else None
     return dict(scheduler=args.scheduler, workers=args.workers, partition_bytes=pb, keep_work=args.keep_work,
-                progress=say)
+                progress=say, on_error=args.on_error)
 
 
 def _filters(known: tuple[str, ...], off: list[str]) -> tuple[str, ...]:

@@ -44,7 +44,7 @@ def dump_info(parts, stats: list[dict], latest: str) -> dict:
 
     files = list(dict.fromkeys(Path(p.path).name for p in parts))
     date = dump_date(files[0])
-    return {"dbname": site_name(parts[0]), "files": files, "partitions": len(parts),
+    return {"dbname": readable(parts, site_name), "files": files, "partitions": len(parts),
             "pages": sum(s.get("pages", 0) for s in stats),
             "date": date or (latest[:10] if latest else "unknown"),
             "date_source": "file name" if date else "newest revision timestamp in the dump"}
@@ -66,3 +66,17 @@ def namespaces(part) -> tuple[str, ...]:
         return tuple(out)
     finally:
         stream.close()
+
+
+def readable(parts, read):
+    """``read(part)`` of the first partition whose header can be read (a dump whose first file is unreadable may
+    still be harvested with ``--on-error skip``); the first partition's error when none can."""
+    from figbench.harvest.dump import DumpError
+
+    first = None
+    for part in parts:
+        try:
+            return read(part)
+        except DumpError as e:
+            first = first or e
+    raise first

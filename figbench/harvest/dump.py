@@ -126,14 +126,60 @@ def partitions(spec, *, partition_bytes: int = DEFAULT_PARTITION_BYTES) -> list[
         size = path.stat().st_size
         if not offsets or offsets[-1] >= size:
             raise DumpError(f"{index}: offsets do not fit {path} ({size} bytes); index of another dump?")
-        header_end = offsets[0]
-        start = offsets[0]
+        header_end, start = _header_stream(path, offsets[0])
         for off in offsets[1:]:
             if off - start >= partition_bytes:
                 parts.append(Partition(str(path), start, off, header_end))
                 start = off
         parts.append(Partition(str(path), start, size, header_end))
     return parts
+
+
+def _header_stream(path: Path, first: int) -> tuple[int, int]:
+    """(header_end, start of the first partition) of a multistream file whose index starts at ``first``.
+
+    The header is the file's first bz2 stream (``<mediawiki>``, ``<siteinfo>``); streams between it and the
+    index's first offset (an index missing their lines) are read by the first partition, and so is a header
+    stream that holds pages itself (that partition starts at 0: it brings its own header).
+    """
+    dec = bz2.BZ2Decompressor()
+    tail, pages = b"", False
+    pos = 0
+    try:
+        with open(path, "rb") as f:
+            while not dec.eof:
+                chunk = f.read(1 << 16)
+                if not chunk:
+                    raise DumpError(f"{path}: the header stream (the first bz2 stream) is truncated")
+                text = tail + dec.decompress(chunk)
+                pages, tail = pages or b"<page" in text, text[-4:]
+                pos += len(chunk)
+    except OSError as e:
+        raise DumpError(f"{path}: the header stream (the first bz2 stream) is corrupt ({e})") from e
+    end = pos - len(dec.unused_data)
+    if 0 < first < end:
+        raise DumpError(f"{path}: the index's first offset {first} lies inside the header stream (bytes 0:{end}); "
+                        "index of another dump?")
+    return end, 0 if first == 0 or pages else end
+
+
+def streams(part: Partition) -> list[Partition]:
+    """A multistream partition cut at each of its index offsets (one bz2 stream each); a whole file: itself."""
+    index = index_path(part.path)
+    if part.end == 0 or index is None:
+        return [part]
+    cuts = [part.start] + [o for o in read_index_offsets(index) if part.start < o < part.end] + [part.end]
+    return [Partition(part.path, a, b, part.header_end) for a, b in zip(cuts, cuts[1:])]
+
+
+def index_titles(part: Partition) -> list[str] | None:
+    """The titles the multistream index lists in a partition's byte range, or None (no index)."""
+    index = index_path(part.path)
+    if part.end == 0 or index is None:
+        return None
+    with bz2.open(index, "rt", encoding="utf-8") as f:
+        rows = (line.rstrip("\n").split(":", 2) for line in f)
+        return [r[2] for r in rows if len(r) == 3 and part.start <= int(r[0]) < part.end]
 
 
 def fingerprint(parts: list[Partition]) -> str:
@@ -229,9 +275,11 @@ def open_partition(part: Partition) -> IO[bytes]:
             raw.seek(0)
             stream: IO[bytes] = bz2.open(raw) if magic == b"BZh" else raw  # type: ignore[assignment]
         else:
-            header = bz2.open(_Range(part.path, 0, part.header_end)).read()
-            cut = header.find(b"<page")
-            header = header if cut < 0 else header[:cut]
+            header = b""
+            if part.start > 0:  # the header stream, up to its first page (read by the partition at 0)
+                header = bz2.open(_Range(part.path, 0, part.header_end)).read()
+                cut = header.find(b"<page")
+                header = header if cut < 0 else header[:cut]
             body = bz2.open(io.BufferedReader(_Range(part.path, part.start, part.end)))
             size = os.path.getsize(part.path)
             tail = [] if part.end >= size else [io.BytesIO(b"</mediawiki>\n")]

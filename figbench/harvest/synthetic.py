@@ -252,10 +252,52 @@ FILLER_TOWN_LINK = 0.02
 FILLER_INFOBOXES = ("person", "settlement", "company", "album", "species")
 
 
-def _filler_text(rng: random.Random, pid: int, paragraphs: int, events: list[str], towns: list[str]) -> str:
+#: Page sizes of the real English sample (``enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2``,
+#: 206 pages, measured by :func:`size_profile`): the share of redirects, and the mean and standard deviation of
+#: the natural log of an article's wikitext bytes (median 38 KB; 8.2 KB of bz2 a page, redirects included).
+REAL_SIZES = {"redirects": 0.485, "log_bytes_mean": 10.28, "log_bytes_sd": 1.32}
+#: wikitext bytes of one filler paragraph (60 pseudo-words, 4 of them links), about
+_PARAGRAPH_BYTES = 450
+
+
+def size_profile(path: str | Path, prefix: str = "") -> dict[str, float]:
+    """The page-size profile of a dump (as :data:`REAL_SIZES`): share of redirects among its article-namespace
+    pages (those whose title starts with ``prefix``), mean and standard deviation of the log of its articles'
+    wikitext bytes, and pages counted."""
+    import math
+    import statistics
+
+    from figbench.harvest import dump
+
+    sizes, redirects, n = [], 0, 0
+    for part in dump.partitions(path):
+        for page in dump.iter_pages(part):
+            if page.ns != 0 or not page.title.startswith(prefix):
+                continue
+            n += 1
+            if page.redirect is not None:
+                redirects += 1
+            else:
+                sizes.append(math.log(max(len(page.text.encode("utf-8")), 1)))
+    return {"redirects": round(redirects / max(n, 1), 3), "log_bytes_mean": round(statistics.fmean(sizes), 2),
+            "log_bytes_sd": round(statistics.stdev(sizes), 2), "pages": n}
+
+
+def _sized(rng: random.Random, paragraphs: int | None) -> tuple[int, float | None]:
+    """A filler article's paragraphs and target bytes: ``(paragraphs, None)``, or (None) drawn so its bytes follow
+    :data:`REAL_SIZES`."""
+    if paragraphs is not None:
+        return paragraphs, None
+    target = rng.lognormvariate(REAL_SIZES["log_bytes_mean"], REAL_SIZES["log_bytes_sd"])
+    return max(1, min(2000, round(target / _PARAGRAPH_BYTES))), target
+
+
+def _filler_text(rng: random.Random, pid: int, paragraphs: int, events: list[str], towns: list[str],
+                 target: float | None = None) -> str:
     vocab = _vocabulary()
     if rng.random() < FILLER_DISAMBIGUATION:
-        items = "\n".join(f"* [[Filler {pid + k} {rng.choice(WORDS)}]], a {rng.choice(WORDS)}" for k in range(1, 5))
+        n = 4 if target is None else max(2, min(4000, round(target / 45)))  # entries of about 45 bytes
+        items = "\n".join(f"* [[Filler {pid + k} {rng.choice(WORDS)}]], a {rng.choice(WORDS)}" for k in range(1, n + 1))
         return f"'''{rng.choice(vocab).capitalize()}''' may refer to:\n\n{items}\n\n{{{{disambiguation}}}}"
     paras = []
     for k in range(paragraphs):
@@ -282,18 +324,32 @@ def _filler_text(rng: random.Random, pid: int, paragraphs: int, events: list[str
 
 
 def _filler_stream(job: tuple) -> tuple[list[tuple[int, str]], bytes]:
-    """Filler pages ``first_id .. first_id + n - 1`` (distinct titles, the mix above), compressed as one stream."""
+    """Filler pages ``first_id .. first_id + n - 1`` (distinct titles, the mix above), compressed as one stream;
+    ``paragraphs`` None: the real dump's sizes (:data:`REAL_SIZES`), redirects to earlier filler articles included."""
     first_id, n, paragraphs, seed, events, towns = job
     rng = random.Random(seed * 1_000_003 + first_id)
-    pages = [(pid, f"Filler {pid} {rng.choice(WORDS)}", _filler_text(rng, pid, paragraphs, events, towns), None)
-             for pid in range(first_id, first_id + n)]
+    pages: list[Page] = []
+    articles: list[str] = []
+    for pid in range(first_id, first_id + n):
+        title = f"Filler {pid} {rng.choice(WORDS)}"
+        if paragraphs is None and articles and rng.random() < REAL_SIZES["redirects"]:
+            pages.append((pid, title, f"#REDIRECT [[{rng.choice(articles)}]]", rng.choice(articles)))
+            continue
+        articles.append(title)
+        n_paragraphs, target = _sized(rng, paragraphs)
+        text = _filler_text(rng, pid, n_paragraphs, events, towns, target)
+        pages.append((pid, title, text, None))
     return [(p, t) for p, t, _, _ in pages], _compress(pages)
 
 
-def write_large_dump(path: str | Path, filler: int, *, paragraphs: int = 6, processes: int = 2,
+def write_large_dump(path: str | Path, filler: int, *, paragraphs: int | None = None, processes: int = 2,
                      pages_per_stream: int = 100, seed: int = 0, **kwargs) -> list[Path]:
-    """A multistream dump of :func:`synthetic_pages` (``kwargs``, no filler) plus ``filler`` templated articles
-    generated and compressed in ``processes`` parallel workers (memory flat: a bounded number of streams in flight)."""
+    """A multistream dump of :func:`synthetic_pages` (``kwargs``, no filler) plus ``filler`` templated pages
+    generated and compressed in ``processes`` parallel workers (memory flat: a bounded number of streams in flight).
+
+    ``paragraphs`` None (the default): page sizes as the real English sample's (:data:`REAL_SIZES`: about half
+    redirects, article sizes log-normal around 38 KB); an int: every filler page an article of that many
+    paragraphs (small, fast dumps for tests)."""
     path = Path(path)
     head = list(synthetic_pages(filler=0, seed=seed, **kwargs))
     events = [t for _, t, x, _ in head if x.startswith("{{Infobox") and "\n| date = " in x]  # the event articles

@@ -208,8 +208,30 @@ def _mention_id(dbname: str, source: str, block: int, start: int) -> str:
     return str(int(h[:13], 16))
 
 
+def _paragraph(text: str, nlp, opts: WecOptions) -> tuple[dict, object]:
+    """A paragraph's shared record (kept once for all its mentions) and its spaCy doc (None when not tokenized).
+
+    A paragraph holding markup is not tokenized when the boilerplate filter will drop its mentions anyway, unless
+    the context filter (applied before it) could need its token count: spaCy makes at least one token of every
+    whitespace-separated word, so ``min_context_tokens`` words are enough to pass it."""
+    boiler = any(s in text for s in BOILERPLATE)
+    words = len(text.split())
+    if boiler and "boilerplate" in opts.filters and words >= opts.min_context_tokens:
+        return {"tokens": None, "n_tokens": words, "boilerplate": True, "sent": []}, None
+    doc = nlp(text)
+    tokens = [t.text for t in doc]
+    sid, sent = [], 0
+    for t in tokens:
+        sid.append(sent)
+        sent += t in SENTENCE_END
+    return {"tokens": tokens, "n_tokens": len(tokens), "boilerplate": boiler, "sent": sid}, doc
+
+
 def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
-    """Stage 2 of one partition: candidate mentions (see the module docstring)."""
+    """Stage 2 of one partition: candidate mentions and the paragraphs they index (see the module docstring).
+
+    Linear in a paragraph's links: the paragraph is tokenized and checked once and kept once (``paragraphs``);
+    each mention holds its index there (``para``) and its token span."""
     from figbench.corpora.lemmas import lookup_lemma
 
     opts = shared.options
@@ -218,6 +240,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
     ner = ner_pipeline(opts.ner_model, opts.language) if "named_entity" in opts.filters else None
     dbname = Path(part.path).name.split("-", 1)[0]
     mentions: list[dict] = []
+    paragraphs: list[dict] = []
     pages = parsed = 0
     for page in iter_pages(part):
         pages += 1
@@ -229,29 +252,26 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
             hits = [k for k in block.links if k.target in aliases]
             if not hits:
                 continue
-            doc = nlp(block.text) if block.text else None
-            tokens: list[str] = []
-            sid: list[int] = []
-            if doc is not None:  # once per paragraph, shared by its mentions
-                tokens = [t.text for t in doc]
-                sent = 0
-                for t in tokens:
-                    sid.append(sent)
-                    sent += t in SENTENCE_END
+            doc = tokens = sid = None
+            if block.text:  # metadata blocks have no text
+                para, doc = _paragraph(block.text, nlp, opts)
+                tokens, sid = para["tokens"], para["sent"]
+                paragraphs.append(para)
             for link in hits:
                 m = {"source": source, "target": aliases[link.target], "link": link.target, "anchor": link.anchor,
                      "kind": block.kind, "block": b, "id": _mention_id(dbname, source, b, link.start)}
+                if block.text:
+                    m["para"] = len(paragraphs) - 1
                 span = doc.char_span(link.start, link.end, alignment_mode="expand") if doc is not None else None
                 if span is None and doc is not None:
                     m["kind"] = "unaligned"  # no token span (counted with the metadata links)
                 if span is not None:
-                    m.update(tokens=tokens, span=[span.start, span.end])
+                    m["span"] = [span.start, span.end]
                     words = tokens[span.start:span.end]
                     h = span.start + head_index(words, opts.language)
                     m.update(sent_id=sid[span.start], head=tokens[h],
                              lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else
-                             tokens[h].lower(),
-                             tokens_str=span.text, boilerplate=any(s in block.text for s in BOILERPLATE))
+                             tokens[h].lower(), tokens_str=span.text)
                     label = ""
                     if ner is not None:
                         ents = ner(span.text).ents
@@ -260,7 +280,8 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
                         label = "DATE"
                     m["ner"] = label
                 mentions.append(m)
-    return {"mentions": mentions}, {"pages": pages, "parsed": parsed, "mentions": len(mentions)}
+    return ({"mentions": mentions, "paragraphs": paragraphs},
+            {"pages": pages, "parsed": parsed, "mentions": len(mentions)})
 
 
 # --------------------------------------------------------------------------- filters, clusters, splits
@@ -281,9 +302,10 @@ def stop_list(opts: WecOptions) -> set[str]:
     return {w.lower() for w in _tokenizer(opts.language).Defaults.stop_words}
 
 
-def apply_filters(mentions: list[dict], opts: WecOptions, events: dict[str, tuple[int, str]],
+def apply_filters(mentions: list[dict], paragraphs: list[dict], opts: WecOptions, events: dict[str, tuple[int, str]],
                   gazetteer: Callable[[str], str]) -> tuple[dict[str, list[dict]], dict]:
-    """Filter, cluster and split the candidates; (split -> kept mentions, filter report)."""
+    """Filter, cluster and split the candidates (``m["para"]`` indexes ``paragraphs``); (split -> kept mentions,
+    filter report)."""
     on = set(opts.filters)
     counts: dict[str, int] = {f: 0 for f in FILTERS}
     metadata_kinds: Counter = Counter()
@@ -295,20 +317,21 @@ def apply_filters(mentions: list[dict], opts: WecOptions, events: dict[str, tupl
             counts["metadata"] += 1
             metadata_kinds[m["kind"]] += 1
             continue
-        if "tokens" not in m:  # metadata link kept by a switched-off filter: no paragraph to use
-            counts["metadata"] += 1
+        para = paragraphs[m["para"]] if "para" in m else None
+        if para is None or ("span" not in m and para["tokens"] is not None):
+            counts["metadata"] += 1  # a metadata or unaligned link kept by a switched-off filter: no tokens to use
             metadata_kinds[m["kind"]] += 1
             continue
         if "self_link" in on and m["source"] == m["target"]:
             counts["self_link"] += 1
             continue
-        if "context" in on and len(m["tokens"]) < opts.min_context_tokens:
+        if "context" in on and para["n_tokens"] < opts.min_context_tokens:
             counts["context"] += 1
             continue
-        if "boilerplate" in on and m["boilerplate"]:
+        if "boilerplate" in on and para["boilerplate"]:
             counts["boilerplate"] += 1
             continue
-        words = [t.lower() for t in m["tokens"][m["span"][0]:m["span"][1]] if any(c.isalnum() for c in t)]
+        words = [t.lower() for t in para["tokens"][m["span"][0]:m["span"][1]] if any(c.isalnum() for c in t)]
         if "stop_words" in on and all(w in stops for w in words):
             counts["stop_words"] += 1
             continue
@@ -352,15 +375,17 @@ def apply_filters(mentions: list[dict], opts: WecOptions, events: dict[str, tupl
     return splits, report
 
 
-def to_record(m: dict, events: dict[str, tuple[int, str]], coref_types: dict[str, str]) -> dict:
-    """A kept mention as a WEC-Eng record (original layout) plus the link's source/target metadata."""
+def to_record(m: dict, paragraphs: list[dict], events: dict[str, tuple[int, str]],
+              coref_types: dict[str, str]) -> dict:
+    """A kept mention as a WEC-Eng record (original layout: it carries its paragraph's tokens) plus the link's
+    source/target metadata."""
     page_id, infobox = events[m["target"]]
     start, end = m["span"]
     return {
         "coref_chain": page_id,
         "coref_link": m["target"],
         "doc_id": m["source"],
-        "mention_context": m["tokens"],
+        "mention_context": paragraphs[m["para"]]["tokens"],
         "mention_head": m["head"],
         "mention_head_lemma": m["lemma"],
         "mention_head_pos": "",
@@ -377,21 +402,18 @@ def to_record(m: dict, events: dict[str, tuple[int, str]], coref_types: dict[str
     }
 
 
-def write_splits(out: Path, splits: dict[str, list[dict]], events, coref_types) -> dict[str, str]:
-    """Write the split files (WEC order: by cluster, then mention id); split -> file name.
+def write_splits(out: Path, splits: dict[str, list[dict]], paragraphs: list[dict], events,
+                 coref_types) -> dict[str, str]:
+    """Write the split files (WEC order: by cluster, then mention id), one record at a time; split -> file name.
 
-    A split without mentions gets no file (the builder loads the splits whose file exists).
+    A split without mentions gets an empty list (``figbench.load_dataset`` loads it as an empty split).
     """
-    from figbench.harvest.driver import write_json
+    from figbench.harvest.driver import write_json_array
 
     files = {}
     for split, rows in splits.items():
-        if not rows:  # the builder loads the splits whose file exists; an empty split would not load
-            (out / ORIGINAL_FILES[split]).unlink(missing_ok=True)
-            continue
-        records = [to_record(m, events, coref_types) for m in rows]
-        records.sort(key=lambda r: (r["coref_chain"], int(r["mention_id"])))
-        write_json(out / ORIGINAL_FILES[split], records)
+        rows = sorted(rows, key=lambda m: (events[m["target"]][0], int(m["id"])))
+        write_json_array(out / ORIGINAL_FILES[split], (to_record(m, paragraphs, events, coref_types) for m in rows))
         files[split] = ORIGINAL_FILES[split]
     return files
 
@@ -424,6 +446,20 @@ FILTER_TEXT = {
 }
 
 
+def _merged_extracts(outputs) -> tuple[list[dict], list[dict]]:
+    """The extract stage's mentions and paragraphs over all partitions (each mention's ``para`` made global)."""
+    mentions: list[dict] = []
+    paragraphs: list[dict] = []
+    for o in outputs:
+        base = len(paragraphs)
+        paragraphs += o["paragraphs"]
+        for m in o["mentions"]:
+            if "para" in m:
+                m["para"] += base
+            mentions.append(m)
+    return mentions, paragraphs
+
+
 def _gazetteer(run, anchors: set[str]) -> dict[str, str]:
     """NE label of every anchor that is (a redirect to) a person/place article title, from the scan outputs."""
     redirected: dict[str, str] = {}
@@ -442,7 +478,7 @@ def _gazetteer(run, anchors: set[str]) -> dict[str, str]:
 
 def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler: str | None = None,
             workers: int | None = None, partition_bytes: int | None = None, keep_work: bool = False,
-            progress: Callable[[str], None] | None = None) -> dict:
+            progress: Callable[[str], None] | None = None, on_error: str = "stop") -> dict:
     """Run the WEC method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
     from figbench.harvest import driver
     from figbench.harvest import dump as dumps
@@ -455,10 +491,11 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
-    run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes})
-    shared = Shared(opts, events_list, ne_list, common.namespaces(parts[0]))
+    run = driver.Run(out, parts, {"method": "wec", **opts.as_dict(), "partition_bytes": partition_bytes,
+                                  "on_error": on_error})
+    shared = Shared(opts, events_list, ne_list, common.readable(parts, common.namespaces))
     with driver.cluster(scheduler, workers) as client:
-        scan_stats = run.stage("scan", scan, client, shared, progress)
+        scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         events: dict[str, tuple[int, str]] = {}
         infobox_stats: Counter = Counter()
         latest = ""
@@ -473,12 +510,13 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                 if t in events and r not in aliases:
                     aliases[r] = t
         shared.aliases = aliases
-        extract_stats = run.stage("extract", extract, client, shared, progress)
-    mentions = [m for o in run.outputs("extract") for m in o["mentions"]]
+        extract_stats = run.stage("extract", extract, client, shared, progress, on_error)
+    mentions, paragraphs = _merged_extracts(run.outputs("extract"))
     ner = ner_pipeline(opts.ner_model, opts.language) if "named_entity" in opts.filters else None
     gaz = _gazetteer(run, {wikitext.normalize_title(m["anchor"]) for m in mentions}) if ner is None else {}
-    splits, report = apply_filters(mentions, opts, events, lambda a: gaz.get(wikitext.normalize_title(a), ""))
-    files = write_splits(out, splits, events, events_list)
+    splits, report = apply_filters(mentions, paragraphs, opts, events,
+                                   lambda a: gaz.get(wikitext.normalize_title(a), ""))
+    files = write_splits(out, splits, paragraphs, events, events_list)
     info = common.dump_info(parts, scan_stats, latest)
     report.update(method="wec", dump=info, options=opts.as_dict(), files=files, filters_on=list(opts.filters),
                   ner=(f"spaCy model {opts.ner_model or ner.meta['lang'] + '_' + ner.meta['name']} "
@@ -489,7 +527,9 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
                   event_infoboxes=events_list, ne_infoboxes=ne_list, event_articles=len(events),
                   event_articles_by_infobox=dict(Counter(v[1] for v in events.values()).most_common()),
                   infobox_statistics=dict(infobox_stats.most_common()),
-                  partitions={"scan": scan_stats, "extract": extract_stats})
+                  partitions={"scan": scan_stats, "extract": extract_stats}, on_error=on_error,
+                  skipped=run.skipped())
+    report["empty_because"] = _empty_because(report)
     _write_card(out, report)
     (out / INFOBOX_STATS).write_text(
         "# infobox type<TAB>articles of this dump (App. A.1: pick the event types with at least dozens of "
@@ -498,6 +538,17 @@ def harvest(dump, out: str | Path, opts: WecOptions | None = None, *, scheduler:
     if not keep_work:
         run.clean()
     return report
+
+
+def _empty_because(report: dict) -> str | None:
+    """Why no mention was kept (None when some were)."""
+    if sum(report["kept"].values()):
+        return None
+    if not report["event_articles"]:
+        return "no event article (no article's infobox type is in the event infobox list; see the infobox statistics)"
+    if not report["candidates"]:
+        return "no link to an event article"
+    return f"the filters removed all {report['candidates']:,} candidate mentions (see Filters)"
 
 
 def _write_card(out: Path, report: dict) -> None:
@@ -514,6 +565,7 @@ def _write_card(out: Path, report: dict) -> None:
         "these (App. A.1: types with at least dozens of articles, events only, no broad events).\n\n"
         f"| infobox type | articles |\n|---|---|\n{stats}\n",
         card.filter_section(report, FILTER_TEXT),
+        card.skipped_section(report),
         f"Metadata links by kind: {report['metadata_kinds']}. Named-entity labels removed: "
         f"{report['named_entity_labels']}. Clusters removed by size: {report['clusters_removed_by_size']}.\n\n"
         f"Named-entity tagger: {report['ner']}. Named-entity infobox list: "

@@ -2,7 +2,7 @@
 
 1. ``scan`` (per partition): disambiguation pages (a disambiguation template; the anchor text is the
    title without `` (disambiguation)``) with the articles they link to, and the redirects.
-2. In this process: every linked article's class from the categories file (below); metonymic pairs
+2. In this process: every linked article's class (categories file or infobox type, below); metonymic pairs
    ``(W_L, W_M, a)``: two articles of one disambiguation page whose classes match a Table 1
    association, LOCATION-for-INSTITUTE / TEAM / ARTIFACT / EVENT (``W_L`` a LOCATION).
 3. ``extract`` (per partition): the links between pair articles (the paper's second check: the two
@@ -11,11 +11,16 @@
    of ``W`` becomes a sample with the linked mention replaced by the anchor text ``a`` (``[w -> a]P``),
    labelled with ``W``'s class; samples of fewer than 10 or more than 512 tokens are dropped (§3.2.2).
 
+Without a categories file, the classes come from the dump itself: a linked article's first infobox type (of its
+lead) in the packaged list :data:`.classes.INFOBOX_CLASSES` (settlement/country -> LOCATION, university/company ->
+INSTITUTE, football club -> TEAM, stadium -> ARTIFACT, festival -> EVENT, ...), an approximation of DBpedia's
+classes (which DBpedia maps from the same infoboxes); the card says so.
+
 Categories file (``--categories``; the paper queried DBpedia online), one of:
 
 * DBpedia instance types (``instance_types_en.ttl`` / ``.nt``, optionally ``.bz2``): lines
   ``<http://dbpedia.org/resource/Delft> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>
-  <http://dbpedia.org/ontology/City> .``; the class is mapped by :data:`DBPEDIA_CLASSES`;
+  <http://dbpedia.org/ontology/City> .``; the class is mapped by :data:`.classes.DBPEDIA_CLASSES`;
 * a TSV (any other name): ``Wikipedia title<TAB>CLASS``, CLASS a WiMCor medium label (LOCATION,
   INSTITUTE, TEAM, ARTIFACT, EVENT) or a DBpedia class name; ``#`` comments.
 
@@ -25,44 +30,31 @@ lines ``a<SEP>paragraph with <ENT>a<ENT>``), split by anchor text (every sample 
 
 from __future__ import annotations
 
-import bz2
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
 from figbench.corpora.wimcor import MEDIUM_LABELS, SAMPLE_SPLITS, sample_files
 from figbench.harvest import common, wikitext
+from figbench.harvest.classes import (  # noqa: F401 - DBPEDIA_CLASSES, iter_categories: this method's API too
+    DBPEDIA_CLASSES,
+    INFOBOX_CLASSES,
+    METONYMIC,
+    card_section,
+    categories_for,
+    infobox_class,
+    iter_categories,
+    typed_classes,
+)
 from figbench.harvest.dump import Partition, Tally, articles, iter_pages
 
 if TYPE_CHECKING:
     from figbench.harvest import driver
 
-#: Table 1's associations: LOCATION for these
-METONYMIC = ("INSTITUTE", "TEAM", "ARTIFACT", "EVENT")
-#: DBpedia ontology class -> WiMCor medium label (most specific types of the instance-types dump)
-DBPEDIA_CLASSES: dict[str, str] = {
-    **dict.fromkeys(("Place", "PopulatedPlace", "Settlement", "City", "Town", "Village", "Country", "Region",
-                     "AdministrativeRegion", "State", "Island", "Location", "CityDistrict", "Municipality",
-                     "Province", "County", "Territory", "Continent", "HistoricPlace", "Locality"), "LOCATION"),
-    **dict.fromkeys(("EducationalInstitution", "University", "College", "School", "Library", "Museum", "Hospital",
-                     "ResearchInstitute", "Institution", "Organisation", "Company", "Broadcaster", "Newspaper"),
-                    "INSTITUTE"),
-    **dict.fromkeys(("SportsTeam", "SoccerClub", "HockeyTeam", "BasketballTeam", "BaseballTeam",
-                     "AmericanFootballTeam", "CricketTeam", "RugbyClub", "SportsClub", "CanadianFootballTeam",
-                     "HandballTeam", "VolleyballTeam", "NationalSoccerClub"), "TEAM"),
-    **dict.fromkeys(("Building", "ArchitecturalStructure", "Stadium", "Airport", "Station", "RailwayStation",
-                     "Bridge", "Castle", "Church", "Tower", "Observatory", "Venue", "Arena", "Theatre", "Prison",
-                     "Mine", "Dam", "Lighthouse", "Park", "ShoppingMall", "Hotel", "MilitaryStructure",
-                     "Infrastructure", "Ship", "Artifact"), "ARTIFACT"),
-    **dict.fromkeys(("Event", "FilmFestival", "Festival", "MusicFestival", "SportsEvent", "SocietalEvent",
-                     "Convention", "Election", "Olympics", "Race", "Tournament", "Battle", "MilitaryConflict"),
-                    "EVENT"),
-}
 FILTERS = ("category", "mutual_links", "metadata", "tokens", "markers")
 FILTER_TEXT = {
     "category": "pair candidates of a disambiguation page whose two classes match no Table 1 association "
@@ -72,7 +64,6 @@ FILTER_TEXT = {
     "tokens": "samples of fewer than min_tokens or more than max_tokens tokens (§3.2.2: 10-512)",
     "markers": "paragraphs holding the sample file's own markers (<SEP>, <ENT>)",
 }
-_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 
 @dataclass
@@ -99,64 +90,7 @@ class Shared:
     options: WimcorOptions
     namespaces: tuple[str, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)  # title or redirect -> pair article
-
-
-# --------------------------------------------------------------------------- categories
-
-
-def _resource_title(term: str) -> str | None:
-    if not (term.startswith("<") and term.endswith(">")):
-        return None
-    uri = term[1:-1]
-    name = uri.rsplit("/resource/", 1)[-1] if "/resource/" in uri else None
-    return wikitext.normalize_title(unquote(name)) if name else None
-
-
-def _open_text(path: Path):
-    return bz2.open(path, "rt", encoding="utf-8") if path.suffix == ".bz2" else open(path, encoding="utf-8")
-
-
-def iter_categories(path: str | Path) -> Iterator[tuple[str, str]]:
-    """(title, medium label) pairs of a categories file (see the module docstring); bad lines raise naming the line."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"categories file {path} does not exist")
-    rdf = any(s in (".ttl", ".nt") for s in path.suffixes)
-    with _open_text(path) as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            if rdf:
-                terms = line.split()
-                if len(terms) < 3 or terms[1] != _RDF_TYPE:
-                    continue  # other predicates (e.g. owl:Thing lines of other dumps)
-                title = _resource_title(terms[0])
-                cls = terms[2].strip("<>").rsplit("/", 1)[-1]
-                if title is None:
-                    raise ValueError(f"{path}: line {lineno}: subject {terms[0]!r} is not a DBpedia resource URI")
-                medium = DBPEDIA_CLASSES.get(cls)
-            else:
-                title, sep, cls = line.partition("\t")
-                if not sep or not title.strip() or not cls.strip():
-                    raise ValueError(f"{path}: line {lineno}: expected 'title<TAB>CLASS', got {line[:80]!r}")
-                cls = cls.strip()
-                medium = cls.upper() if cls.upper() in MEDIUM_LABELS else DBPEDIA_CLASSES.get(cls)
-                if medium is None:
-                    raise ValueError(f"{path}: line {lineno}: unknown class {cls!r} (a WiMCor medium label "
-                                     f"{', '.join(MEDIUM_LABELS)} or a DBpedia class of DBPEDIA_CLASSES)")
-                title = wikitext.normalize_title(title)
-            if medium:
-                yield title, medium
-
-
-def categories_for(path: str | Path, titles: set[str]) -> dict[str, str]:
-    """Medium label of each of ``titles`` found in the categories file (the first line of a title wins)."""
-    out: dict[str, str] = {}
-    for title, medium in iter_categories(path):
-        if title in titles and title not in out:
-            out[title] = medium
-    return out
+    infobox_classes: dict[str, str] = field(default_factory=dict)  # no categories file: infobox type -> label
 
 
 # --------------------------------------------------------------------------- stages
@@ -188,12 +122,18 @@ def dab_precheck(templates: Iterable[str]) -> Callable[[str], bool]:
 
 
 def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
-    """Stage 1: disambiguation pages and redirects of one partition."""
+    """Stage 1: disambiguation pages and redirects of one partition (and, without a categories file, each
+    article's class from its infobox type)."""
     templates = set(shared.options.disambiguation_templates)
     may_be_dab = dab_precheck(templates)
     dabs: dict[str, list[str]] = {}
+    typed: dict[str, tuple[str, str]] = {}
     tally = Tally()
     for title, page in articles(part, tally):
+        if shared.infobox_classes:
+            found = infobox_class(page.text, shared.infobox_classes)
+            if found:
+                typed[title] = found
         if not may_be_dab(page.text):
             continue
         code = wikitext.parse(page.text)
@@ -201,7 +141,7 @@ def scan(part: Partition, shared: Shared) -> tuple[dict, dict]:
             dabs.setdefault(anchor_of(title), [])
             dabs[anchor_of(title)] += [t for t in dict.fromkeys(wikitext.links_of(code, _namespaces(shared)))
                                        if t != title]
-    return ({"dabs": dabs, "redirects": tally.redirects, "latest": tally.latest},
+    return ({"dabs": dabs, "redirects": tally.redirects, "latest": tally.latest, "typed": typed},
             {"pages": tally.pages, "disambiguation_pages": len(dabs), "redirects": len(tally.redirects)})
 
 
@@ -264,7 +204,7 @@ def split_of(anchor: str, test: float) -> str:
 
 def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None = None, workers: int | None = None,
             partition_bytes: int | None = None, keep_work: bool = False,
-            progress: Callable[[str], None] | None = None) -> dict:
+            progress: Callable[[str], None] | None = None, on_error: str = "stop") -> dict:
     """Run the WiMCor method over ``dump`` into the corpus folder ``out``; the report (also in the card)."""
     from figbench.harvest import driver
     from figbench.harvest import dump as dumps
@@ -273,22 +213,29 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     parts = dumps.partitions(dump, **({"partition_bytes": partition_bytes} if partition_bytes else {}))
-    st = Path(opts.categories).stat()
+    st = Path(opts.categories).stat() if opts.categories else None
+    infobox_classes = {} if opts.categories else common.read_mapping(common.packaged(INFOBOX_CLASSES),
+                                                                     labels=MEDIUM_LABELS, what="infobox class list")
     run = driver.Run(out, parts, {"method": "wimcor", **opts.as_dict(), "partition_bytes": partition_bytes,
-                                  "categories_file": [st.st_size, st.st_mtime_ns]})
-    shared = Shared(opts, common.namespaces(parts[0]))
+                                  "on_error": on_error,
+                                  "categories_file": [st.st_size, st.st_mtime_ns] if st else None})
+    shared = Shared(opts, common.readable(parts, common.namespaces), infobox_classes=infobox_classes)
     on = set(opts.filters)
     counts = {f: 0 for f in FILTERS}
     with driver.cluster(scheduler, workers) as client:
-        scan_stats = run.stage("scan", scan, client, shared, progress)
+        scan_stats = run.stage("scan", scan, client, shared, progress, on_error)
         dabs, latest = _disambiguations(run)
-        classes = categories_for(opts.categories, {t for ts in dabs.values() for t in ts})
+        linked = {t for ts in dabs.values() for t in ts}
+        if opts.categories:
+            classes, by_type = categories_for(opts.categories, linked), Counter()
+        else:
+            classes, by_type = typed_classes(run, linked)
         if "category" in on:
             pairs, counts["category"] = find_pairs(dabs, classes)
         else:
             pairs = [(x, y, a) for a, ts in dabs.items() for i, x in enumerate(ts) for y in ts[i + 1:]]
         shared.aliases = _aliases(run, pairs)
-        extract_stats = run.stage("extract", extract, client, shared, progress)
+        extract_stats = run.stage("extract", extract, client, shared, progress, on_error)
     links, by_target, metadata = _extracted(run.outputs("extract"))
     if "mutual_links" in on:
         kept_pairs = [p for p in pairs if p[1] in links.get(p[0], ()) and p[0] in links.get(p[1], ())]
@@ -300,15 +247,21 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
     info = common.dump_info(parts, scan_stats, latest)
     report = {
         "method": "wimcor", "dump": info, "options": opts.as_dict(), "filters_on": list(opts.filters),
-        "categories_file": str(opts.categories), "classes_found": len(classes),
+        "categories_file": str(opts.categories) if opts.categories else None, "classes_found": len(classes),
+        "class_source": (f"categories file {opts.categories}" if opts.categories else
+                         f"infobox types of the linked articles ({INFOBOX_CLASSES}): an approximation of DBpedia's "
+                         "classes"),
+        "infobox_classes": infobox_classes, "classes_by_infobox": dict(by_type.most_common()),
         "disambiguation_pages": len(dabs), "candidate_links": sum(len(ts) for ts in dabs.values()),
         "candidates": sum(len(ts) * (len(ts) - 1) // 2 for ts in dabs.values()),
         "removed": counts, "metadata_kinds": dict(metadata),
         "pairs": [list(p) for p in pairs],
         "pairs_by_association": dict(Counter(f"LOCATION-for-{classes.get(p[1], '?')}" for p in pairs)),
         "samples": {s: {m: len(set(v)) for m, v in rows[s].items()} for s in SAMPLE_SPLITS},
-        "partitions": {"scan": scan_stats, "extract": extract_stats},
+        "partitions": {"scan": scan_stats, "extract": extract_stats}, "on_error": on_error,
+        "skipped": run.skipped(),
     }
+    report["empty_because"] = _empty_because(report)
     _write_card(out, report)
     if not keep_work:
         run.clean()
@@ -316,11 +269,8 @@ def harvest(dump, out: str | Path, opts: WimcorOptions, *, scheduler: str | None
 
 
 def _check_options(opts: WimcorOptions) -> None:
-    """Refuse a run without a readable categories file or with an unknown filter, before any work."""
-    if not opts.categories:
-        raise ValueError("harvest wimcor: --categories FILE is required (DBpedia instance types .ttl/.nt[.bz2] "
-                         "or a title<TAB>CLASS TSV)")
-    if not Path(opts.categories).is_file():
+    """Refuse a run with a categories file that is not there or with an unknown filter, before any work."""
+    if opts.categories and not Path(opts.categories).is_file():
         raise FileNotFoundError(f"categories file {opts.categories} does not exist")
     unknown = [f for f in opts.filters if f not in FILTERS]
     if unknown:
@@ -401,6 +351,20 @@ def _write_samples(out: Path, rows: dict[str, dict[str, list[str]]]) -> None:
             (out / name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def _empty_because(report: dict) -> str | None:
+    """Why no sample was kept (None when some were)."""
+    if sum(sum(v.values()) for v in report["samples"].values()):
+        return None
+    if not report["disambiguation_pages"]:
+        return "no disambiguation page in the dump"
+    if not report["pairs"]:
+        dropped = report["removed"]["mutual_links"]
+        return (f"no metonymic pair ({report['classes_found']:,} of the disambiguation pages' linked articles have a "
+                "class, and no page links a LOCATION and an " + "/".join(METONYMIC) + " article"
+                + (f" that link to each other: {dropped:,} pairs dropped by mutual_links" if dropped else "") + ")")
+    return "the filters removed every sample of the metonymic pairs (see Filters)"
+
+
 def _write_card(out: Path, report: dict) -> None:
     import json
 
@@ -411,15 +375,12 @@ def _write_card(out: Path, report: dict) -> None:
                         for s in SAMPLE_SPLITS)
     sections = [
         card.dump_section(report["dump"]),
-        f"## Categories\n\nFile `{report['categories_file']}`: {report['classes_found']:,} of the disambiguation "
-        "pages' articles have a class. Associations (Table 1): "
-        + ", ".join(f"LOCATION-for-{m}" for m in METONYMIC) + ". DBpedia classes map to medium labels:\n\n"
-        + "\n".join(f"- {m}: " + ", ".join(c for c, v in DBPEDIA_CLASSES.items() if v == m) for m in MEDIUM_LABELS)
-        + "\n",
+        card_section(report),
         f"## Pairs\n\n{report['disambiguation_pages']:,} disambiguation pages, {report['candidate_links']:,} links, "
         f"{report['candidates']:,} candidate pairs; {len(report['pairs']):,} metonymic pairs kept "
         f"({report['pairs_by_association']}).\n\n{pairs}\n",
         card.filter_section(report, FILTER_TEXT),
+        card.skipped_section(report),
         f"Metadata backlinks by kind: {report['metadata_kinds']}.\n",
         "## Samples\n\nSplit by anchor text (all samples of a pair in one split).\n\n| split | "
         + " | ".join(MEDIUM_LABELS) + " |\n|---|" + "---|" * len(MEDIUM_LABELS) + f"\n{samples}\n",

@@ -1,0 +1,161 @@
+"""Issue 31: the harvest's Dask driver finishes or fails, never hangs: stages that scatter the same object,
+lost workers, bad partitions."""
+
+from __future__ import annotations
+
+import pytest
+
+from figbench.harvest import driver, dump, synthetic, wimcor
+
+
+@pytest.fixture(scope="module")
+def longer_dump(tmp_path_factory):
+    d = tmp_path_factory.mktemp("drv2")
+    path, _ = synthetic.write_dump(d / "enwiki-20240601-pages-articles-multistream.xml.bz2",
+                                   synthetic.synthetic_pages(n_events=3, backlinks=8, n_towns=1, filler=40),
+                                   pages_per_stream=4)
+    return path
+
+
+@pytest.fixture(scope="module")
+def small_dump(tmp_path_factory):
+    d = tmp_path_factory.mktemp("drv")
+    path, _ = synthetic.write_dump(d / "enwiki-20240601-pages-articles-multistream.xml.bz2",
+                                   synthetic.synthetic_pages(n_events=2, backlinks=3, n_towns=1, filler=5),
+                                   pages_per_stream=5)
+    return path
+
+
+def test_stages_scattering_an_unchanged_object_finish(small_dump, tmp_path):
+    """Two stages scattering an equal object (a WiMCor run without metonymic pairs: the aliases stay empty) got
+    the same content-hashed key while the first stage's copy was released: 'lost dependencies' or a hang in
+    most runs. Repeated on one cluster, every pair of stages must finish with every partition done."""
+    parts = dump.partitions(small_dump, partition_bytes=1000)
+    shared = wimcor.Shared(wimcor.WimcorOptions(categories="unused"))
+    with driver.cluster(workers=2) as client:
+        for i in range(6):
+            run = driver.Run(tmp_path / f"o{i}", parts, {"i": i})
+            for stage in ("scan", "again"):
+                stats = run.stage(stage, wimcor.scan, client, shared)
+                assert len(stats) == len(parts)
+
+
+def _corrupt_stream(tmp_path):
+    """A multistream dump with one stream of 5 pages overwritten by junk (its bz2 data, not its offset); the
+    titles of that stream."""
+    import bz2
+
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=6, n_towns=1, filler=20))
+    path, index = synthetic.write_dump(tmp_path / "enwiki-20240601-pages-articles-multistream.xml.bz2", pages,
+                                       pages_per_stream=5)
+    lines = [x.split(":", 2) for x in bz2.decompress(index.read_bytes()).decode().splitlines()]
+    offsets = sorted({int(o) for o, _, _ in lines})
+    bad = offsets[3]
+    data = bytearray(path.read_bytes())
+    data[bad + 10:bad + 60] = b"x" * 50
+    path.write_bytes(bytes(data))
+    return path, [t for o, _, t in lines if int(o) == bad], len(pages)
+
+
+def test_a_bad_stream_stops_with_one_line_by_default(tmp_path):
+    import subprocess
+    import sys
+
+    path, _, _ = _corrupt_stream(tmp_path)
+    p = subprocess.run([sys.executable, "-m", "figbench.cli", "harvest", "wec", "--dump", str(path), "--out",
+                        str(tmp_path / "out"), "--workers", "1", "--quiet"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert "Compute Failed" not in p.stderr and "Traceback" not in p.stderr, p.stderr[-3000:]
+    (line,) = [x for x in p.stderr.splitlines() if x.strip()]
+    assert line.startswith("figbench: error: ") and path.name in line and "corrupt" in line
+
+
+def test_on_error_skip_skips_and_counts_the_bad_stream(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path, titles, n_pages = _corrupt_stream(tmp_path)
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "figbench.cli", "harvest", "wec", "--dump", str(path), "--out",
+                        str(out), "--workers", "1", "--quiet", "--on-error", "skip"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "Compute Failed" not in p.stderr and "Traceback" not in p.stderr
+    report = json.loads((out / "harvest.json").read_text())
+    skipped = report["skipped"]
+    assert {s["stage"] for s in skipped} == {"scan", "extract"} and len(skipped) == 2
+    assert all(s["pages"] == titles and "corrupt" in s["error"] for s in skipped)
+    assert report["dump"]["pages"] == n_pages - len(titles) and report["on_error"] == "skip"
+    card = (out / "README.md").read_text()
+    assert "## Skipped" in card and titles[0] in card
+
+
+def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline: float) -> None:
+    """Kill the dask worker processes (children started by multiprocessing's spawn) once ``done`` partitions of
+    ``stage`` are recorded."""
+    import json
+    import os
+    import signal
+    import time
+
+    import psutil
+
+    while time.time() < deadline:
+        try:
+            n = len(json.loads(manifest.read_text())["stages"].get(stage, {}))
+        except (OSError, ValueError, KeyError):
+            n = 0
+        if n >= done:
+            for c in psutil.Process(os.getpid()).children(recursive=True):
+                try:
+                    if any("spawn_main" in a for a in c.cmdline()):
+                        os.kill(c.pid, signal.SIGKILL)
+                        killed.append(c.pid)
+                except (psutil.NoSuchProcess, ProcessLookupError):
+                    pass
+            return
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("stage", ["scan", "extract"])
+def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_dump, tmp_path, stage):
+    """The only worker killed in the middle of a stage (its copy of the scattered object lost with it): the lost
+    tasks are retried (the object scattered again) and the corpus is the same as an undisturbed run's."""
+    import json
+    import threading
+    import time
+
+    from figbench.harvest import wec
+
+    opts = wec.WecOptions(min_cluster_size=1)
+    ref = wec.harvest(longer_dump, tmp_path / "ref", opts, workers=1, partition_bytes=1000)
+    out = tmp_path / "out"
+    killed: list[int] = []
+    t = threading.Thread(target=_kill_a_worker_when,
+                         args=(out / driver.WORK / driver.MANIFEST, stage, 2, killed, time.time() + 120))
+    t.start()
+    try:
+        got = wec.harvest(longer_dump, out, opts, workers=1, partition_bytes=1000)
+    finally:
+        t.join()
+    assert killed, "no worker was killed"
+    stats = got["partitions"][stage]
+    assert len(stats) > 4 and len({s["pid"] for s in stats}) == 2  # the worker was replaced mid-stage
+    assert got["kept"] == ref["kept"] and got["removed"] == ref["removed"]
+    for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json",
+                 "Test_Event_gold_mentions_validated.json"):
+        assert (out / name).read_bytes() == (tmp_path / "ref" / name).read_bytes()
+    assert json.loads((out / "harvest.json").read_text())["dump"] == ref["dump"]
+
+
+def test_a_stage_without_workers_times_out_with_a_clear_error(small_dump):
+    """Every wait is bounded: a cluster whose workers never run a task fails after the timeout, naming it."""
+    from dask.distributed import Client, LocalCluster
+
+    parts = dump.partitions(small_dump, partition_bytes=1000)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as lc, Client(lc) as client:
+        tasks = driver.Tasks(client, "scan", wimcor.scan, None, "stop", timeout=2)
+        with pytest.raises(driver.TaskError, match=r"scan: no partition finished in 2 s \(\d+ waiting, 0 workers\)"):
+            list(tasks.run(parts))
