@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "figbench_baselines.cli",      # baseline
     "figbench_leaderboard.cli",    # submit, leaderboard
     "figbench.harvest.cli",        # harvest (wec, wimcor)
+    "figbench.harnesses.cli",      # lm-eval, mteb (figbench tasks in those harnesses)
 )
 
 
@@ -58,6 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(func(args) or 0)
+    except ModuleNotFoundError as e:
+        # a command of an extra that is not installed: one line naming the extra
+        from figbench.extras import missing_extra_message
+
+        print(f"figbench: error: {missing_extra_message(e) or e}", file=sys.stderr)
+        return 1
     except (ValueError, FileNotFoundError, PermissionError, ConnectionError, ImportError) as e:
         # bad input, missing data, no network: a message naming the file/field, never a traceback
         print(f"figbench: error: {e}", file=sys.stderr)

@@ -436,8 +436,8 @@ def test_readme_builds_with_the_venv_python_which_setup_gives_build():
         assert command in install, command
     assert "make run PORT=" in readme
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[dev]
-    assert '-e ".[dev]"' in (ROOT / "Makefile").read_text()
+    assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[all,dev]
+    assert '-e ".[all,dev]"' in (ROOT / "Makefile").read_text()
 
 
 def test_the_running_wheel_is_found_past_a_checkout_egg_info(tmp_path, monkeypatch):
