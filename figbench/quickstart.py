@@ -277,8 +277,14 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
     width = max((len(o.name) for o in outcomes), default=0)
     swidth = max((len(o.score) for o in outcomes), default=0)
     for o in outcomes:
+        if o.status == NOT_INSTALLED:
+            continue   # one line for them all, below
         score = f"{o.score:{swidth}s}  " if swidth else ""
         print(f"  {o.name:{width}s}  {o.seconds:7.1f} s  {score}{o.status}{': ' + o.detail if o.detail else ''}")
+    absent_records = [o.name for o in outcomes if o.status == NOT_INSTALLED]
+    if absent_records:
+        print(f"  {len(absent_records)} trained run(s), {NOT_INSTALLED}: their committed records (results/*.json) "
+              f"come with the source repository, not the package ({', '.join(absent_records)})")
     counts = {s: sum(o.status == s for o in outcomes)
               for s in ("submitted", "loaded", "stored", "not run yet", NOT_INSTALLED, "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"
