@@ -14,19 +14,21 @@ from collections.abc import Sequence
 
 from figbench import __version__
 
-#: module -> it adds these top-level sub-commands
+#: module -> it adds these top-level sub-commands; the extra of figbench they need (None: the core)
 SUBCOMMAND_MODULES = (
-    "figbench.metrics_cli",        # metrics
-    "figbench.score_cli",          # score
-    "figbench.data_cli",           # data
-    "figbench.quickstart",         # quickstart (the main job)
-    "figbench.docs",               # docs (the generated blocks of the markdown files)
-    "figbench.generate.cli",       # generate (metaphoric paraphrasing of coreference corpora)
-    "figbench_baselines.cli",      # baseline
-    "figbench_leaderboard.cli",    # submit, leaderboard
-    "figbench.harvest.cli",        # harvest (wec, wimcor)
-    "figbench.harnesses.cli",      # lm-eval, mteb (figbench tasks in those harnesses)
+    ("figbench.metrics_cli", None),          # metrics
+    ("figbench.score_cli", None),            # score
+    ("figbench.data_cli", None),             # data
+    ("figbench.quickstart", "baselines"),    # quickstart (the main job)
+    ("figbench.docs", None),                 # docs (the generated blocks of the markdown files)
+    ("figbench.generate.cli", "generate"),   # generate (metaphoric paraphrasing of coreference corpora)
+    ("figbench_baselines.cli", "baselines"), # baseline
+    ("figbench_leaderboard.cli", "board"),   # submit, leaderboard
+    ("figbench.harvest.cli", "harvest"),     # harvest (wec, wimcor)
+    ("figbench.harnesses.cli", None),        # lm-eval, mteb (figbench tasks in those harnesses)
 )
+#: top-level command -> the extra it needs (filled by build_parser)
+COMMAND_EXTRAS: dict[str, str] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"figbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
+    for name, extra in SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:
@@ -45,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         register = getattr(module, "register", None)
         if register is not None:
+            before = set(sub.choices)
             register(sub)
+            COMMAND_EXTRAS.update((command, extra) for command in set(sub.choices) - before if extra)
     return parser
 
 
@@ -57,6 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a group without a sub-command: show that group's help
         (getattr(args, "_parser", None) or parser).print_help()
         return 2
+    from figbench.extras import missing_extra_line
+
+    missing = missing_extra_line(COMMAND_EXTRAS[args.command]) if args.command in COMMAND_EXTRAS else None
+    if missing:   # said before the command runs (a baseline would otherwise fail after its run)
+        print(f"figbench: error: {missing}", file=sys.stderr)
+        return 1
     try:
         return int(func(args) or 0)
     except ModuleNotFoundError as e:

@@ -40,13 +40,38 @@ def _normal(name: str) -> str:
 def extras_of() -> dict[str, list[str]]:
     """distribution (normalized) -> the extras that require it, in the order pyproject.toml declares them."""
     found: dict[str, list[str]] = {}
-    for req in metadata.requires("figbench") or []:
+    try:
+        requires = metadata.requires("figbench") or []
+    except metadata.PackageNotFoundError:   # run from a source tree that was never installed
+        return found
+    for req in requires:
         spec, _, marker = req.partition(";")
         extra = _EXTRA.search(marker)
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
         if extra and name and extra.group(1) not in _NOT_SUGGESTED:
             found.setdefault(_normal(name.group(1)), []).append(extra.group(1))
     return found
+
+
+def missing_distributions(extra: str) -> list[str]:
+    """The requirements of ``extra`` that are not installed (none when figbench's metadata is not found)."""
+    wanted = [dist for dist, extras in extras_of().items() if extra in extras]
+    missing = []
+    for dist in wanted:
+        try:
+            metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            missing.append(dist)
+    return missing
+
+
+def missing_extra_line(extra: str) -> str | None:
+    """One line naming ``extra`` and what of it is missing, or None when it is installed."""
+    missing = missing_distributions(extra)
+    if not missing:
+        return None
+    return (f"this command needs figbench's [{extra}] extra ({', '.join(missing)} not installed): "
+            f"pip install 'figbench[{extra}]'")
 
 
 def extra_for(module: str) -> str | None:
@@ -63,5 +88,5 @@ def missing_extra_message(error: ModuleNotFoundError) -> str | None:
     extra = extra_for(error.name)
     if extra is None:
         return None
-    return (f"this needs figbench's [{extra}] extra (module {error.name.split('.')[0]!r} is not installed): "
-            f"pip install 'figbench[{extra}]'")
+    return (f"this command needs figbench's [{extra}] extra (module {error.name.split('.')[0]!r} is not "
+            f"installed): pip install 'figbench[{extra}]'")
