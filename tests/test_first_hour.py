@@ -175,7 +175,7 @@ def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeyp
     wheels = list(space.glob("figbench-*.whl"))
     assert len(wheels) == 1
     reqs = (space / "requirements.txt").read_text()
-    assert f"./{wheels[0].name}" in reqs and "git+" not in reqs
+    assert reqs == f"./{wheels[0].name}[board]\n"   # the board's extra only: no torch, no extra index (issue 36)
     import figbench
 
     assert wheels[0].name.startswith(f"figbench-{figbench.__version__}-")
