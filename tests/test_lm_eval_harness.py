@@ -61,7 +61,11 @@ def test_lm_eval_runs_figbench_tasks_and_the_board_scores_them(tmp_path):
            "FIGBENCH_CACHE": str(tmp_path / "cache")}
     tasks = Path(_run([str(BIN / "figbench"), "lm-eval", "path"], env, tmp_path).strip())
     assert tasks == tmp_path / "cache" / "lm-eval" / __import__("figbench").__version__
+    (tasks / "figbench_gone_task").mkdir()   # a task folder written for a declaration that no longer exists
+    (tasks / "figbench_gone_task" / "figbench_questions.py").write_text("")
+    assert Path(_run([str(BIN / "figbench"), "lm-eval", "path"], env, tmp_path).strip()) == tasks
     names = sorted(p.name for p in tasks.iterdir() if p.is_dir())
+    assert "figbench_gone_task" not in names
     assert set(SAMPLES) <= set(names) and all(n.startswith("figbench_") for n in names)
     card = (tasks / "figbench_cdec_ecbmeta_meta_1_dev_small" / "README.md").read_text()
     assert "Do the two marked events refer to the same real-world event?" in card   # GPT_LH's prompt, documented

@@ -111,11 +111,18 @@ def _card(b: Benchmark) -> str:
 
 def write_tasks(out: str | os.PathLike | None = None) -> Path:
     """Write the task folder (one sub-folder per benchmark: YAML, card, loader) and return it."""
+    import shutil
+
     from figbench.harnesses.questions import asked_benchmarks
 
     root = Path(out) if out else default_dir()
     root.mkdir(parents=True, exist_ok=True)
-    for b in asked_benchmarks():
+    asked = asked_benchmarks()
+    current = {task_name(b) for b in asked}
+    for stale in root.glob(f"{PREFIX}*/{_LOADER}.py"):   # a task no longer declared: its folder goes
+        if stale.parent.name not in current:
+            shutil.rmtree(stale.parent)
+    for b in asked:
         folder = root / task_name(b)
         folder.mkdir(exist_ok=True)
         for name, text in ((f"{task_name(b)}.yaml", _yaml(b)), ("README.md", _card(b)),
