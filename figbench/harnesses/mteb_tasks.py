@@ -63,7 +63,7 @@ class _FigbenchData:
     """Loads its splits from figbench's builders (``_splits``) instead of the Hugging Face Hub."""
 
     benchmark: ClassVar[str] = ""        #: the figbench benchmark the task is built from (``figbench mteb tasks``)
-    max_examples: ClassVar[int | None] = None   #: the first N examples of each evaluated split (None: all)
+    max_examples: ClassVar[int | None] = None   #: the first N examples of each split (None: all; tests and trials)
 
     def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
         if self.data_loaded:
@@ -112,8 +112,7 @@ class FigbenchWimcorMetonymyClassification(_FigbenchData, AbsTaskClassification)
 
         out = {}
         for split in ("train", "test"):
-            rows = list(_split("wimcor", "sample", split))
-            rows = rows if split == "train" else self._cap(rows)
+            rows = self._cap(list(_split("wimcor", "sample", split)))
             out[split] = Dataset.from_list([{"id": r["id"], "text": r["text"], "label": r["medium"]} for r in rows])
         return DatasetDict(out)
 
@@ -128,8 +127,7 @@ class _Meta4XNLIDetection(_FigbenchData, AbsTaskClassification):
 
         out = {}
         for split in ("train", "test"):
-            rows = list(_split("meta4xnli", self.config, split))
-            rows = rows if split == "train" else self._cap(rows)
+            rows = self._cap(list(_split("meta4xnli", self.config, split)))
             out[split] = Dataset.from_list([{"id": r["id"], "text": " ".join(r["tokens"]),
                                              "label": int(any(t == 1 for t in r["tags"]))} for r in rows])
         return DatasetDict(out)
