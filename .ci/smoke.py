@@ -31,7 +31,8 @@ BIN = Path(sys.executable).parent
 report: dict = {"steps": {}}
 
 
-def step(name: str, argv: list[str], *, env: dict | None = None, timeout: int = 900, cwd: Path = WORK) -> str:
+def step(name: str, argv: list[str], *, env: dict | None = None, timeout: int = 900, cwd: Path = WORK,
+         stderr: bool = False) -> str:
     t0 = time.perf_counter()
     out = subprocess.run(argv, cwd=cwd, env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout)
     seconds = round(time.perf_counter() - t0, 2)
@@ -41,7 +42,13 @@ def step(name: str, argv: list[str], *, env: dict | None = None, timeout: int = 
         print(out.stdout[-3000:], out.stderr[-5000:], sep="\n", file=sys.stderr)
         _write()
         raise SystemExit(f"smoke step {name} failed")
-    return out.stdout
+    return out.stdout + (out.stderr if stderr else "")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _write() -> None:
@@ -77,25 +84,28 @@ def readme_flow() -> None:
     stray = Path(sysconfig.get_paths()["purelib"]) / "results"
     assert not stray.exists(), f"figbench baseline run wrote into the environment: {stray}"
     report["readme_record"] = str(record.relative_to(user))
+    report["readme_record_mode"] = oct(record.stat().st_mode & 0o777)
+    report["umask"] = oct(_umask())
     report["readme_record_command"] = json.loads(record.read_text("utf-8"))["provenance"]["command"]
     sub = step("readme: submit", [figbench, "submit", f"results/{README_SPEC}.json", "--to", ".figbench/store"],
                cwd=user)
     report["readme_submit_status"] = json.loads(sub)["status"]
     step("readme: leaderboard space", [figbench, "leaderboard", "space", "--out", "space"], cwd=user)
-    # the Space folder installs offline from itself into an environment of its own, which reaches this one's
-    # packages except figbench (a folder of links to them, named in a .pth file): pip must install figbench
-    # from the folder's wheel and find every dependency without a download; then it serves from there
-    venv, deps = WORK / "space-venv", WORK / "space-deps"
-    step("space: venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    deps.mkdir(exist_ok=True)
-    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
-        if not entry.name.lower().startswith(("figbench", "__editable__")) and not (deps / entry.name).exists():
-            (deps / entry.name).symlink_to(entry)
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "zz_figbench_smoke_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
+    # the Space folder installs into a truly fresh environment (its own pip, no links to this one's packages)
+    # by pip's own resolution from the package index, as a Space does: figbench from the folder's wheel with
+    # its [board] extra, no torch, no extra index url (issue 36); then it serves from there
+    venv = WORK / "space-venv"
+    step("space: venv", [sys.executable, "-m", "venv", str(venv)])
     space_py = venv / "bin" / "python"
-    step("space: pip install -r requirements.txt", [str(space_py), "-m", "pip", "install", "--no-index",
-                                                    "-r", "requirements.txt"], cwd=user / "space")
+    t0 = time.perf_counter()
+    step("space: pip install -r requirements.txt", [str(space_py), "-m", "pip", "install", "--quiet",
+                                                    "-r", "requirements.txt"], cwd=user / "space", timeout=1800)
+    probe = ("import importlib.util, json, subprocess, sys; listed = subprocess.run([sys.executable, '-m', 'pip', "
+             "'list', '--format=json'], capture_output=True, text=True).stdout; print(json.dumps({'torch_installed': "
+             "importlib.util.find_spec('torch') is not None, 'distributions': len(json.loads(listed))}))")
+    fresh = json.loads(step("space: what it installed", [str(space_py), "-c", probe],
+                            cwd=user / "space").strip().splitlines()[-1])
+    report["space_fresh_install"] = {**fresh, "seconds": round(time.perf_counter() - t0, 1)}
     where = step("space: figbench from its folder", [str(space_py), "-c", "import figbench_leaderboard as m; "
                                                      "print(m.__file__)"], cwd=user / "space")
     assert str(venv) in where, where
@@ -265,10 +275,13 @@ report["submitted_conll_f1"] = reply["scores"]["conll_f1"]
 
 # 5. quickstart without the server, on one corpus
 qs = step("quickstart", [str(BIN / "figbench"), "quickstart", "--no-serve", "--only", "ecbplus",
-                         "--store", str(WORK / "qs-store")], timeout=1800)
+                         "--store", str(WORK / "qs-store")], timeout=1800, stderr=True)
 # the wheel has no results/: its trained runs are "not in this install", not "not run yet" (they were run)
 assert "not run yet" not in qs and "record not in this install" in qs, qs[-2000:]
 report["quickstart_trained_runs"] = "record not in this install"
+report["quickstart_not_installed_lines"] = sum("record not in this install" in ln for ln in qs.splitlines())
+report["quickstart_progress_lines"] = sum(("Generating " in ln and " split" in ln) or "Map:" in ln
+                                          for ln in qs.splitlines())
 
 # 6. issue 24: `figbench generate metaphors` on real ECB+ (capped) against a scripted OpenAI-compatible server
 #    (tests/llm_server.py, a separate process on 127.0.0.1), `generate build`, plain datasets.load_dataset

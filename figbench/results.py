@@ -200,6 +200,12 @@ def make_result(*, task: str, dataset: str, config: str, split: str, model: Mapp
     return record
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_result(record: Mapping, path: str | os.PathLike) -> Path:
     """Validate, then write atomically (temporary file + rename): never a partial results file."""
     validate_result(record)
@@ -210,6 +216,7 @@ def write_result(record: Mapping, path: str | os.PathLike) -> Path:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=2, ensure_ascii=False, allow_nan=False)
             f.write("\n")
+        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; a record is a normal file (0644 under umask 022)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -12,7 +12,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                         description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL. "
                                     "For a local store the submission is scored at once; if a server is scoring it, "
                                     "the command waits for its final status (--timeout).")
-    sp.add_argument("path", metavar="RESULTS_OR_PREDICTIONS", help="a JSON file, or a folder: every *.json in it")
+    sp.add_argument("path", metavar="RESULTS_OR_PREDICTIONS", nargs="?",
+                    help="a JSON file, or a folder: every *.json in it")
+    sp.add_argument("--from-lm-eval", metavar="DIR", default=None,
+                    help="lm-evaluation-harness output (--output_path of a --log_samples run of figbench's tasks): "
+                         "one predictions file per benchmark, written to DIR/figbench-predictions/ and submitted")
+    sp.add_argument("--from-mteb", metavar="DIR", default=None,
+                    help="MTEB output of figbench's tasks: refused with the reason (MTEB keeps aggregate scores, "
+                         "not the predictions the board scores; see figbench.harnesses.mteb_tasks)")
+    sp.add_argument("--model-name", default=None, help="--from-lm-eval: the model's name on the board "
+                                                        "(default: lm-eval's model_name)")
     sp.add_argument("--to", required=True, metavar="STORE_OR_URL", help="store folder, or http(s):// Space URL")
     sp.add_argument("--submitter", default=None, help="a name shown with the submission (a label: limits and name "
                                                        "ownership go by your token or Hugging Face account)")
@@ -158,10 +167,13 @@ def _submit(args: argparse.Namespace) -> int:
     kwargs = dict(submitter=args.submitter, process=not args.no_score, gold_json=args.gold_json,
                   data_dir=args.data_dir, timeout_s=args.timeout, wait=True if args.wait else None,
                   token=args.token, token_path=args.token_file, hf_token=hf_token)
-    if Path(args.path).is_dir():
-        files = sorted(Path(args.path).glob("*.json"))
+    path = _harness_predictions(args) if args.from_lm_eval or args.from_mteb else args.path
+    if path is None:
+        raise ValueError("figbench submit: give RESULTS_OR_PREDICTIONS, --from-lm-eval DIR or --from-mteb DIR")
+    if Path(path).is_dir():
+        files = sorted(Path(path).glob("*.json"))
         if not files:
-            raise FileNotFoundError(f"{args.path}: no *.json files to submit")
+            raise FileNotFoundError(f"{path}: no *.json files to submit")
         outs = submit_many(files, args.to, **kwargs)
         print(json.dumps(outs, indent=2, ensure_ascii=False))
         for o in outs:
@@ -169,13 +181,40 @@ def _submit(args: argparse.Namespace) -> int:
                 why = o.get("error") or o.get("reason") or f"still {o['status']} after {args.timeout:g} s"
                 print(f"figbench: {o['path']}: {o['status']}: {why}", file=sys.stderr)
         return 0 if all(o["status"] not in ("REFUSED", "FAILED") and not o.get("timed_out") for o in outs) else 1
-    out = submit(args.path, args.to, **kwargs)
+    out = submit(path, args.to, **kwargs)
     print(json.dumps(out, indent=2, ensure_ascii=False))
     if out.get("timed_out"):
         print(f"figbench: submission {out['id'][:12]} is still {out['status']} after {args.timeout:g} s; "
               f"follow it with: figbench leaderboard list --store {args.to}", file=sys.stderr)
         return 1
     return 0 if out.get("status") != "FAILED" else 1
+
+
+def _harness_predictions(args: argparse.Namespace) -> str:
+    """--from-lm-eval / --from-mteb: the harness's output as predictions files; returns their folder."""
+    if args.path or (args.from_lm_eval and args.from_mteb):
+        raise ValueError("figbench submit: give one of RESULTS_OR_PREDICTIONS, --from-lm-eval DIR, --from-mteb DIR")
+    if args.from_mteb:
+        from figbench.harnesses.mteb_tasks import submissions_from_mteb
+
+        submissions_from_mteb(args.from_mteb)   # raises: why MTEB's output cannot be scored by the board
+    from pathlib import Path
+
+    from figbench.harnesses.lm_eval import model_of, submissions
+
+    model = model_of(args.from_lm_eval)
+    if args.model_name:
+        model["name"] = args.model_name
+    out = Path(args.from_lm_eval) / "figbench-predictions"
+    out.mkdir(exist_ok=True)
+    for old in out.glob("*.json"):
+        old.unlink()
+    for sub in submissions(args.from_lm_eval, args.data_dir, model):
+        name = "_".join((sub["task"], sub["dataset"], sub["config"], sub["split"]))
+        (out / f"{name}.json").write_text(json.dumps(sub, ensure_ascii=False), encoding="utf-8")
+        print(f"figbench: {out / name}.json: {sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']} "
+              f"from lm-evaluation-harness", file=sys.stderr)
+    return str(out)
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -3,7 +3,8 @@
 The folder holds ``README.md`` (Space metadata: Gradio SDK, ``app.py``, OAuth for per-user rate
 limits), ``app.py`` (serves the board with its queue worker and prints its URL), ``requirements.txt``
 and, by default, the wheel of the figbench version that wrote it, which ``requirements.txt`` installs
-by relative path (offline, exactly this version); ``--requirement`` names another source instead.
+by relative path with its ``[board]`` extra (exactly this version; its dependencies from PyPI, no torch, no
+extra index); ``--requirement`` names another source instead.
 What the running Space reads is configured by environment variables and secrets, documented in the
 README it writes.
 """
@@ -78,16 +79,17 @@ FIGBENCH_LEADERBOARD_STORE=./store python app.py   # http://127.0.0.1:7860 with 
 """  # noqa: E501 (Markdown table rows cannot be wrapped)
 
 
-#: CPU builds of torch: an unpinned torch from PyPI pulls the CUDA wheels (GBs) onto a CPU Space.
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+#: the extra of figbench the board needs (no torch: the core scores, the extra serves)
+BOARD_EXTRA = "board"
 
 
 def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = None,
-                requirement: str | None = None, torch_index: str = TORCH_CPU_INDEX) -> list[Path]:
+                requirement: str | None = None) -> list[Path]:
     """Write the Space folder; figbench is installed from ``requirement`` when given, else from ``wheel``
     (copied in), else from the wheel of the running version (:func:`figbench.commands.wheel.wheel_of_running`).
 
-    ``torch_index`` (empty: none) is the extra package index ``requirements.txt`` names for torch.
+    ``requirements.txt`` is that one line with the ``[board]`` extra (``./figbench-<version>-...whl[board]``):
+    no torch and no extra package index (PyPI alone resolves it).
     """
     from importlib.metadata import PackageNotFoundError, version
 
@@ -117,9 +119,8 @@ def write_space(out: str | os.PathLike, *, wheel: str | os.PathLike | None = Non
 
             copied = wheel_of_running(folder)
         written.append(copied)
-        spec = f"./{copied.name}"
-    index = f"--extra-index-url {torch_index}\n" if torch_index else ""
-    written[2].write_text(f"{index}torch>=2.4,<2.14\n{spec}\n", encoding="utf-8")
+        spec = f"./{copied.name}[{BOARD_EXTRA}]"
+    written[2].write_text(f"{spec}\n", encoding="utf-8")
     return written
 
 
@@ -127,21 +128,17 @@ def register(lsub: argparse._SubParsersAction) -> None:
     sp = lsub.add_parser("space", help="write a deployable Hugging Face Space folder for the leaderboard",
                          description="Write README.md (Space metadata), app.py, requirements.txt and the wheel "
                                      "of this figbench version to --out; `pip install -r requirements.txt` there "
-                                     "installs it offline.")
+                                     "installs that wheel with its [board] extra (no torch).")
     sp.add_argument("--out", required=True, metavar="DIR", help="target folder")
     sp.add_argument("--wheel", default=None,
                     help="copy this figbench wheel into the folder (default: the wheel of the running version)")
     sp.add_argument("--requirement", default=None,
                     help="install figbench from this pip requirement instead of a wheel in the folder "
-                         "(e.g. a git URL)")
-    sp.add_argument("--torch-index", default=TORCH_CPU_INDEX,
-                    help="extra index for torch's CPU build in requirements.txt "
-                         f"('' for none; default {TORCH_CPU_INDEX})")
+                         f"(e.g. 'figbench[{BOARD_EXTRA}] @ git+https://...'; name the [{BOARD_EXTRA}] extra)")
     sp.set_defaults(func=_space)
 
 
 def _space(args: argparse.Namespace) -> int:
-    for path in write_space(args.out, wheel=args.wheel, requirement=args.requirement,
-                            torch_index=args.torch_index):
+    for path in write_space(args.out, wheel=args.wheel, requirement=args.requirement):
         print(path)
     return 0

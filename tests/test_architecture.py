@@ -135,9 +135,14 @@ CORE_FOLDER = ROOT / "figbench"
 ABOVE_CORE = ("figbench.cli", "figbench.commands", "figbench_baselines", "figbench_leaderboard")
 
 
+#: folders of ``figbench/`` above the core with the commands: the harness integrations build their questions
+#: from the baselines (the cdec pairs of the Lemma Heuristic)
+ABOVE_CORE_FOLDERS = ("commands", "harnesses")
+
+
 def is_command(path: Path) -> bool:
     rel = path.relative_to(CORE_FOLDER)
-    return rel.parts[0] == "commands" or path.name == "cli.py"
+    return rel.parts[0] in ABOVE_CORE_FOLDERS or path.name == "cli.py"
 
 
 def core_violations(source: str, module: str, *, is_package: bool = False) -> list[str]:

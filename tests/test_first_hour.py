@@ -175,7 +175,7 @@ def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeyp
     wheels = list(space.glob("figbench-*.whl"))
     assert len(wheels) == 1
     reqs = (space / "requirements.txt").read_text()
-    assert f"./{wheels[0].name}" in reqs and "git+" not in reqs
+    assert reqs == f"./{wheels[0].name}[board]\n"   # the board's extra only: no torch, no extra index (issue 36)
     import figbench
 
     assert wheels[0].name.startswith(f"figbench-{figbench.__version__}-")
@@ -436,8 +436,8 @@ def test_readme_builds_with_the_venv_python_which_setup_gives_build():
         assert command in install, command
     assert "make run PORT=" in readme
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[dev]
-    assert '-e ".[dev]"' in (ROOT / "Makefile").read_text()
+    assert any(d.split(">")[0].split("=")[0].strip() == "build" for d in dev)   # make setup: pip install -e .[all,dev]
+    assert '-e ".[all,dev]"' in (ROOT / "Makefile").read_text()
 
 
 def test_the_running_wheel_is_found_past_a_checkout_egg_info(tmp_path, monkeypatch):

@@ -46,6 +46,19 @@ def test_valid_record_roundtrip(tmp_path):
     assert read_result(path) == json.loads(path.read_text())
 
 
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_records_are_written_with_the_umask_mode(tmp_path, umask, mode):
+    """A result record is a normal file (0644 under umask 022), not the 0600 of its temporary file."""
+    import os
+
+    old = os.umask(umask)
+    try:
+        path = write_result(_record(), tmp_path / "r.json")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == mode
+
+
 def test_schema_file_ships_with_package():
     assert schema_path().is_file()
     assert result_schema()["title"] == "figbench result record"

@@ -156,8 +156,14 @@ def test_committed_records_are_loaded_verified_and_once(data_root, tmp_path, mon
     # installed from a wheel: no results/ folder at all is not "not run yet" (the runs were made)
     [elsewhere] = load_committed([get_spec("cdec_lh_ecbplus_test")], store, tmp_path / "no_results")
     assert elsewhere.status == NOT_INSTALLED and "source repository" in elsewhere.detail
-    print_summary([first, elsewhere], 1.0)
-    assert "1 trained runs whose records are not in this install" in capsys.readouterr().out
+    [other] = load_committed([get_spec("cdec_lemma_ecbplus_test")], tmp_path / "store2", tmp_path / "no_results")
+    print_summary([first, elsewhere, other], 1.0)
+    out = capsys.readouterr().out
+    assert "2 trained runs whose records are not in this install" in out
+    # one line for the absent records (a wheel's quickstart printed one long line per trained run)
+    [line] = [ln for ln in out.splitlines() if NOT_INSTALLED in ln and "trained run(s)" in ln]
+    assert "cdec_lh_ecbplus_test, cdec_lemma_ecbplus_test" in line
+    assert sum(NOT_INSTALLED in ln for ln in out.splitlines()) == 1
 
 
 @pytest.mark.slow

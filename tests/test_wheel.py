@@ -29,11 +29,22 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
         out = subprocess.run(["bash", str(ROOT / ".ci" / "wheel_smoke.sh"), str(work)], env=env,
                              capture_output=True, text=True, timeout=3000)
         assert out.returncode == 0, (out.stdout[-3000:], out.stderr[-5000:])
+    # the core alone (issue 36): no board, harvester, trainers or harnesses; corpus, metric and scorer work; a
+    # command of an extra says in one line which extra to install
+    core = json.loads((work / "core" / "core_report.json").read_text())
+    assert core["absent_modules"] == ["torch", "transformers", "accelerate", "faiss", "gradio", "dask", "icu",
+                                      "lm_eval", "mteb"]
+    assert core["ecbplus_test_mentions"] == 1780 and 0 < core["conll_f1_example"] < 1
+    assert 0 < core["score_coref_conll_f1"] <= 1
+    for extra, lines in core["missing_extra_messages"].items():
+        assert len(lines) == 1 and f"pip install 'figbench[{extra}]'" in lines[0], (extra, lines)
     report = json.loads((work / "smoke_report.json").read_text())
     assert report["ok"] is True
     assert report["ecbplus_test_mentions"] == 1780
     assert 0.70 < report["submitted_conll_f1"] < 0.85
     assert report["quickstart_trained_runs"] == "record not in this install"  # no results/ in a wheel
+    assert report["quickstart_not_installed_lines"] == 1   # one summary line for them all
+    assert report["quickstart_progress_lines"] == 0        # no datasets "Generating ... split" / "Map" bars
     # the build wrote nothing into the checkout (no build/ folder: tests keep their output out of the source tree)
     assert (work / "source_tree_new.txt").read_text().split() == []
     # README's flow from a folder outside the checkout: ./results/<spec>.json, named so in its own command,
@@ -41,7 +52,8 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
     assert report["readme_record"] == "results/cdec_lh_meta_m_test.json"
     assert report["readme_record_command"].endswith("--out results/cdec_lh_meta_m_test.json")
     assert report["readme_submit_status"] == "FINISHED"
-    # the Space folder: this version's wheel beside requirements.txt, installed offline into its own environment,
+    assert int(report["readme_record_mode"], 8) == 0o666 & ~int(report["umask"], 8)   # not mkstemp's 0600
+    # the Space folder: this version's wheel beside requirements.txt, installed into its own environment,
     # and app.py printing its URL
     assert report["space_start_s"] < 180
     assert "space-venv" in report["space_installed_in"]
@@ -49,7 +61,11 @@ def test_wheel_installs_and_space_serves_the_board(tmp_path):
     space = work / "user" / "space"
     reqs = (space / "requirements.txt").read_text()
     [wheel] = space.glob("figbench-*.whl")
-    assert f"./{wheel.name}" in reqs and "git+" not in reqs
+    assert reqs == f"./{wheel.name}[board]\n"
+    # installed into a truly fresh venv by pip's own resolution from the package index (no links to installed
+    # packages, no --no-index): no torch, no extra index url (a Space without PyTorch's index retried 815 times)
+    assert report["space_fresh_install"]["torch_installed"] is False
+    assert report["space_fresh_install"]["distributions"] > 50
     assert wheel.read_bytes() == next((work / "dist").glob("figbench-*.whl")).read_bytes()
     card = (space / "README.md").read_text()
     assert "sdk: gradio" in card and "app_file: app.py" in card and "hf_oauth: true" in card

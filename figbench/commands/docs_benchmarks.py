@@ -4,10 +4,11 @@
 written by ``benchmarks/bench_retag.py``; ``harvest-scale`` and ``harvest-estimate`` (the harvest
 section) from ``benchmarks/bench_harvest.json``, written by ``benchmarks/bench_harvest.py``; ``measured``
 (README "Measured") from ``benchmarks/measured.json``, one entry per measurement of figbench itself with
-the commit it measured, its date and the load. The full-Wikipedia estimate's dump size, page count and
-price per core-hour are stated assumptions (:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_ARTICLES`,
-:data:`PRICE_PER_CORE_HOUR`), not results; every other number of these blocks is read from a benchmark
-file or derived from its numbers.
+the commit it measured, its date and the load; ``install-size`` (core against ``[all]``) from
+``benchmarks/bench_install.json``, written by ``benchmarks/bench_install.py``. The full-Wikipedia estimate's
+dump size, page count and price per core-hour are stated assumptions (:data:`ENWIKI_COMPRESSED_MB`,
+:data:`ENWIKI_ARTICLES`, :data:`PRICE_PER_CORE_HOUR`), not results; every other number of these blocks is
+read from a benchmark file or derived from its numbers.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ BENCHMARKS = ROOT / "benchmarks"
 RETAG_JSON = "bench_retag.json"
 MEASURED_JSON = "measured.json"
 HARVEST_JSON = "bench_harvest.json"
+INSTALL_JSON = "bench_install.json"
 #: assumptions of the full English Wikipedia estimate (enwiki pages-articles-multistream: bz2 size, articles)
 ENWIKI_COMPRESSED_MB = 22_000
 ENWIKI_ARTICLES = 6_800_000
@@ -340,6 +342,29 @@ def render_measured(benchmarks: Path = BENCHMARKS) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------ bench_install.json
+
+def render_install_size(benchmarks: Path = BENCHMARKS) -> str:
+    """The core against ``[all]``: install time, size and distributions in a fresh venv (bench_install.py)."""
+    data = load(benchmarks, INSTALL_JSON, "bench_install.py")
+    path = Path(benchmarks) / INSTALL_JSON
+    rows = ["| install | pip install | time | size (site-packages) | distributions | of torch, transformers, "
+            "Accelerate, FAISS, Gradio, Dask, PyICU, scikit-learn, lm-eval, mteb |", "|---|---|---|---|---|---|"]
+    for label, title in (("core", "`pip install figbench`"), ("all", "`pip install figbench[all]`")):
+        heavy = field(data, path, label, "heavy_modules")
+        steps = "` then `".join(field(data, path, label, "pip_install"))
+        rows.append(f"| {title} | `{steps}` | {field(data, path, label, 'seconds'):.0f} s "
+                    f"| {field(data, path, label, 'site_packages_mb'):,.0f} MB "
+                    f"| {field(data, path, label, 'distributions')} "
+                    f"| {'none' if not heavy else f'{len(heavy)} present'} |")
+    core, full = field(data, path, "core"), field(data, path, "all")
+    where = (f"{field(data, path, 'machine')}, Python {field(data, path, 'python')}, pip cache "
+             f"{field(data, path, 'pip_cache')}; WHEEL is {field(data, path, 'wheel')}")
+    return "\n".join(rows) + (
+        f"\n\nThe core is {core['site_packages_mb'] / full['site_packages_mb']:.0%} of `[all]`'s size and takes "
+        f"{core['seconds'] / full['seconds']:.0%} of its time ({where}).\n")
+
+
 def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
     """The README blocks rendered from ``benchmarks`` (the results folder argument is not used)."""
     return [
@@ -355,8 +380,10 @@ def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
         Block("README.md", "measured", lambda _results: render_measured(benchmarks),
               anchor="(`make test` prints its 25 slowest tests). Speed targets are timed by the `benchmarks/` "
                      "scripts, never by tests."),
+        Block("README.md", "install-size", lambda _results: render_install_size(benchmarks),
+              anchor="Install size and time in a fresh venv (`benchmarks/bench_install.py`; pip's cache off):"),
     ]
 
 
 __all__ = ["BENCHMARKS", "blocks", "load", "render_generation_cost", "render_harvest_estimate",
-           "render_harvest_scale", "render_measured", "render_retag"]
+           "render_harvest_scale", "render_install_size", "render_measured", "render_retag"]

@@ -11,10 +11,11 @@ says whether any failed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,13 +162,26 @@ def headline(record_path: Path) -> str:
         return ""
 
 
+@contextlib.contextmanager
+def _datasets_bars_off() -> Iterator[None]:
+    """``datasets``' progress bars off (they write to the terminal, past a redirected stderr), then as they were."""
+    import datasets
+
+    was_off = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if not was_off:
+            datasets.enable_progress_bars()
+
+
 def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamples: int, force: bool = False,
               submit: Callable[[Path, Path], dict[str, Any]] | None = None, verbose: bool = True) -> list[Outcome]:
     """Run, record and submit each spec unless the store holds it already (``force``: run it anyway).
 
     ``verbose``: print each run's command, score table and progress; else one line per run (a failed
     run's output is printed in full)."""
-    import contextlib
     import io
 
     from figbench.cli import main as figbench_main
@@ -197,15 +211,18 @@ def run_specs(specs: list[BaselineSpec], store: Path, results: Path, *, n_resamp
         captured = io.StringIO()
         try:
             with contextlib.ExitStack() as quiet:
-                if not verbose:  # the run's tables and progress bars: printed only if it fails
+                if not verbose:  # the run's tables and progress bars, and the server's (gold prepared by the
+                    # builders: datasets' "Generating ... split" / "Map" bars): printed only if it fails
                     quiet.enter_context(contextlib.redirect_stdout(captured))
                     quiet.enter_context(contextlib.redirect_stderr(captured))
+                    quiet.enter_context(_datasets_bars_off())
                 status = figbench_main(argv)
+                if status == 0:
+                    detail = f"revision {prepare_resubmission(out, held)}; " if held else ""
+                    reply = submit(out, store)
             if status != 0:
                 outcome = Outcome(spec.name, "failed", time.perf_counter() - t0, f"exit {status}")
             else:
-                detail = f"revision {prepare_resubmission(out, held)}; " if held else ""
-                reply = submit(out, store)
                 flag = " MISMATCH with the server's scores" if reply.get("mismatches") else ""
                 state = "failed" if reply.get("status") == "FAILED" else "submitted"
                 reason = f" ({reply.get('reason')})" if reply.get("reason") else ""
@@ -278,8 +295,14 @@ def print_summary(outcomes: list[Outcome], total_s: float) -> None:
     width = max((len(o.name) for o in outcomes), default=0)
     swidth = max((len(o.score) for o in outcomes), default=0)
     for o in outcomes:
+        if o.status == NOT_INSTALLED:
+            continue   # one line for them all, below
         score = f"{o.score:{swidth}s}  " if swidth else ""
         print(f"  {o.name:{width}s}  {o.seconds:7.1f} s  {score}{o.status}{': ' + o.detail if o.detail else ''}")
+    absent_records = [o.name for o in outcomes if o.status == NOT_INSTALLED]
+    if absent_records:
+        print(f"  {len(absent_records)} trained run(s), {NOT_INSTALLED}: their committed records (results/*.json) "
+              f"come with the source repository, not the package ({', '.join(absent_records)})")
     counts = {s: sum(o.status == s for o in outcomes)
               for s in ("submitted", "loaded", "stored", "not run yet", NOT_INSTALLED, "failed")}
     problems = f"{counts['failed']} FAILED" if counts["failed"] else "no failures"

@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Iterator
 
-from figbench.tasks.base import HIDDEN, PUBLIC, Benchmark, Gold, Metric, Plot, PredictionsError, Task
+from figbench.tasks.base import HIDDEN, PUBLIC, Benchmark, Gold, Metric, Plot, PredictionsError, Prompt, Task
 
 _INTERNAL = {"base", "gold", "kinds"}
 
@@ -113,5 +113,5 @@ def family_tasks(family: str) -> Iterator[Task]:
 
 
 __all__ = ["EXTRA_BENCHMARKS", "HIDDEN", "PUBLIC", "TASKS", "Benchmark", "Gold", "Metric", "Plot", "PredictionsError",
-           "Task", "benchmarks", "families", "family_tasks", "find_benchmark", "get_task", "register_benchmark",
-           "register_task", "unregister_benchmark", "unregister_task"]
+           "Prompt", "Task", "benchmarks", "families", "family_tasks", "find_benchmark", "get_task",
+           "register_benchmark", "register_task", "unregister_benchmark", "unregister_task"]

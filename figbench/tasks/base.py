@@ -85,6 +85,22 @@ class Plot:
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """How a language model is asked the task in lm-evaluation-harness (:mod:`figbench.harnesses.lm_eval`): a
+    multiple-choice question scored by log-likelihood.
+
+    ``text``: a ``str.format`` template over a question's fields (the split's columns; for a clustering task
+    ``a`` and ``b``, the two candidate mentions marked in their sentences). The answers: ``choices``, one per
+    class of the task's label column in its order (a label task), or ``(no, yes)`` (a clustering task's
+    pairwise decision); a ranking task's answers are its candidates (``choices`` empty). ``benchmarks``: the keys
+    of the benchmarks asked (empty: every benchmark of the task)."""
+
+    text: str
+    choices: tuple[str, ...] = ()
+    benchmarks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Gold:
     """Gold of one benchmark split: the ids a prediction must cover, plus the task kind's own fields."""
 
@@ -123,6 +139,7 @@ class Task(ABC):
     resample_unit: str = "examples"
     order: int = 100               #: display order of tasks (and so of families and benchmarks)
     extra_gold_columns: tuple[str, ...] = ()  #: columns besides the kind's own that carry gold (a coarser label...)
+    prompt: Prompt | None = None   #: how a language model is asked it (lm-evaluation-harness); None: not asked
 
     kind: ClassVar[str] = ""
     gold_type: ClassVar[type[Gold]] = Gold

@@ -1,9 +1,16 @@
 """Cross-document event coreference on ECB+, ECB+META and WEC-Eng (CoNLL F1)."""
 
-from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot, Prompt
 from figbench.tasks.kinds import ClusteringTask
 
 _ECB = "ECB+ and ECB+META"
+#: GPT_LH's pairwise question (the ECB+META paper's LLM baseline; figbench_baselines.cdec.models.llm asks it too): each
+#: mention marked in its sentence (``<m>`` ... ``</m>``, 30 words of context either side)
+PAIR_PROMPT = (
+    "Two sentences from news articles each contain a marked event (between <m> and </m>).\n"
+    "Sentence A: {a}\nSentence B: {b}\n"
+    "Do the two marked events refer to the same real-world event? Answer Yes or No.\nAnswer:"
+)
 _COREF = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
 _TITLES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B-cubed", "ceafm": "CEAF-m", "ceafe": "CEAF-e",
            "blanc": "BLANC", "lea": "LEA"}
@@ -36,4 +43,7 @@ TASK = ClusteringTask(
     predictions_doc="clusters of mention ids for the split (every mention exactly once, singletons included)",
     resample_unit="topics",
     group_column="topic",
+    # GPT_LH's setting (ECB+ and ECB+META); WEC-Eng's LH would need its training split's lemma pairs
+    prompt=Prompt(PAIR_PROMPT, ("No", "Yes"), benchmarks=("cdec/ecbplus/events/test", "cdec/ecbmeta/meta_1/dev_small",
+                                                         "cdec/ecbmeta/meta_m/test")),
 )

@@ -1,6 +1,6 @@
 """Metaphor interpretation as natural language inference on Meta4XNLI (accuracy)."""
 
-from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot, Prompt
 from figbench.tasks.kinds import LabelTask
 
 _GROUPS = ("met", "no_met", "nonrelevant")
@@ -29,4 +29,6 @@ TASK = LabelTask(
     predictions_doc="an NLI label (entailment, neutral, contradiction) per example id",
     label_column="gold_label",
     group_columns=("metaphor_status", "language"),
+    # entailment, neutral, contradiction: lm-evaluation-harness's own NLI wording (its ANLI / RTE prompts)
+    prompt=Prompt("{premise}\nQuestion: {hypothesis} True, False, or Neither?\nAnswer:", ("True", "Neither", "False")),
 )

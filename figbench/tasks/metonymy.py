@@ -1,6 +1,6 @@
 """Location metonymy resolution on WiMCor (micro F1 over the medium labels)."""
 
-from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot, Prompt
 from figbench.tasks.kinds import LabelTask
 
 TASK = LabelTask(
@@ -21,4 +21,8 @@ TASK = LabelTask(
     predictions_doc="a medium label per example id",
     label_column="medium",
     extra_gold_columns=("coarse", "fine"),   # the same reading at other granularities
+    # LOCATION, INSTITUTE, TEAM, ARTIFACT, EVENT (the medium labels, in their order)
+    prompt=Prompt("{text}\nQuestion: In this sentence, what does \"{pmw}\" stand for: a location, an institution, "
+                  "a team, an artifact or an event?\nAnswer:",
+                  ("a location", "an institution", "a team", "an artifact", "an event")),
 )

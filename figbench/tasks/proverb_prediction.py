@@ -1,6 +1,6 @@
 """Proverb prediction on ePiC: rank the proverbs a narrative may illustrate (accuracy, MRR)."""
 
-from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot
+from figbench.tasks.base import PUBLIC, Benchmark, Metric, Plot, Prompt
 from figbench.tasks.kinds import RankingTask
 
 _GROUP = "ePiC proverb prediction"
@@ -32,4 +32,6 @@ TASK = RankingTask(
     resample_unit="narratives",
     label_column="proverb_id",
     extra_gold_columns=("proverb", "label"),   # the answer as text and as class index
+    # the answers: every candidate proverb of the config (seen: all 250; unseen: the 100 of its test part)
+    prompt=Prompt("{narrative}\nQuestion: Which proverb does this story illustrate?\nAnswer:"),
 )

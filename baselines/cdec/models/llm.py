@@ -22,15 +22,10 @@ from typing import Any
 import numpy as np
 
 from figbench.llm import CausalLM, ChatEndpoint, DiskCache, LLMEndpointError
+from figbench.tasks.cdec import PAIR_PROMPT as PROMPT  # declared with the task: lm-evaluation-harness asks it too
 
 __all__ = ["AnswerCache", "EndpointScorer", "LLMEndpointError", "TransformersScorer", "build_prompt", "run_llm",
            "score_pairs"]
-
-PROMPT = (
-    "Two sentences from news articles each contain a marked event (between <m> and </m>).\n"
-    "Sentence A: {a}\nSentence B: {b}\n"
-    "Do the two marked events refer to the same real-world event? Answer Yes or No.\nAnswer:"
-)
 
 
 def marked_sentence(row: Mapping, context_words: int = 30) -> str:
