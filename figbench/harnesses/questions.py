@@ -164,9 +164,9 @@ def yes_probability(lls: Sequence[float]) -> float:
 
 def _clusters(b: Benchmark, answered, data_dir: str | None) -> dict[str, Any]:
     import numpy as np
-    from figbench_baselines.cdec import clustering
+    from figbench_baselines.cdec.steps import clustering
     from figbench_baselines.cdec.steps.evaluation import predicted_document
-    from figbench_baselines.cdec.pipeline import _groups
+    from figbench_baselines.cdec.steps.filters import group_labels
 
     rows, args = mentions(b, data_dir)
     index = {r["mention_id"]: n for n, r in enumerate(rows)}
@@ -175,6 +175,6 @@ def _clusters(b: Benchmark, answered, data_dir: str | None) -> dict[str, Any]:
         raise ValueError(f"{b.key}: answered pairs {unknown[:3]} name mentions the split does not have")
     pairs = np.array([[index[q["a"]], index[q["b"]]] for q, _ in answered], dtype=np.int64).reshape(-1, 2)
     scores = np.array([yes_probability(lls) for _, lls in answered])
-    labels = clustering.cluster("cc", len(rows), pairs, scores, args.threshold, groups=_groups(rows, args.within),
+    labels = clustering.cluster("cc", len(rows), pairs, scores, args.threshold, groups=group_labels(rows, args.within),
                                 greedy_unscored=args.greedy_unscored)
     return {"format": "clusters", "clusters": predicted_document(rows, labels)}
