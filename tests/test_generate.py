@@ -314,7 +314,7 @@ def test_local_transformers_model_path(tmp_path, tiny_gpt):
     out = tmp_path / "local"
     cmd = generate_cmd(out, None, "validation", "--max-tokens", "12", "--json-retries", "1", model=tiny_gpt)
     r = run_cli(cmd)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1 and "nothing usable was generated" in r.stderr, r.stderr
     rep = report(out)
     # a random model answers noise, never JSON: every sentence is a listed failure, nothing is dropped silently
     assert rep["run"]["sentences"] == 2 and rep["run"]["failed"] == 2 and rep["run"]["requests"] == 4
@@ -324,7 +324,7 @@ def test_local_transformers_model_path(tmp_path, tiny_gpt):
     assert settings["backend"] == "transformers" and settings["model"] == Path(tiny_gpt).name
     cached = [json.loads(line) for line in (out / "generation" / "cache.jsonl").read_text().splitlines()]
     r2 = run_cli(cmd)
-    assert r2.returncode == 0 and report(out)["run"]["requests"] == 0 and report(out)["run"]["cache_hits"] == 4
+    assert r2.returncode == 1 and report(out)["run"]["requests"] == 0 and report(out)["run"]["cache_hits"] == 4
     assert [c["text"] for c in cached] == [json.loads(line)["text"] for line in
                                            (out / "generation" / "cache.jsonl").read_text().splitlines()]
 

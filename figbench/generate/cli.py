@@ -37,6 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="new samples asked for when an answer is not usable JSON")
     m.add_argument("--json-mode", action="store_true", help="ask the endpoint for response_format json_object")
     m.add_argument("--concurrency", type=int, default=4, help="requests in flight (endpoint)")
+    m.add_argument("--batch-size", type=int, default=8, help="prompts generated together (local model)")
+    m.add_argument("--max-endpoint-failures", type=int, default=3,
+                   help="stop after this many requests in a row fail at the endpoint (429/5xx/timeouts past "
+                        "--retries); a rerun resumes from the cache")
     m.add_argument("--retries", type=int, default=5, help="HTTP retries on 429/5xx/timeouts")
     m.add_argument("--backoff", type=float, default=1.0, help="first back-off in seconds (doubles each retry)")
     m.add_argument("--timeout", type=float, default=120.0, help="HTTP timeout in seconds")
@@ -63,10 +67,15 @@ def _metaphors(args: argparse.Namespace) -> int:
     from figbench.generate.pipeline import run_metaphors
 
     report = run_metaphors(args)
-    from figbench.generate.pipeline import print_report
+    import sys
+
+    from figbench.generate.pipeline import exit_status, print_report
 
     print_report(report, args.out)
-    return 0
+    code, why = exit_status(report)
+    if code:
+        print(f"figbench generate metaphors: {why}", file=sys.stderr)
+    return code
 
 
 def _review(args: argparse.Namespace) -> int:
