@@ -25,8 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="builder config option")
     m.add_argument("--style", required=True, choices=("single", "multi"),
                    help="single-word (ECB+META_1) or multi-word phrasal (ECB+META_m) metaphors")
-    m.add_argument("--llm-model", required=True,
-                   help="the endpoint's model name, or (without --llm-endpoint) a local transformers causal LM")
+    m.add_argument("--llm-model", default=None,
+                   help="the endpoint's model name; without --llm-endpoint an offline model: a registered name "
+                        "(smollm2-135m, gemma3-270m; default smollm2-135m), gguf:PATH, or a transformers folder or id")
     m.add_argument("--llm-endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     m.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", help="env variable holding the endpoint's key")
     m.add_argument("--out", required=True, help="output folder (a Hub-layout dataset); rerun to resume")

@@ -35,6 +35,12 @@ def run_metaphors(args: argparse.Namespace) -> dict:
 
     out = Path(args.out)
     where = f"{args.dataset}/{args.config or '(default)'}/{args.split}"
+    if not args.llm_model:
+        if args.llm_endpoint:
+            raise ValueError("--llm-endpoint needs --llm-model (the endpoint's model name)")
+        from figbench.local_models import DEFAULT_MODEL
+
+        args.llm_model = DEFAULT_MODEL
     rows = load_source(args)
     units, _ = units_of(rows, where)
     if args.max_sentences:
