@@ -77,8 +77,9 @@ def _span(values: list[float], fmt=_pct) -> str:
 _VERDICT = {"exact": "exact", "flags": "flags", "both": "both", "none": "**neither**"}
 
 
-def render_retag(benchmarks: Path = BENCHMARKS) -> str:
-    """The re-tagger over word-list variants, per released set, and which target each meets."""
+def render_retag(benchmarks: Path = BENCHMARKS, results: Path | None = None) -> str:
+    """The re-tagger over word-list variants, per released set, and which target each meets; with ``results``,
+    a last row for the real model's own word lists (its generation record)."""
     data = load(benchmarks, RETAG_JSON, "bench_retag.py")
     path = Path(benchmarks) / RETAG_JSON
     t = field(data, path, "targets")
@@ -93,6 +94,9 @@ def render_retag(benchmarks: Path = BENCHMARKS) -> str:
             lines.append(f"| {variant} | {label} | {r['mentions']:,} | {_pct(r['exact'])} | "
                          f"{_pct(r['token_overlap'])} | {_pct(r['flagged'])} | {_pct(r['disagreements_flagged'])} "
                          f"({r['disagreements']:,}) | {_VERDICT[r['verdict']]} |")
+    own = _own_lists_row(results) if results is not None else ""
+    if own:
+        lines.append(own)
     summary = "; ".join(f"{v}: " + (f"met on all {len(vs)} sets" if "none" not in vs else
                                     f"met on {sum(x != 'none' for x in vs)} of {len(vs)}")
                         for v, vs in met.items())
@@ -120,6 +124,23 @@ def render_generation_cost(benchmarks: Path = BENCHMARKS) -> str:
             "tokens, "
             f"${f('cost_usd'):.2f} at GPT-4-0613 list prices (${price_in:g}/${price_out:g} per million), against "
             f"the paper's about ${f('paper_cost_usd'):g}.\n")
+
+
+def _own_lists_row(results: Path) -> str:
+    """The headline generation run's own word lists: agreement with the alignment (no released span exists)."""
+    from figbench.docs_generation import RUNS
+
+    path = Path(results) / "generation" / f"{RUNS[0]}.json"
+    if not path.is_file():
+        return ""
+    rec = json.loads(path.read_text("utf-8"))
+    o, model = rec["own_word_lists"], rec["settings"]["model"]
+    n = o["compared"]
+    return (f"| the model's own lists (`{model}`; exact = agreement with the alignment without a list) | its own "
+            f"ECB+ {rec['settings']['split']} paraphrases | {n:,} | "
+            f"{_pct(o['agree_with_alignment'] / n) if n else '-'} | - | {_pct(o['flagged'] / n) if n else '-'} | "
+            f"{_pct(o['disagreements_flagged'] / o['disagreements']) if o['disagreements'] else '-'} "
+            f"({o['disagreements']:,}) | no released span to score |")
 
 
 # ------------------------------------------------------------------ bench_harvest.json
@@ -295,7 +316,7 @@ def render_harvest_estimate(benchmarks: Path = BENCHMARKS) -> str:
 def blocks(benchmarks: Path = BENCHMARKS) -> list[Block]:
     """The README blocks rendered from ``benchmarks`` (the results folder argument is not used)."""
     return [
-        Block("README.md", "retag", lambda _results: render_retag(benchmarks),
+        Block("README.md", "retag", lambda results: render_retag(benchmarks, results),
               anchor="list made from the released span; generated from `benchmarks/bench_retag.json`):"),
         Block("README.md", "generation-cost", lambda _results: render_generation_cost(benchmarks),
               anchor="<!-- /generated:retag -->"),

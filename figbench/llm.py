@@ -148,6 +148,11 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
+#: how a local model's answer starts under ``--json-mode`` (an endpoint gets ``response_format`` instead): the
+#: first key of Fig. 2's JSON answer, so a small model continues a JSON object rather than prose
+JSON_PREFIX = '{"Original Sentence": "'
+
+
 class CausalLM:
     """A local ``transformers`` causal LM (hub id or folder; :mod:`figbench.local_models` turns a GGUF file or a
     registered short name into such a folder). An instruction-tuned model's chat template, when its tokenizer
@@ -184,11 +189,14 @@ class CausalLM:
     def complete(self, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = None,
                  seed: int | None = None, json_mode: bool = False) -> Completion:
         """A sampled (temperature > 0) or greedy continuation of ``prompt``."""
-        return self.complete_many([prompt], temperature=temperature, max_tokens=max_tokens, seed=seed)[0]
+        return self.complete_many([prompt], temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                  prefix=JSON_PREFIX if json_mode else "")[0]
 
     def complete_many(self, prompts: list[str], *, temperature: float = 0.0, max_tokens: int | None = None,
-                      seed: int | None = None) -> list[Completion]:
-        """Continuations of ``prompts`` generated as one left-padded batch (``seed`` seeds the batch)."""
+                      seed: int | None = None, prefix: str = "") -> list[Completion]:
+        """Continuations of ``prompts`` generated as one left-padded batch (``seed`` seeds the batch); ``prefix``
+        starts every answer (it is part of the returned text: a local model's "JSON mode" starts it with
+        :data:`JSON_PREFIX`)."""
         import torch
 
         new = int(max_tokens or 256)
@@ -200,7 +208,7 @@ class CausalLM:
             try:
                 if tok.pad_token_id is None:
                     tok.pad_token = tok.eos_token
-                enc = tok([self._text(p) for p in prompts], return_tensors="pt", truncation=True, padding=True,
+                enc = tok([self._text(p) + prefix for p in prompts], return_tensors="pt", truncation=True, padding=True,
                           max_length=max(1, self._max_len() - new), add_special_tokens=False)
             finally:
                 tok.padding_side = side
@@ -220,7 +228,7 @@ class CausalLM:
         for row, mask in zip(out, enc["attention_mask"], strict=True):
             gen = row[width:].tolist()
             n = next((i + 1 for i, t in enumerate(gen) if t in stops), len(gen))  # the end token counts, padding not
-            done.append(Completion(tok.decode(gen[:n], skip_special_tokens=True), int(mask.sum()), n))
+            done.append(Completion(prefix + tok.decode(gen[:n], skip_special_tokens=True), int(mask.sum()), n))
         return done
 
     def _first_id(self, text: str) -> int:

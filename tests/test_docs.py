@@ -144,8 +144,9 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
 
     bench = _bench_copy(tmp_path)
     readme = (ROOT / "README.md").read_text("utf-8")
-    table, cost = render_retag(bench), render_generation_cost(bench)
+    table, cost = render_retag(bench, ROOT / "results"), render_generation_cost(bench)
     assert wrap("retag", table) in readme and wrap("generation-cost", cost) in readme
+    assert "| the model's own lists (" in table
     assert "| released span | META_m validation | 1,241 | 98.7% |" in table and "$13.43" in cost
     assert "| first content word | META_m validation | 1,241 |" in table and "| no word list |" in table
 

@@ -126,3 +126,16 @@ def test_nothing_usable_exits_non_zero_without_a_card(tmp_path):
         r = run_cli(generate_cmd(out, srv.url, "validation", "--json-retries", "0"))
     assert r.returncode == 1 and "nothing usable was generated" in r.stderr and "not_json 2" in r.stderr
     assert not (out / "README.md").exists() and (out / "generation" / "report.json").is_file()
+
+
+def test_cache_only_requests_nothing_and_names_what_was_not_asked(tmp_path):
+    out = tmp_path / "cached"
+    with ScriptedLLM({"76ers": ["prose"]}) as srv:
+        assert run_cli(generate_cmd(out, srv.url, "validation", "--json-retries", "0")).returncode == 0
+        n = len(srv.requests)
+        r = run_cli(generate_cmd(out, srv.url, "validation", "--json-retries", "1", "--cache-only"))
+        assert len(srv.requests) == n  # nothing asked
+    assert r.returncode == 0, r.stderr
+    run = report(out)["run"]
+    assert run["requests"] == 0 and run["cache_only"] and run["failure_kinds"] == {"not_requested": 1}
+    assert "no cached answer (--cache-only)" in run["failures"][0]["reasons"][-1]

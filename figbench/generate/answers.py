@@ -16,7 +16,7 @@ FAILURE_KINDS = {
     "too_long": "the answer or its paraphrase is far longer than the sentence allows",
     "wrong_script": "the paraphrase is written in another script than the source sentence",
     "endpoint": "the endpoint kept failing (429 / 5xx / timeouts past the retries)",
-    "not_requested": "not asked: the run stopped after consecutive endpoint failures",
+    "not_requested": "not asked: the run stopped after consecutive endpoint failures, or --cache-only had no answer",
 }
 
 

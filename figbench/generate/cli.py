@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--max-tokens", type=int, default=1024, help="completion token limit")
     m.add_argument("--json-retries", type=int, default=2,
                    help="new samples asked for when an answer is not usable JSON")
-    m.add_argument("--json-mode", action="store_true", help="ask the endpoint for response_format json_object")
+    m.add_argument("--json-mode", action="store_true",
+                   help="ask the endpoint for response_format json_object; a local model's answer is started with "
+                        "the JSON's first key")
     m.add_argument("--concurrency", type=int, default=4, help="requests in flight (endpoint)")
     m.add_argument("--batch-size", type=int, default=8, help="prompts generated together (local model)")
     m.add_argument("--max-endpoint-failures", type=int, default=3,
@@ -45,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--retries", type=int, default=5, help="HTTP retries on 429/5xx/timeouts")
     m.add_argument("--backoff", type=float, default=1.0, help="first back-off in seconds (doubles each retry)")
     m.add_argument("--timeout", type=float, default=120.0, help="HTTP timeout in seconds")
+    m.add_argument("--cache-only", action="store_true",
+                   help="request nothing: use the cached answers, the other sentences are not_requested")
     m.add_argument("--max-sentences", type=int, default=None, help="only the first N sentences (quick runs)")
     m.add_argument("--price-input", type=float, default=None, help="USD per million prompt tokens (cost report)")
     m.add_argument("--price-output", type=float, default=None,

@@ -51,7 +51,7 @@ def run_metaphors(args: argparse.Namespace) -> dict:
                          **({"timeout": args.timeout, "retries": args.retries, "backoff": args.backoff}
                             if args.llm_endpoint else {}))
     settings = Settings(args.style, args.temperature, args.max_tokens, args.json_retries, args.json_mode,
-                        args.concurrency, args.batch_size, args.max_endpoint_failures)
+                        args.concurrency, args.batch_size, args.max_endpoint_failures, args.cache_only)
     meta = {"dataset": args.dataset, "config": args.config, "split": args.split, "style": args.style,
             "model": model_label(args.llm_model), "model_path": args.llm_model, "backend": client.backend,
             "endpoint": args.llm_endpoint, "temperature": args.temperature, "max_tokens": args.max_tokens,
@@ -92,7 +92,8 @@ def run_metaphors(args: argparse.Namespace) -> dict:
         "failure_kinds": dict(Counter(o.failure for o in failed)),
         "failures": [{"sentence": o.key, "kind": o.failure, "reasons": o.reasons, "last_answer": o.raw[:300]}
                      for o in failed],
-        "stopped": stopped, "batch_size": settings.batch_size if client.backend == "transformers" else None,
+        "stopped": stopped, "cache_only": settings.cache_only,
+        "batch_size": settings.batch_size if client.backend == "transformers" else None,
         "completion_tokens_per_s": round(sum(o.completion_tokens for o in outcomes.values() if o.calls) / seconds, 2)
         if seconds > 0 else None,
         "price_input_per_mtok": args.price_input, "price_output_per_mtok": args.price_output,

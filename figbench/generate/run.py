@@ -43,6 +43,7 @@ class Settings:
     concurrency: int = 4
     batch_size: int = 8
     max_endpoint_failures: int = 3
+    cache_only: bool = False
 
     def max_tokens_for(self, unit: Unit) -> int:
         """Completion tokens asked for ``unit``: ``max_tokens``, or less for a short sentence."""
@@ -136,6 +137,12 @@ class _Runner:
             outcomes[u.key].cache_hits += 1
             if not self._done(u, outcomes[u.key], rec, sample):
                 retry.append(u)
+        if misses and self.settings.cache_only:
+            for u, _, _ in misses:
+                outcomes[u.key].failure = "not_requested"
+                outcomes[u.key].reasons.append("not_requested: no cached answer (--cache-only)")
+            self.bar.update(len(misses))
+            misses = []
         if misses:
             fresh = self._batched(misses, outcomes, sample) if self.client.backend == "transformers" \
                 else self._threaded(misses, outcomes, sample)
@@ -201,9 +208,11 @@ class _Runner:
         order = sorted(misses, key=lambda m: len(m[1]))
         for i in range(0, len(order), size):
             batch = order[i: i + size]
+            from figbench.llm import JSON_PREFIX
+
             got = self.client.complete_many([p for _, p, _ in batch], temperature=s.temperature,
                                             max_tokens=max(s.max_tokens_for(u) for u, _, _ in batch),
-                                            seed=_seed(batch[0][2]))
+                                            seed=_seed(batch[0][2]), prefix=JSON_PREFIX if s.json_mode else "")
             for (u, _, key), g in zip(batch, got, strict=True):
                 if not self._got(u, outcomes[u.key], g, key, sample):
                     retry.append(u)
