@@ -34,10 +34,6 @@ BASELINES = (("same-head lemma", ["--method", "lemma"], "conll_f1"),
              ("LH", ["--method", "lh"], "conll_f1"),
              *((f"KNN oracle k={k}", ["--method", "knn_oracle", "--k", str(k), "--no-train-biencoder",
                                       "--context-words", "15"], "bcub_recall") for k in (5, 10, 20)))
-#: the paper's values on the same rows (Table 1: oracle B3 recall, Dev_small; Table 2: CoNLL F1, test split)
-PAPER = {"LH": {"ecbplus": 74.1, "meta_m": 54.0, "where": "Table 2, test"},
-         "KNN oracle k=5": {"ecbplus": 95.3, "meta_m": 86.5, "where": "Table 1, Dev_small (the paper's k)"},
-         "LH oracle": {"ecbplus": 87.9, "meta_m": 59.4, "where": "Table 1, Dev_small"}}
 STATS = ("mentions", "clusters", "ambiguity", "diversity", "mtld", "mtld_paper")
 
 
@@ -60,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import datasets
     import figbench
+    from figbench.docs_generation import PAPER
     from figbench.stats import coref_stats
 
     t0 = time.perf_counter()

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the committed result records
 RESULTS = ROOT / "results"
 #: "module:function" of every block provider: each returns the :class:`Block` objects it declares
-PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.about:blocks", "figbench.docs_benchmarks:blocks")
+PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.about:blocks", "figbench.docs_benchmarks:blocks",
+             "figbench.docs_generation:blocks")
 #: the markdown files whose prose :func:`result_numbers_outside_blocks` checks
 CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "datasets/*/README.md",
                  "metrics/*/README.md")

@@ -136,6 +136,9 @@ def _own_lists_row(results: Path) -> str:
     rec = json.loads(path.read_text("utf-8"))
     o, model = rec["own_word_lists"], rec["settings"]["model"]
     n = o["compared"]
+    if not n:
+        return (f"| the model's own lists (`{model}`) | its own ECB+ {rec['settings']['split']} paraphrases | 0 | "
+                "- | - | - | - | the model returned no usable word list |")
     return (f"| the model's own lists (`{model}`; exact = agreement with the alignment without a list) | its own "
             f"ECB+ {rec['settings']['split']} paraphrases | {n:,} | "
             f"{_pct(o['agree_with_alignment'] / n) if n else '-'} | - | {_pct(o['flagged'] / n) if n else '-'} | "

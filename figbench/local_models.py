@@ -68,8 +68,8 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
 )}
 
 
-#: ``figbench generate metaphors`` without ``--llm-model`` or ``--llm-endpoint``: the registered model with the
-#: most usable answers on the same ECB+ dev_small sentences (README "Making harder corpora", generation-run block)
+#: ``figbench generate metaphors`` without ``--llm-model`` or ``--llm-endpoint``: the instruction-tuned one (the
+#: Gemma GGUF is a base model without a chat template); not yet compared head to head (README "Making harder corpora")
 DEFAULT_MODEL = "smollm2-135m"
 
 

@@ -114,7 +114,7 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
     return {
         "kind": KIND, "name": name, "command": command, "note": note,
         "settings": {k: settings.get(k) for k in ("dataset", "config", "split", "style", "model", "backend",
-                                                  "temperature", "max_tokens", "json_retries")}
+                                                  "temperature", "max_tokens", "json_retries", "json_mode")}
         | {"batch_size": run.get("batch_size")},
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__,
                     "transformers": transformers.__version__, "load_average_1min": load_average,
@@ -122,6 +122,7 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
         "answers": _answers(out) | {"sentences": run["sentences"], "usable": run["ok"], "failed": run["failed"],
                                     "repaired": run["repaired"],
                                     "sentence_keys": sorted(a["key"] for a in answers),
+                                    "answered_sentences": sorted(a["key"] for a in answers if a.get("samples")),
                                     "usable_sentences": sorted(a["key"] for a in answers if a.get("answer"))},
         "word_lists": _word_lists(answers),
         "mentions": {"source": build["counts"].get("source_mentions", 0),
@@ -132,7 +133,6 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
         "speed": {"generate_s": round(generate_s if generate_s is not None else run["seconds"], 1),
                   "wall_s": round(wall_s, 1),
                   "completion_tokens": run["tokens"]["completion"], "prompt_tokens": run["tokens"]["prompt"],
-                  "requests": run["requests"],
                   "completion_tokens_per_s": round(run["tokens"]["completion"] / (generate_s or run["seconds"]), 2)
                   if (generate_s or run["seconds"]) else None},
         "failure_kinds": run.get("failure_kinds", {}), "cache_only_rebuild": bool(run.get("cache_only")),
