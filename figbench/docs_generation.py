@@ -15,7 +15,7 @@ from typing import Any
 from figbench.docs import Block
 
 #: the committed generation runs, the first the headline run (record names under results/generation/)
-RUNS = ("smollm2_135m_dev_small",)
+RUNS = ("smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
 HARDER = "harder_dev_small"
 #: the paper's values (Ahmed et al. 2024) on the harder table's rows: Table 2 (CoNLL F1, test split) and Table 1
 #: (KNN oracle B3 recall, Dev_small; the paper does not give its k here), and the trigger MTLD of its §4 (test)
@@ -85,10 +85,13 @@ def render_generation_run(results: Path) -> str:
     for r in other:
         both = set(r["answers"]["answered_sentences"]) & set(head["answers"]["answered_sentences"])
         mode = " with `--json-mode`" if r["settings"].get("json_mode") else ""
+        rk = ", ".join(f"{k} {n}" for k, n in r["failure_kinds"].items()) or "none"
+        rf = ", ".join(f"`{k}` {n}" for k, n in r["mentions"]["flags"].items()) or "none"
         text.append(f"`{r['settings']['model']}`{mode} on {len(r['answers']['answered_sentences'])} sentences: "
-                    f"{len(r['answers']['usable_sentences'])} usable answers; on the {len(both)} sentences both runs "
+                    f"usable {len(r['answers']['usable_sentences'])} (unusable: {rk}; flags: {rf}); on the "
+                    f"{len(both)} sentences both runs "
                     f"answered, {len(set(r['answers']['usable_sentences']) & both)} against "
-                    f"{len(set(head['answers']['usable_sentences']) & both)}.")
+                    f"{len(set(head['answers']['usable_sentences']) & both)} usable.")
     if head.get("note"):
         text.append(head["note"])
     return "\n".join(lines) + "\n\n" + " ".join(text) + "\n"
