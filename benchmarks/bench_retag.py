@@ -1,15 +1,17 @@
-"""Benchmark: the automatic trigger re-tagger against the released ECB+META spans (no LLM needed).
+"""Benchmark: the automatic trigger re-tagger against the released ECB+META spans, over word-list variants.
 
 For every sentence of the released ECB+META_m (validation, test) and ECB+META_1 (the 277 Dev_small
 mentions of ``ecb_meta_analysis.xlsx``), the re-tagger (:func:`figbench.generate.retag.retag`) gets the
-ECB+ sentence with all its event triggers and the released paraphrase (its tokens), once without a word
-list and once with a word list derived the way the model's JSON gives it (per trigger, the released
-span's text, lowercased, detokenised, edge punctuation stripped). Its span of every released mention is
-compared with the released span (after the authors' hand correction): exact-span agreement, token
-overlap (Dice of the token index sets), how many of its spans it flags, and the share of disagreements
-that are flagged (what a reviewer of the flagged cases would see).
+ECB+ sentence with all its event triggers and the released paraphrase (its tokens), with each word list of
+:data:`VARIANTS` as the model's "Metaphoric Word List": the released span itself (lowercased, detokenised,
+edge punctuation stripped: the best a model could write, and circular, since it is the answer), its first
+word in base form, its first content word only, its last token dropped (spans of 2+ tokens), and no list.
+Its span of every released mention is compared with the released span (after the authors' hand
+correction): exact-span agreement, token overlap (Dice of the token index sets), how many of its spans it
+flags, and the share of disagreements that are flagged (what a reviewer of the flagged cases would see).
 
-Targets (issue 24): exact agreement >= 90%, and >= 80% of the disagreements among the flagged cases.
+Targets (issue 35), per variant: exact agreement >= 90%, or >= 80% of the disagreements flagged with no
+more than 25% of all mentions flagged.
 
 It also estimates the tokens and cost of a real META_m run over ECB+ validation + test (the paper: about
 $18 with GPT-4): one request per sentence with event triggers, the prompt as ``figbench generate`` sends it,
@@ -39,7 +41,37 @@ ROOT = Path(__file__).resolve().parent.parent
 SETS = (("META_m validation", "meta_m", "validation", "validation"),
         ("META_m test", "meta_m", "test", "test"),
         ("META_1 Dev_small", "meta_1", "dev_small", "validation"))
-EXACT_TARGET, FLAGGED_TARGET = 0.90, 0.80
+EXACT_TARGET, FLAGGED_TARGET, FLAGGED_AT_MOST = 0.90, 0.80, 0.25
+
+
+def _base_form(tokens: list[str]) -> str | None:
+    from figbench.corpora.lemmas import lookup_lemma
+
+    words = llm_word(tokens).split()
+    return " ".join([lookup_lemma(words[0]), *words[1:]]) if words else None
+
+
+def _first_content(tokens: list[str]) -> str | None:
+    from figbench.generate.retag import is_content
+
+    return next((llm_word([t]) for t in tokens if is_content(t)), None) or llm_word(tokens) or None
+
+
+def _dropped(tokens: list[str]) -> str | None:
+    words = [t for t in tokens if any(c.isalnum() for c in t)]
+    return llm_word(words[:-1] if len(words) > 1 else words) or None
+
+
+#: word-list variant -> the "Metaphoric Word List" entry a model gives for a released span (None: no list)
+VARIANTS = {"released span": lambda toks: llm_word(toks), "first word in base form": _base_form,
+            "first content word": _first_content, "last token dropped": _dropped, "no word list": None}
+
+
+def verdict(r: dict) -> str:
+    """Which target a variant's result meets: ``exact``, ``flags``, ``both`` or ``none``."""
+    exact = r["exact"] >= EXACT_TARGET
+    flags = r["disagreements_flagged"] >= FLAGGED_TARGET and r["flagged"] <= FLAGGED_AT_MOST
+    return "both" if exact and flags else "exact" if exact else "flags" if flags else "none"
 
 
 def llm_word(tokens: list[str]) -> str:
@@ -50,7 +82,7 @@ def llm_word(tokens: list[str]) -> str:
     return text.strip(" .,;:!?\"'").lower()
 
 
-def evaluate(ecb_rows: list[dict], meta_rows: list[dict], use_words: bool, style: str) -> dict:
+def evaluate(ecb_rows: list[dict], meta_rows: list[dict], variant, style: str) -> dict:
     from figbench.generate.retag import retag
 
     ecb_by_sent: dict[tuple, list[dict]] = defaultdict(list)
@@ -68,8 +100,10 @@ def evaluate(ecb_rows: list[dict], meta_rows: list[dict], use_words: bool, style
         orig = ecb_by_sent[(doc, sid)]
         sentence = list(orig[0]["sentence"])
         triggers = [(r["mention_id"], r["token_start"], r["token_end"]) for r in orig]
-        words = {r["mention_id"]: llm_word(list(para[r["token_start"]: r["token_end"]])) for r in released} \
-            if use_words else None
+        words = None
+        if variant is not None:
+            words = {r["mention_id"]: w for r in released
+                     if (w := variant(list(para[r["token_start"]: r["token_end"]])))}
         tags = {t.mention_id: t for t in retag(sentence, triggers, list(para), words, style)}
         for r in released:
             t = tags[r["mention_id"]]
@@ -95,6 +129,7 @@ def evaluate(ecb_rows: list[dict], meta_rows: list[dict], use_words: bool, style
     return {"mentions": n, "exact": exact / n, "exact_without_trailing_punct": loose / n,
             "token_overlap": overlap / n, "flagged": flagged / n,
             "disagreements": wrong, "disagreements_flagged": flagged_wrong / wrong if wrong else 1.0,
+            "flagged_agreements": (flagged - flagged_wrong) / n,
             "unflagged_misses_sample": misses}
 
 
@@ -142,24 +177,27 @@ def main(argv: list[str] | None = None) -> int:
     for name, config, split, ecb_split in SETS:
         meta = figbench.load_dataset("ecbmeta", config, split=split).to_list()
         ecb_rows = ecb[ecb_split].to_list()
-        for use_words in (False, True):
-            key = f"{name}, {'with' if use_words else 'without'} word list"
+        for variant, make in VARIANTS.items():
+            key = f"{name}, {variant}"
             t1 = time.perf_counter()
-            results[key] = evaluate(ecb_rows, meta, use_words, "single" if config == "meta_1" else "multi")
+            results[key] = evaluate(ecb_rows, meta, make, "single" if config == "meta_1" else "multi")
             results[key]["seconds"] = round(time.perf_counter() - t1, 2)
+            results[key]["verdict"] = verdict(results[key])
     ecb_all = ecb["validation"].to_list() + ecb["test"].to_list()
     meta_all = (figbench.load_dataset("ecbmeta", "meta_m", split="validation").to_list()
                 + figbench.load_dataset("ecbmeta", "meta_m", split="test").to_list())
     cost = cost_estimate(ecb_all, meta_all)
-    ok = all(r["exact"] >= EXACT_TARGET and r["disagreements_flagged"] >= FLAGGED_TARGET for r in results.values())
-    out = {"targets": {"exact": EXACT_TARGET, "disagreements_flagged": FLAGGED_TARGET}, "met": ok,
+    ok = all(r["verdict"] != "none" for r in results.values())
+    out = {"targets": {"exact": EXACT_TARGET, "disagreements_flagged": FLAGGED_TARGET,
+                       "flagged_at_most": FLAGGED_AT_MOST},
+           "variants": list(VARIANTS), "sets": [name for name, *_ in SETS], "met": ok,
            "results": results, "cost_estimate_meta_m_validation_test": cost,
            "seconds": round(time.perf_counter() - t0, 1)}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", "utf-8")
-    print(f"{'set':45s} {'n':>5s} {'exact':>7s} {'overlap':>8s} {'flagged':>8s} {'miss flagged':>13s}")
+    print(f"{'set':50s} {'n':>5s} {'exact':>7s} {'overlap':>8s} {'flagged':>8s} {'miss flagged':>13s} verdict")
     for key, r in results.items():
-        print(f"{key:45s} {r['mentions']:5d} {r['exact']:7.1%} {r['token_overlap']:8.1%} {r['flagged']:8.1%} "
-              f"{r['disagreements_flagged']:13.1%}")
+        print(f"{key:50s} {r['mentions']:5d} {r['exact']:7.1%} {r['token_overlap']:8.1%} {r['flagged']:8.1%} "
+              f"{r['disagreements_flagged']:13.1%} {r['verdict']}")
     print(f"META_m run over ECB+ validation + test, estimated: {cost['sentences']} requests, "
           f"{cost['prompt_tokens']:,} prompt + {cost['completion_tokens']:,} completion tokens, "
           f"${cost['cost_usd']:.2f} at GPT-4 list price (paper: about $18)")

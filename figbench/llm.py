@@ -32,7 +32,12 @@ class LLMEndpointError(ValueError):
 
 
 class LLMRetriesExhausted(LLMEndpointError):
-    """429 / 5xx / timeouts went on past the retries (the request may succeed later)."""
+    """429 / 5xx / timeouts went on past the retries (the request may succeed later); ``attempts`` HTTP
+    attempts were made."""
+
+    def __init__(self, message: str, attempts: int = 1):
+        super().__init__(message)
+        self.attempts = attempts
 
 
 class LLMLoadError(ValueError):
@@ -93,7 +98,7 @@ class ChatEndpoint:
             except _Transient as t:
                 if attempt > self.retries:
                     raise LLMRetriesExhausted(f"LLM endpoint {self.url}: gave up after {attempt} attempts; "
-                                              f"last: {t}") from None
+                                              f"last: {t}", attempt) from None
                 backoff = self.backoff * 2 ** (attempt - 1) if t.retry_after is None else t.retry_after
                 time.sleep(min(self.max_backoff, backoff))
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -143,12 +148,19 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
+#: how a local model's answer starts under ``--json-mode`` (an endpoint gets ``response_format`` instead): the
+#: first key of Fig. 2's JSON answer, so a small model continues a JSON object rather than prose
+JSON_PREFIX = '{"Original Sentence": "'
+
+
 class CausalLM:
-    """A local ``transformers`` causal LM (hub id or folder)."""
+    """A local ``transformers`` causal LM (hub id or folder; :mod:`figbench.local_models` turns a GGUF file or a
+    registered short name into such a folder). An instruction-tuned model's chat template, when its tokenizer
+    has one, wraps each prompt as one user message."""
 
     backend = "transformers"
 
-    def __init__(self, model_name: str):
+    def __init__(self, model_name: str, label: str | None = None):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         try:
@@ -156,7 +168,8 @@ class CausalLM:
             self.model = AutoModelForCausalLM.from_pretrained(model_name).eval()
         except (OSError, ValueError) as e:
             raise LLMLoadError(f"cannot load causal LM {model_name!r}: {e}") from e
-        self.name = model_name
+        self.name = label or model_name
+        self.chat = bool(getattr(self.tokenizer, "chat_template", None))
         self._lock = threading.Lock()  # one forward pass at a time: the model is not thread-safe to share
 
     @property
@@ -167,31 +180,56 @@ class CausalLM:
         return int(getattr(self.model.config, "max_position_embeddings", 0)
                    or getattr(self.model.config, "n_positions", 0) or 1024)
 
-    def _encode(self, prompt: str, room: int = 0):
-        return self.tokenizer(prompt, return_tensors="pt", truncation=True,
-                              max_length=max(1, self._max_len() - room), add_special_tokens=False)
+    def _text(self, prompt: str) -> str:
+        if not self.chat:
+            return prompt
+        return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                                  add_generation_prompt=True)
 
     def complete(self, prompt: str, *, temperature: float = 0.0, max_tokens: int | None = None,
                  seed: int | None = None, json_mode: bool = False) -> Completion:
         """A sampled (temperature > 0) or greedy continuation of ``prompt``."""
+        return self.complete_many([prompt], temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                  prefix=JSON_PREFIX if json_mode else "")[0]
+
+    def complete_many(self, prompts: list[str], *, temperature: float = 0.0, max_tokens: int | None = None,
+                      seed: int | None = None, prefix: str = "") -> list[Completion]:
+        """Continuations of ``prompts`` generated as one left-padded batch (``seed`` seeds the batch); ``prefix``
+        starts every answer (it is part of the returned text: a local model's "JSON mode" starts it with
+        :data:`JSON_PREFIX`)."""
         import torch
 
         new = int(max_tokens or 256)
+        tok = self.tokenizer
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        side = tok.padding_side
         with self._lock:
-            enc = self._encode(prompt, room=new)
+            tok.padding_side = "left"
+            try:
+                if tok.pad_token_id is None:
+                    tok.pad_token = tok.eos_token
+                enc = tok([self._text(p) + prefix for p in prompts], return_tensors="pt", truncation=True, padding=True,
+                          max_length=max(1, self._max_len() - new), add_special_tokens=False)
+            finally:
+                tok.padding_side = side
             if seed is not None:
                 torch.manual_seed(seed)
-            kw: dict[str, Any] = {"max_new_tokens": new, "pad_token_id": self.tokenizer.pad_token_id
-                                  if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id}
+            kw: dict[str, Any] = {"max_new_tokens": new, "pad_token_id": pad}
             if temperature > 0:
                 kw.update(do_sample=True, temperature=temperature, top_k=0)
             else:
                 kw.update(do_sample=False)
             with torch.no_grad():
                 out = self.model.generate(**enc, **kw)
-        gen = out[0, enc["input_ids"].shape[1]:]
-        return Completion(self.tokenizer.decode(gen, skip_special_tokens=True),
-                          int(enc["input_ids"].shape[1]), int(gen.shape[0]))
+        width = enc["input_ids"].shape[1]
+        ends = self.model.generation_config.eos_token_id
+        stops = {i for i in (tok.eos_token_id, pad, *(ends if isinstance(ends, list) else [ends])) if i is not None}
+        done = []
+        for row, mask in zip(out, enc["attention_mask"], strict=True):
+            gen = row[width:].tolist()
+            n = next((i + 1 for i, t in enumerate(gen) if t in stops), len(gen))  # the end token counts, padding not
+            done.append(Completion(prefix + tok.decode(gen[:n], skip_special_tokens=True), int(mask.sum()), n))
+        return done
 
     def _first_id(self, text: str) -> int:
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -215,16 +253,24 @@ class CausalLM:
 
 
 def make_client(model: str, endpoint: str | None = None, api_key: str | None = None, **endpoint_kw: Any):
-    """:class:`ChatEndpoint` when ``endpoint`` is given, else a local :class:`CausalLM` named ``model``."""
+    """:class:`ChatEndpoint` when ``endpoint`` is given, else a local :class:`CausalLM`: ``model`` is a registered
+    short name or ``gguf:PATH`` (:func:`figbench.local_models.resolve`, converted once and cached), a folder or
+    a hub id."""
     if not model:
         raise ValueError("an LLM needs --llm-model (a transformers causal LM, or the endpoint's model name)")
     if endpoint:
         return ChatEndpoint(endpoint, model, api_key, **endpoint_kw)
+    from figbench.local_models import is_local_spec, resolve
+
+    if is_local_spec(model):
+        return CausalLM(str(resolve(model)), label=model)
     return CausalLM(model)
 
 
 def model_label(model: str) -> str:
-    """A model name for reports: a local folder's base name, else the id as given."""
+    """A model name for reports: a GGUF file's base name, a local folder's base name, else the id as given."""
+    if model.startswith("gguf:"):
+        return "gguf:" + os.path.basename(model[len("gguf:"):])
     return os.path.basename(os.path.normpath(model)) if os.path.isdir(model) else model
 
 

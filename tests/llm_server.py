@@ -5,7 +5,9 @@ trigger replaced by a fixed metaphor, and the four JSON keys returned. ``script`
 to the behaviour of its successive requests: ``json`` (a plain JSON answer), ``fenced`` (in a code fence,
 with a trailing comma: repairable), ``prose`` (no JSON), ``429`` (rate limited, ``Retry-After: 0``),
 ``500``, ``nolist`` (JSON with an empty word list), ``timeout`` (answers after ``delay``
-seconds). ``slow`` (seconds) delays every answer.
+seconds), and misbehaving models: ``wrongkeys`` (valid JSON with other keys), ``huge`` (a paraphrase of about
+a megabyte), ``appended`` (each metaphor put after the untouched trigger), ``cyrillic`` (the paraphrase in
+Cyrillic letters). ``slow`` (seconds) delays every answer.
 """
 
 from __future__ import annotations
@@ -21,19 +23,28 @@ METAPHORS = {"checked into": "stormed the gates of", "rehab": "the harbour of he
              "checks into": "sails into", "fired": "cast out", "arrested": "netted"}
 
 
-def answer_for(prompt: str) -> dict:
+_CYRILLIC = dict(zip(map(ord, "abcdefghijklmnopqrstuvwxyz"), "абцдефгхийклмнопярстувшхыз", strict=True))
+
+
+def answer_for(prompt: str, what: str = "json") -> dict:
     quoted = re.findall(r'"""(.*?)"""', prompt, re.S)
     sentence, words = quoted[0], json.loads(quoted[1])
     metaphoric = [METAPHORS.get(w, "danced with fate") for w in words]
     out = sentence
     for w, m in zip(words, metaphoric):
-        out = out.replace(w, m, 1) if w in out else out.replace(w.split()[0], m, 1)
+        new = f"{w} {m}" if what == "appended" else m
+        out = out.replace(w, new, 1) if w in out else out.replace(w.split()[0], new, 1)
+    if what == "huge":
+        out += " and so on" * 100_000
+    if what == "cyrillic":
+        out = out.translate(_CYRILLIC)
     return {"Original Sentence": sentence, "Original Word List": words, "Metaphoric Word List": metaphoric,
             "Metaphoric Sentence": out}
 
 
 class ScriptedLLM:
-    def __init__(self, script: dict[str, list[str]] | None = None, delay: float = 3.0, slow: float = 0.0):
+    def __init__(self, script: dict[str, list[str]] | None = None, delay: float = 3.0, slow: float = 0.0,
+                 port: int = 0):
         self.script, self.delay, self.slow = script or {}, delay, slow
         self.requests: list[dict] = []
         self.seen: dict[str, int] = defaultdict(int)
@@ -49,7 +60,7 @@ class ScriptedLLM:
             def log_message(self, *a):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
@@ -92,13 +103,15 @@ class ScriptedLLM:
         else:
             if what == "timeout":
                 time.sleep(self.delay)
-            ans = answer_for(prompt)
+            ans = answer_for(prompt, what)
             if what == "nolist":  # a model that leaves its word list out
                 ans["Metaphoric Word List"] = []
+            if what == "wrongkeys":
+                ans = {"sentence": ans["Metaphoric Sentence"], "metaphors": ans["Metaphoric Word List"]}
             text = {"json": json.dumps(ans),
                     "fenced": "Here you go:\n```json\n" + json.dumps(ans, indent=1)[:-2] + ",\n}\n```",
                     "prose": "I would turn the words into vivid images, for example a storm."}[
-                "json" if what in ("timeout", "nolist") else what]
+                what if what in ("fenced", "prose") else "json"]
             reply = {"choices": [{"message": {"role": "assistant", "content": text}}],
                      "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}}
             data = json.dumps(reply).encode()

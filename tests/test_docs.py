@@ -144,19 +144,21 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
 
     bench = _bench_copy(tmp_path)
     readme = (ROOT / "README.md").read_text("utf-8")
-    table, cost = render_retag(bench), render_generation_cost(bench)
+    table, cost = render_retag(bench, ROOT / "results"), render_generation_cost(bench)
     assert wrap("retag", table) in readme and wrap("generation-cost", cost) in readme
-    assert "| META_m validation | 1,241 | 98.7% |" in table and "$13.43" in cost
+    assert "| the model's own lists (" in table
+    assert "| released span | META_m validation | 1,241 | 98.7% |" in table and "$13.43" in cost
+    assert "| first content word | META_m validation | 1,241 |" in table and "| no word list |" in table
 
     def change(d):
-        d["results"]["META_m validation, with word list"]["exact"] = 0.5
-        d["results"]["META_m validation, with word list"]["disagreements"] = 621
+        r = d["results"]["META_m validation, first content word"]
+        r.update(exact=0.5, flagged=0.2, disagreements_flagged=0.85, disagreements=621, verdict="flags")
         d["cost_estimate_meta_m_validation_test"]["cost_usd"] = 7.25
 
     _edit(bench / "bench_retag.json", change)
     table, cost = render_retag(bench), render_generation_cost(bench)
-    assert "| META_m validation | 1,241 | 50.0% |" in table and "98.7%" not in table
-    assert "target is met on META_m test and META_1 Dev_small only" in table and "of the 621 and 12 META_m" in table
+    assert "| first content word | META_m validation | 1,241 | 50.0% |" in table
+    assert "| 20.0% | 85.0% (621) | flags |" in table
     assert "$7.25" in cost and "13.43" not in cost
 
 

@@ -314,7 +314,7 @@ def test_local_transformers_model_path(tmp_path, tiny_gpt):
     out = tmp_path / "local"
     cmd = generate_cmd(out, None, "validation", "--max-tokens", "12", "--json-retries", "1", model=tiny_gpt)
     r = run_cli(cmd)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1 and "nothing usable was generated" in r.stderr, r.stderr
     rep = report(out)
     # a random model answers noise, never JSON: every sentence is a listed failure, nothing is dropped silently
     assert rep["run"]["sentences"] == 2 and rep["run"]["failed"] == 2 and rep["run"]["requests"] == 4
@@ -324,7 +324,7 @@ def test_local_transformers_model_path(tmp_path, tiny_gpt):
     assert settings["backend"] == "transformers" and settings["model"] == Path(tiny_gpt).name
     cached = [json.loads(line) for line in (out / "generation" / "cache.jsonl").read_text().splitlines()]
     r2 = run_cli(cmd)
-    assert r2.returncode == 0 and report(out)["run"]["requests"] == 0 and report(out)["run"]["cache_hits"] == 4
+    assert r2.returncode == 1 and report(out)["run"]["requests"] == 0 and report(out)["run"]["cache_hits"] == 4
     assert [c["text"] for c in cached] == [json.loads(line)["text"] for line in
                                            (out / "generation" / "cache.jsonl").read_text().splitlines()]
 
@@ -382,3 +382,16 @@ def test_corrections_file_errors_name_the_file_and_mention(tmp_path):
         load_corrections(out)
     r = run_cli([*FIGBENCH, "generate", "review", str(tmp_path / "nothing")])
     assert r.returncode == 1 and "no re-tagger proposals" in r.stderr
+
+
+def test_local_model_batches_and_json_prefix(tiny_gpt):
+    from figbench.llm import JSON_PREFIX, CausalLM
+
+    lm = CausalLM(tiny_gpt, label="tiny")
+    one, two = lm.complete_many(["A man was charged .", "Cheeks was fired by the 76ers on Saturday ."],
+                                max_tokens=4, seed=1, prefix=JSON_PREFIX)
+    assert lm.name == "tiny" and not lm.chat  # the MiniLM tokenizer has no chat template: the prompt as it is
+    assert one.text.startswith(JSON_PREFIX) and two.text.startswith(JSON_PREFIX)
+    assert 1 <= one.completion_tokens <= 4 and one.prompt_tokens < two.prompt_tokens  # padding is not counted
+    alone = lm.complete("A man was charged .", max_tokens=4, seed=1, json_mode=True)
+    assert alone.text.startswith(JSON_PREFIX) and alone.prompt_tokens == one.prompt_tokens

@@ -59,8 +59,10 @@ def test_review_moves_accepts_rejects_and_rebuilds(review_server, tmp_path):
     flagged = [p for p in proposals if p["flags"]]
     # no word list: "checked herself into" -> "stormed the gates of herself into", the kept "herself into"
     # (function words) bounds both spans
-    assert [p["mention_id"] for p in flagged] == ["1_1ecb_2", "1_1ecb_6"]
+    # and "checks into" -> "sails into": the alignment keeps "into", the word list says "sails into" (word_differs)
+    assert [p["mention_id"] for p in flagged] == ["1_1ecb_2", "1_1ecb_6", "1_1ecbplus_2"]
     assert flagged[0]["flags"] == ["partial", "weak_boundary"] and flagged[1]["flags"] == ["weak_boundary"]
+    assert flagged[2]["flags"] == ["partial", "word_differs"]
     with chromium_context(chromium_path()) as ctx:
         page = ctx.new_page()
         page.goto(url, wait_until="domcontentloaded", timeout=90000)

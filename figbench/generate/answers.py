@@ -8,9 +8,25 @@ import re
 
 from figbench.generate.prompts import ANSWER_KEYS
 
+#: failure kinds of an answer -> what they mean (the run report and the card name them)
+FAILURE_KINDS = {
+    "empty": "the answer is empty",
+    "not_json": "no JSON object in the answer",
+    "wrong_keys": 'valid JSON without a non-empty "Metaphoric Sentence"',
+    "too_long": "the answer or its paraphrase is far longer than the sentence allows",
+    "wrong_script": "the paraphrase is written in another script than the source sentence",
+    "endpoint": "the endpoint kept failing (429 / 5xx / timeouts past the retries)",
+    "not_requested": "not asked: the run stopped after consecutive endpoint failures, or --cache-only had no answer",
+}
+
 
 class AnswerError(ValueError):
-    """The answer is not a usable JSON object with a metaphoric sentence."""
+    """The answer is not a usable JSON object with a metaphoric sentence; ``kind`` is a key of
+    :data:`FAILURE_KINDS`."""
+
+    def __init__(self, message: str, kind: str = "not_json"):
+        super().__init__(message)
+        self.kind = kind
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
@@ -78,7 +94,7 @@ def parse_answer(text: str) -> dict:
     """The answer as ``{"original_sentence", "original_words", "metaphoric_words", "metaphoric_sentence",
     "repaired"}``; :class:`AnswerError` when there is no JSON object with a non-empty "Metaphoric Sentence"."""
     if not text or not text.strip():
-        raise AnswerError("empty answer")
+        raise AnswerError("empty answer", "empty")
     for blob in _candidates(text):
         obj, repaired = _load(blob)
         if obj is None:
@@ -86,7 +102,7 @@ def parse_answer(text: str) -> dict:
         keys = {_CANON.get(_norm(k)): v for k, v in obj.items() if _norm(k) in _CANON}
         sentence = keys.get("Metaphoric Sentence")
         if not isinstance(sentence, str) or not sentence.strip():
-            raise AnswerError('JSON without a "Metaphoric Sentence"')
+            raise AnswerError(f'JSON without a "Metaphoric Sentence" (keys: {sorted(map(str, obj))[:8]})', "wrong_keys")
         return {
             "original_sentence": str(keys.get("Original Sentence") or ""),
             "original_words": _as_list(keys.get("Original Word List")),
@@ -95,3 +111,63 @@ def parse_answer(text: str) -> dict:
             "repaired": repaired,
         }
     raise AnswerError(f"no JSON object in the answer: {text.strip()[:80]!r}")
+
+
+#: a paraphrase may be at most this many times the sentence's tokens, plus :data:`LONG_SPAN_PER_TRIGGER` a trigger
+PARAPHRASE_GROWTH = 2
+LONG_SPAN_PER_TRIGGER = 8
+#: a letter-script share of the paraphrase that the source sentence does not use above which it is ``wrong_script``
+FOREIGN_SCRIPT_SHARE = 0.2
+
+
+def answer_token_budget(sentence_words: int, triggers: int) -> int:
+    """Completion tokens asked for one sentence: Fig. 2's JSON repeats the sentence twice and lists the
+    triggers and their metaphors (about 1.3 subword tokens a word), with room to spare."""
+    return 6 * sentence_words + 40 * triggers + 100
+
+
+def max_paraphrase_tokens(sentence_tokens: int, triggers: int) -> int:
+    """The longest paraphrase accepted for a sentence of ``sentence_tokens`` tokens and ``triggers`` triggers."""
+    return PARAPHRASE_GROWTH * sentence_tokens + LONG_SPAN_PER_TRIGGER * triggers
+
+
+def max_answer_chars(sentence: str, triggers: int) -> int:
+    """The longest raw answer parsed at all (a longer one is ``too_long`` unread)."""
+    return 8 * len(sentence) + 200 * triggers + 1000
+
+
+def scripts(text: str) -> dict[str, int]:
+    """Letters of ``text`` by Unicode script (the first word of the character's name: LATIN, CYRILLIC, ...)."""
+    import unicodedata
+
+    out: dict[str, int] = {}
+    for c in text:
+        if c.isalpha():
+            name = unicodedata.name(c, "UNKNOWN").split()[0]
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+def check_answer(answer: dict, raw: str, sentence: str, sentence_tokens: list[str], triggers: int,
+                 tokenize) -> None:
+    """:class:`AnswerError` (``too_long`` / ``wrong_script``) when a parsed answer is not usable for
+    ``sentence``: its paraphrase longer than :func:`max_paraphrase_tokens` or mostly in a script the source
+    does not use. ``tokenize`` is the paraphrase tokenizer."""
+    para = tokenize(answer["metaphoric_sentence"])
+    limit = max_paraphrase_tokens(len(sentence_tokens), triggers)
+    if len(para) > limit:
+        raise AnswerError(f"the paraphrase has {len(para):,} tokens; a sentence of {len(sentence_tokens)} tokens "
+                          f"with {triggers} trigger(s) allows {limit}", "too_long")
+    src, got = scripts(sentence), scripts(answer["metaphoric_sentence"])
+    foreign = sum(n for s, n in got.items() if s not in src)
+    if got and foreign / sum(got.values()) > FOREIGN_SCRIPT_SHARE:
+        raise AnswerError(f"the paraphrase is {foreign / sum(got.values()):.0%} letters of scripts the source does "
+                          f"not use ({', '.join(sorted(set(got) - set(src)))})", "wrong_script")
+
+
+def check_raw_length(raw: str, sentence: str, triggers: int) -> None:
+    """``too_long`` before parsing an answer far longer than the sentence allows."""
+    limit = max_answer_chars(sentence, triggers)
+    if len(raw) > limit:
+        raise AnswerError(f"the answer has {len(raw):,} characters; a sentence of {len(sentence)} characters "
+                          f"allows {limit:,}", "too_long")

@@ -199,15 +199,18 @@ def build(out: str | Path, *, repropose: bool = True) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist(kept, schema=COREF_MENTION_FEATURES.arrow_schema)
-    pq.write_table(table, target)
+    if kept:  # an empty split does not load (`datasets` cannot infer it), so neither it nor a card is written
+        pq.write_table(pa.Table.from_pylist(kept, schema=COREF_MENTION_FEATURES.arrow_schema), target)
     report_path = out / folder.REPORT
     report = folder.read_json(report_path, "report") if report_path.is_file() else {}
     report["build"] = summary
     folder.write_json(report_path, report)
     from figbench.generate.card import write_card
 
-    write_card(out, settings, report)
+    if kept:
+        write_card(out, settings, report)
+    else:
+        (out / folder.CARD).unlink(missing_ok=True)
     return summary
 
 

@@ -25,8 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="builder config option")
     m.add_argument("--style", required=True, choices=("single", "multi"),
                    help="single-word (ECB+META_1) or multi-word phrasal (ECB+META_m) metaphors")
-    m.add_argument("--llm-model", required=True,
-                   help="the endpoint's model name, or (without --llm-endpoint) a local transformers causal LM")
+    m.add_argument("--llm-model", default=None,
+                   help="the endpoint's model name; without --llm-endpoint an offline model: a registered name "
+                        "(smollm2-135m, gemma3-270m; default smollm2-135m), gguf:PATH, or a transformers folder or id")
     m.add_argument("--llm-endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     m.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", help="env variable holding the endpoint's key")
     m.add_argument("--out", required=True, help="output folder (a Hub-layout dataset); rerun to resume")
@@ -35,11 +36,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--max-tokens", type=int, default=1024, help="completion token limit")
     m.add_argument("--json-retries", type=int, default=2,
                    help="new samples asked for when an answer is not usable JSON")
-    m.add_argument("--json-mode", action="store_true", help="ask the endpoint for response_format json_object")
+    m.add_argument("--json-mode", action="store_true",
+                   help="ask the endpoint for response_format json_object; a local model's answer is started with "
+                        "the JSON's first key")
     m.add_argument("--concurrency", type=int, default=4, help="requests in flight (endpoint)")
+    m.add_argument("--batch-size", type=int, default=8, help="prompts generated together (local model)")
+    m.add_argument("--max-endpoint-failures", type=int, default=3,
+                   help="stop after this many requests in a row fail at the endpoint (429/5xx/timeouts past "
+                        "--retries); a rerun resumes from the cache")
     m.add_argument("--retries", type=int, default=5, help="HTTP retries on 429/5xx/timeouts")
     m.add_argument("--backoff", type=float, default=1.0, help="first back-off in seconds (doubles each retry)")
     m.add_argument("--timeout", type=float, default=120.0, help="HTTP timeout in seconds")
+    m.add_argument("--cache-only", action="store_true",
+                   help="request nothing: use the cached answers, the other sentences are not_requested")
     m.add_argument("--max-sentences", type=int, default=None, help="only the first N sentences (quick runs)")
     m.add_argument("--price-input", type=float, default=None, help="USD per million prompt tokens (cost report)")
     m.add_argument("--price-output", type=float, default=None,
@@ -63,10 +72,15 @@ def _metaphors(args: argparse.Namespace) -> int:
     from figbench.generate.pipeline import run_metaphors
 
     report = run_metaphors(args)
-    from figbench.generate.pipeline import print_report
+    import sys
+
+    from figbench.generate.pipeline import exit_status, print_report
 
     print_report(report, args.out)
-    return 0
+    code, why = exit_status(report)
+    if code:
+        print(f"figbench generate metaphors: {why}", file=sys.stderr)
+    return code
 
 
 def _review(args: argparse.Namespace) -> int:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from figbench.generate import folder
 from figbench.generate.card import PAPER_COST_USD
-from figbench.generate.run import Settings, paraphrase
+from figbench.generate.run import EndpointDown, Settings, paraphrase
 from figbench.generate.source import units_of
 
 #: settings that must match to resume into an existing folder
@@ -33,6 +34,12 @@ def run_metaphors(args: argparse.Namespace) -> dict:
 
     out = Path(args.out)
     where = f"{args.dataset}/{args.config or '(default)'}/{args.split}"
+    if not args.llm_model:
+        if args.llm_endpoint:
+            raise ValueError("--llm-endpoint needs --llm-model (the endpoint's model name)")
+        from figbench.local_models import DEFAULT_MODEL
+
+        args.llm_model = DEFAULT_MODEL
     rows = load_source(args)
     units, _ = units_of(rows, where)
     if args.max_sentences:
@@ -43,7 +50,7 @@ def run_metaphors(args: argparse.Namespace) -> dict:
                          **({"timeout": args.timeout, "retries": args.retries, "backoff": args.backoff}
                             if args.llm_endpoint else {}))
     settings = Settings(args.style, args.temperature, args.max_tokens, args.json_retries, args.json_mode,
-                        args.concurrency)
+                        args.concurrency, args.batch_size, args.max_endpoint_failures, args.cache_only)
     meta = {"dataset": args.dataset, "config": args.config, "split": args.split, "style": args.style,
             "model": model_label(args.llm_model), "model_path": args.llm_model, "backend": client.backend,
             "endpoint": args.llm_endpoint, "temperature": args.temperature, "max_tokens": args.max_tokens,
@@ -64,7 +71,11 @@ def run_metaphors(args: argparse.Namespace) -> dict:
     (out / folder.GENERATION).mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows), out / folder.SOURCE)
     cache = DiskCache(args.cache or out / folder.CACHE)
-    outcomes, seconds = paraphrase(units, client, cache, settings, progress=not args.no_progress)
+    stopped = ""
+    try:
+        outcomes, seconds = paraphrase(units, client, cache, settings, progress=not args.no_progress)
+    except EndpointDown as down:
+        outcomes, seconds, stopped = down.outcomes, down.seconds, str(down)
     folder.write_jsonl(out / folder.ANSWERS, [o.to_json() for o in outcomes.values()])
     failed = [o for o in outcomes.values() if o.failure]
     tok_in = sum(o.prompt_tokens for o in outcomes.values())
@@ -77,8 +88,13 @@ def run_metaphors(args: argparse.Namespace) -> dict:
         "cache_hits": sum(o.cache_hits for o in outcomes.values()),
         "tokens": {"prompt": tok_in, "completion": tok_out},
         "seconds": round(seconds, 2), "sentences_per_s": round(len(units) / seconds, 3) if seconds > 0 else None,
+        "failure_kinds": dict(Counter(o.failure for o in failed)),
         "failures": [{"sentence": o.key, "kind": o.failure, "reasons": o.reasons, "last_answer": o.raw[:300]}
                      for o in failed],
+        "stopped": stopped, "cache_only": settings.cache_only,
+        "batch_size": settings.batch_size if client.backend == "transformers" else None,
+        "completion_tokens_per_s": round(sum(o.completion_tokens for o in outcomes.values() if o.calls) / seconds, 2)
+        if seconds > 0 else None,
         "price_input_per_mtok": args.price_input, "price_output_per_mtok": args.price_output,
         "cost_usd": None, "paper_cost_usd": PAPER_COST_USD[args.style],
     }
@@ -94,6 +110,18 @@ def run_metaphors(args: argparse.Namespace) -> dict:
     return folder.read_json(report_path, "report")
 
 
+def exit_status(report: dict) -> tuple[int, str]:
+    """(1, why) when a run stopped early or generated no usable mention, else (0, "")."""
+    run, counts = report.get("run", {}), report.get("build", {}).get("counts", {})
+    resume = "rerun the same command to resume: answers already received are in the cache"
+    if run.get("stopped"):
+        return 1, f"{run['stopped']}; {resume}"
+    if not counts.get("mentions"):
+        kinds = ", ".join(f"{k} {n}" for k, n in run.get("failure_kinds", {}).items()) or "no failures listed"
+        return 1, f"nothing usable was generated (0 mentions; failed sentences: {kinds}); no dataset card written"
+    return 0, ""
+
+
 def print_report(report: dict, out) -> None:
     run, b = report.get("run", {}), report.get("build", {})
     c, qc = b.get("counts", {}), b.get("qc", {})
@@ -107,7 +135,7 @@ def print_report(report: dict, out) -> None:
     p(f"tokens: {tok.get('prompt', 0)} prompt + {tok.get('completion', 0)} completion{cost} "
       f"(the paper: about ${run.get('paper_cost_usd', 0):.0f} for ECB+ validation + test with GPT-4)")
     for f in run.get("failures", [])[:20]:
-        p(f"  failed {f['sentence']}: {f['kind']}: {f['reasons'][-1] if f['reasons'] else ''}", file=sys.stderr)
+        p(f"  failed {f['sentence']}: {f['reasons'][-1] if f['reasons'] else f['kind']}", file=sys.stderr)
     p(f"mentions: {c.get('mentions', 0)} of {c.get('source_mentions', 0)}; flagged {c.get('flagged', 0)} "
       f"({c.get('flagged_reviewed', 0)} reviewed); quality control: {qc.get('judged', 0)} judged, share valid "
       f"{qc['share_valid']:.1%}" if qc.get("share_valid") is not None else

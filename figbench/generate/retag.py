@@ -8,7 +8,9 @@ looked up in the paraphrase first (exact, then a fuzzy match by word stems).
 
 Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding several triggers (split by a
 guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
-word-list phrase found only fuzzily, several times or away from the stretch.
+word-list phrase found only fuzzily, several times, away from the stretch or other than the stretch, a
+trigger kept word for word, a sentence rewritten beyond its triggers. A word-list entry never clears a flag: an
+entry that differs from the aligned span is itself one (``word_differs``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ FLAGS = {
     "fuzzy_word": "the metaphoric word list entry is not in the sentence verbatim; a close match was taken",
     "word_elsewhere": "the metaphoric word list entry is not where the alignment puts the trigger",
     "word_repeated": "the metaphoric word list entry occurs several times",
+    "word_differs": "the metaphoric word list entry differs from the span the alignment finds; the entry was taken",
+    "word_unaligned": "the alignment found no span; the metaphoric word list entry was taken",
+    "untouched": "the trigger is kept word for word (the metaphor may have been put next to it, or left out)",
+    "rewritten": "the paraphrase keeps few of the sentence's other words (rewritten, or another language)",
 }
+#: a sentence whose paraphrase keeps under this share of its other content words flags its mentions ``rewritten``
+KEPT_SHARE = 0.5
 #: a proposed span longer than this many tokens is flagged ``long``
 LONG_SPAN = 8
 _QUOTES = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"}
@@ -200,10 +208,37 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
     trigger_tokens = {i for _, s, e in triggers for i in range(s, e)}
     for (left, right), group in gaps.items():
         tags.update(_tag_gap(orig, para, anchored, weak, trigger_tokens, left, right, group, trim))
+    kept_as_is = {mid for mid, tag in tags.items() if tag.how == "unchanged"}
     if words:
         _apply_word_list(tags, triggers, para, words)
     _flag_long(tags.values(), para, style)
+    _flag_untouched(tags, triggers, orig, para, kept_as_is)
+    if kept_share(orig, para, triggers, anchored) < KEPT_SHARE:
+        for tag in tags.values():
+            tag.flags.append("rewritten")
     return [tags[mid] for mid, _, _ in triggers]
+
+
+def _flag_untouched(tags: dict[str, Tag], triggers: list[tuple[str, int, int]], orig: list[str],
+                    para: list[str], kept_as_is: set[str]) -> None:
+    """Flag ``untouched`` a trigger the paraphrase kept word for word (wherever the word list put its span)."""
+    for mid, s, e in triggers:
+        tag = tags[mid]
+        same = tag.start is not None and [norm(t) for t in para[tag.start: tag.end]] == [norm(t) for t in orig[s:e]]
+        if mid in kept_as_is or same:
+            _add(tag, "untouched")
+
+
+def kept_share(orig: list[str], para: list[str], triggers: list[tuple[str, int, int]],
+               anchored: dict[int, int] | None = None) -> float:
+    """Share of the sentence's content words outside the triggers that the paraphrase keeps (1.0 when it has
+    under four such words: too few to judge)."""
+    anchored = _anchors(orig, para) if anchored is None else anchored
+    inside = {i for _, s, e in triggers for i in range(s, e)}
+    other = [i for i, t in enumerate(orig) if i not in inside and is_content(t)]
+    if len(other) < 4:
+        return 1.0
+    return sum(i in anchored for i in other) / len(other)
 
 
 def _unchanged_and_gaps(orig: list[str], triggers: list[tuple[str, int, int]], anchored: dict[int, int]
@@ -277,34 +312,42 @@ def _flag_long(tags: Iterable[Tag], para: list[str], style: str) -> None:
 
 
 def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:
-    """Replace ``tag``'s span by the word-list phrase's position when it is in the paraphrase."""
+    """Put ``tag`` on the word-list phrase's position when it is in the paraphrase; flags are only added."""
     hits = _find(para, phrase)
     had_span = tag.start is not None
     near = [i for i in hits if had_span and i < tag.end and i + len(phrase) > tag.start]
-    if len(near) == 1 or (len(hits) == 1 and not had_span):
+    if len(near) == 1 or len(hits) == 1:
         i = (near or hits)[0]
-        tag.start, tag.end, tag.how = i, i + len(phrase), "word_list"
-        tag.flags = []  # the model's own word, where the alignment expects it (or the alignment found nothing)
-        return
-    if len(hits) == 1:
-        i = hits[0]
-        tag.start, tag.end, tag.how, tag.flags = i, i + len(phrase), "word_list", ["word_elsewhere"]
-        return
-    if len(hits) > 1:
+        _move(tag, i, i + len(phrase), "word_list", [] if near or not had_span else ["word_elsewhere"])
+    elif len(hits) > 1:
         if not had_span:
-            tag.start, tag.end = hits[0], hits[0] + len(phrase)
-        tag.flags = sorted(set(tag.flags) - {"missing"} | {"word_repeated"})
+            _move(tag, hits[0], hits[0] + len(phrase), "word_list", [])
+        _add(tag, "word_repeated")
         tag.how = "word_list"
-        return
-    found = _fuzzy(para, phrase)
-    if found is None:
-        return
-    a, b, _ = found
-    a, b = _trim(para, a, b)
-    if b <= a or (had_span and tag.how == "unchanged"):
-        return
-    tag.start, tag.end, tag.how = a, b, "word_list_fuzzy"
-    tag.flags = sorted(set(tag.flags) - {"missing"} | {"fuzzy_word"})
+    else:
+        found = _fuzzy(para, phrase)
+        if found is None:
+            return
+        a, b = _trim(para, found[0], found[1])
+        if b <= a or (had_span and tag.how == "unchanged"):
+            return
+        _move(tag, a, b, "word_list_fuzzy", ["fuzzy_word"])
+
+
+def _add(tag: Tag, *flags: str) -> None:
+    tag.flags.extend(f for f in flags if f not in tag.flags)
+
+
+def _move(tag: Tag, start: int, end: int, how: str, flags: list[str]) -> None:
+    """Move ``tag`` to ``start:end`` (the word list's), flagging a span other than the aligned one; a ``missing``
+    tag that gets a span becomes ``word_unaligned``."""
+    if tag.start is None:
+        tag.flags = [f for f in tag.flags if f != "missing"]
+        _add(tag, "word_unaligned")
+    elif (tag.start, tag.end) != (start, end):
+        _add(tag, "word_differs")
+    _add(tag, *flags)
+    tag.start, tag.end, tag.how = start, end, how
 
 
 def words_for_triggers(triggers: list[tuple[str, str]], original_words: list[str],

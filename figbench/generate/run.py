@@ -1,22 +1,34 @@
 """Step 1: prompting the model for every sentence, with a disk cache, bounded concurrency and a progress bar.
 
 Every answer is cached under (backend, model, prompt, parameters, sample) before it is parsed; sample ``k``
-is the ``k``-th try of a sentence (a malformed answer is retried as the next sample, up to
-``json_retries``), so a rerun replays the same answers from the cache at no cost and a killed run resumes.
-A sentence whose answers stay malformed, or whose requests keep failing (429 / 5xx / timeouts past the
-client's retries), is recorded as a failure with its reason and last answer, never dropped silently.
+is the ``k``-th try of a sentence (an unusable answer is retried as the next sample, up to ``json_retries``),
+so a rerun replays the same answers from the cache at no cost and a killed run resumes. Sentences go in
+rounds (every sentence's sample 0, then the next sample of those still without a usable answer): an endpoint
+gets ``concurrency`` requests in flight, a local model ``batch_size`` prompts a batch. The answer is bounded
+by the sentence (:func:`~figbench.generate.answers.answer_token_budget` completion tokens asked for, a longer
+paraphrase or raw answer is ``too_long``) and must keep the source's script. A sentence whose answers stay
+unusable, or whose requests keep failing (429 / 5xx / timeouts past the client's retries), is recorded as a
+failure of a named kind (:data:`~figbench.generate.answers.FAILURE_KINDS`) with its reasons and last answer,
+never dropped silently; after ``max_endpoint_failures`` consecutive endpoint failures the run stops
+(:class:`EndpointDown`), the sentences not asked yet recorded as ``not_requested``.
 """
 
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from figbench.generate.answers import AnswerError, parse_answer
+from figbench.generate.answers import (
+    AnswerError,
+    answer_token_budget,
+    check_answer,
+    check_raw_length,
+    parse_answer,
+)
 from figbench.generate.prompts import render
 from figbench.generate.source import Unit
-from figbench.llm import DiskCache, LLMRetriesExhausted
+from figbench.llm import Completion, DiskCache, LLMRetriesExhausted
 
 
 @dataclass
@@ -29,9 +41,24 @@ class Settings:
     json_retries: int = 2
     json_mode: bool = False
     concurrency: int = 4
+    batch_size: int = 8
+    max_endpoint_failures: int = 3
+    cache_only: bool = False
 
-    def params(self) -> dict:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "json_mode": self.json_mode}
+    def max_tokens_for(self, unit: Unit) -> int:
+        """Completion tokens asked for ``unit``: ``max_tokens``, or less for a short sentence."""
+        return min(self.max_tokens, answer_token_budget(len(unit.tokens), len(unit.triggers)))
+
+    def params(self, unit: Unit) -> dict:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens_for(unit), "json_mode": self.json_mode}
+
+
+class EndpointDown(RuntimeError):
+    """``max_endpoint_failures`` requests in a row failed at the endpoint; the outcomes so far are kept."""
+
+    def __init__(self, message: str, outcomes: dict, seconds: float):
+        super().__init__(message)
+        self.outcomes, self.seconds = outcomes, seconds
 
 
 @dataclass
@@ -58,61 +85,166 @@ def _seed(key: str) -> int:
     return int(key[:8], 16)
 
 
-def paraphrase_one(unit: Unit, client, cache: DiskCache, settings: Settings) -> Outcome:
-    prompt = render(settings.style, unit.text, unit.words)
-    out = Outcome(unit.key)
-    for sample in range(settings.json_retries + 1):
-        key = cache.key(client.backend, client.name, prompt, settings.params(), sample)
-        rec = cache.get(key)
-        if rec is None:
-            try:
-                got = client.complete(prompt, temperature=settings.temperature, max_tokens=settings.max_tokens,
-                                      seed=_seed(key) if client.backend == "transformers" else None,
-                                      json_mode=settings.json_mode)
-            except LLMRetriesExhausted as e:
-                out.failure, out.reasons = "endpoint", out.reasons + [str(e)]
-                return out
-            rec = {"text": got.text, "prompt_tokens": got.prompt_tokens, "completion_tokens": got.completion_tokens,
-                   "unit": unit.key, "sample": sample, "attempts": got.attempts}
-            cache.put(key, rec)
-            out.calls += 1
-            out.http_attempts += got.attempts
-        else:
-            out.cache_hits += 1
-        out.samples += 1
-        out.prompt_tokens += int(rec.get("prompt_tokens") or 0)
-        out.completion_tokens += int(rec.get("completion_tokens") or 0)
-        out.raw = str(rec.get("text") or "")
-        try:
-            out.answer = parse_answer(out.raw)
-            out.failure = ""
-            return out
-        except AnswerError as e:
-            out.failure = "not_json"
-            out.reasons.append(str(e))
-    return out
+def _accept(out: Outcome, unit: Unit, rec: dict) -> bool:
+    """Record one answer (cached or new) on ``out``; True when it is usable."""
+    from figbench.generate.retag import tokenize
+
+    out.samples += 1
+    out.prompt_tokens += int(rec.get("prompt_tokens") or 0)
+    out.completion_tokens += int(rec.get("completion_tokens") or 0)
+    raw = str(rec.get("text") or "")
+    out.raw = raw[:2000]
+    try:
+        check_raw_length(raw, unit.text, len(unit.triggers))
+        answer = parse_answer(raw)
+        check_answer(answer, raw, unit.text, unit.tokens, len(unit.triggers), tokenize)
+    except AnswerError as e:
+        out.failure = e.kind
+        out.reasons.append(f"{e.kind}: {e}")
+        return False
+    out.answer, out.failure = answer, ""
+    return True
+
+
+def _record(rec_of: Completion, unit: Unit, sample: int) -> dict:
+    return {"text": rec_of.text, "prompt_tokens": rec_of.prompt_tokens, "completion_tokens": rec_of.completion_tokens,
+            "unit": unit.key, "sample": sample, "attempts": rec_of.attempts}
+
+
+class _Runner:
+    """One run's rounds: cache look-ups, requests (threads for an endpoint, batches for a local model), and
+    the count of consecutive endpoint failures."""
+
+    def __init__(self, client, cache: DiskCache, settings: Settings, bar):
+        self.client, self.cache, self.settings, self.bar = client, cache, settings, bar
+        self.failures_in_a_row = self.failed = 0
+        self.last_error = ""
+
+    def key(self, unit: Unit, sample: int) -> tuple[str, str]:
+        prompt = render(self.settings.style, unit.text, unit.words)
+        return prompt, self.cache.key(self.client.backend, self.client.name, prompt, self.settings.params(unit), sample)
+
+    def round(self, todo: list[Unit], outcomes: dict[str, Outcome], sample: int) -> list[Unit]:
+        """Sample ``sample`` of every unit of ``todo``; the units still without a usable answer."""
+        misses: list[tuple[Unit, str, str]] = []
+        retry: list[Unit] = []
+        for u in todo:
+            prompt, key = self.key(u, sample)
+            rec = self.cache.get(key)
+            if rec is None:
+                misses.append((u, prompt, key))
+                continue
+            outcomes[u.key].cache_hits += 1
+            if not self._done(u, outcomes[u.key], rec, sample):
+                retry.append(u)
+        if misses and self.settings.cache_only:
+            for u, _, _ in misses:
+                outcomes[u.key].failure = "not_requested"
+                outcomes[u.key].reasons.append("not_requested: no cached answer (--cache-only)")
+            self.bar.update(len(misses))
+            misses = []
+        if misses:
+            fresh = self._batched(misses, outcomes, sample) if self.client.backend == "transformers" \
+                else self._threaded(misses, outcomes, sample)
+            retry += fresh
+        return retry
+
+    def _done(self, u: Unit, out: Outcome, rec: dict, sample: int) -> bool:
+        ok = _accept(out, u, rec)
+        if not ok and sample >= self.settings.json_retries:
+            self.failed += 1
+        if ok or sample >= self.settings.json_retries:
+            self.bar.update(1)
+            self.bar.set_postfix(failed=self.failed, refresh=False)
+        return ok
+
+    def _got(self, u: Unit, out: Outcome, got: Completion, key: str, sample: int) -> bool:
+        self.failures_in_a_row = 0
+        rec = _record(got, u, sample)
+        self.cache.put(key, rec)
+        out.calls += 1
+        out.http_attempts += got.attempts
+        return self._done(u, out, rec, sample)
+
+    def _threaded(self, misses: list[tuple[Unit, str, str]], outcomes: dict[str, Outcome], sample: int) -> list[Unit]:
+        s, retry = self.settings, []
+        with ThreadPoolExecutor(max_workers=max(1, s.concurrency)) as pool:
+            queue = list(misses)
+            running: dict = {}
+            while queue or running:
+                while queue and len(running) < max(1, s.concurrency):
+                    u, prompt, key = queue.pop(0)
+                    running[pool.submit(self.client.complete, prompt, temperature=s.temperature,
+                                        max_tokens=s.max_tokens_for(u), json_mode=s.json_mode)] = (u, key)
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    u, key = running.pop(fut)
+                    out = outcomes[u.key]
+                    try:
+                        got = fut.result()
+                    except LLMRetriesExhausted as e:
+                        out.failure, out.reasons = "endpoint", out.reasons + [f"endpoint: {e}"]
+                        out.calls += 1
+                        out.http_attempts += e.attempts
+                        self.failed += 1
+                        self.bar.update(1)
+                        self.failures_in_a_row += 1
+                        self.last_error = str(e)
+                        if self.failures_in_a_row >= s.max_endpoint_failures:
+                            raise _Stop() from None  # the requests in flight end with the pool, unused
+                        continue
+                    except BaseException:
+                        for f in running:
+                            f.cancel()
+                        raise
+                    if not self._got(u, out, got, key, sample):
+                        retry.append(u)
+        return retry
+
+    def _batched(self, misses: list[tuple[Unit, str, str]], outcomes: dict[str, Outcome], sample: int) -> list[Unit]:
+        s, retry = self.settings, []
+        size = max(1, s.batch_size)
+        # similar lengths together: less padding
+        order = sorted(misses, key=lambda m: len(m[1]))
+        for i in range(0, len(order), size):
+            batch = order[i: i + size]
+            from figbench.llm import JSON_PREFIX
+
+            got = self.client.complete_many([p for _, p, _ in batch], temperature=s.temperature,
+                                            max_tokens=max(s.max_tokens_for(u) for u, _, _ in batch),
+                                            seed=_seed(batch[0][2]), prefix=JSON_PREFIX if s.json_mode else "")
+            for (u, _, key), g in zip(batch, got, strict=True):
+                if not self._got(u, outcomes[u.key], g, key, sample):
+                    retry.append(u)
+        return retry
+
+
+class _Stop(Exception):
+    """Too many endpoint failures in a row."""
 
 
 def paraphrase(units: list[Unit], client, cache: DiskCache, settings: Settings,
                progress: bool = True) -> tuple[dict[str, Outcome], float]:
-    """Outcomes of all ``units`` (by key) and the wall seconds; a fatal endpoint error is raised."""
+    """Outcomes of all ``units`` (by key) and the wall seconds; a fatal endpoint error is raised, and
+    :class:`EndpointDown` (with the outcomes so far) after ``max_endpoint_failures`` endpoint failures in a row."""
     from tqdm.auto import tqdm
 
     t0 = time.perf_counter()
-    outcomes: dict[str, Outcome] = {}
-    workers = max(1, settings.concurrency if client.backend != "transformers" else 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool, \
-            tqdm(total=len(units), desc=f"paraphrasing ({client.name})", unit="sentence",
-                 disable=not progress, mininterval=0.5) as bar:
-        futures = {pool.submit(paraphrase_one, u, client, cache, settings): u for u in units}
+    outcomes = {u.key: Outcome(u.key) for u in units}
+    with tqdm(total=len(units), desc=f"paraphrasing ({client.name})", unit="sentence", disable=not progress,
+              mininterval=0.5) as bar:
+        runner = _Runner(client, cache, settings, bar)
+        todo = list(units)
         try:
-            for fut in as_completed(futures):
-                o = fut.result()
-                outcomes[o.key] = o
-                bar.update(1)
-                bar.set_postfix(failed=sum(1 for x in outcomes.values() if x.failure), refresh=False)
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-    return {u.key: outcomes[u.key] for u in units}, time.perf_counter() - t0
+            for sample in range(settings.json_retries + 1):
+                todo = runner.round(todo, outcomes, sample)
+                if not todo:
+                    break
+        except _Stop:
+            for o in outcomes.values():  # a sentence tried before keeps its last failure kind
+                if o.answer is None and not o.failure:
+                    o.failure = "not_requested"
+            raise EndpointDown(f"stopped after {settings.max_endpoint_failures} requests in a row failed at the "
+                               f"endpoint (--max-endpoint-failures); last: {runner.last_error}",
+                               outcomes, time.perf_counter() - t0) from None
+    return outcomes, time.perf_counter() - t0

@@ -1,0 +1,101 @@
+"""Benchmark: is a generated corpus harder? ECB+ against the released META_m and figbench's own paraphrase.
+
+On the same ECB+ ``dev_small`` mentions (the ECB+META paper's 40 documents), three versions: the original
+ECB+ triggers, the released ECB+META_m paraphrase (``ecbmeta`` ``meta_m`` ``dev_small``) and the corpus made by
+``figbench generate metaphors`` (the folder ``--generated``, loaded with ``datasets.load_dataset``). All three
+are restricted to the mentions every version holds (the generated corpus lacks the mentions of sentences the
+model failed on; a run without any usable mention has no column), so every comparison is paired.
+
+Per version: the corpus statistics the paper reports (ambiguity and diversity of head lemmas, trigger MTLD,
+:mod:`figbench.stats`) and the baselines that run on this CPU without training (same-head lemma, the Lemma
+Heuristic: CoNLL F1; the KNN filter with the frozen MiniLM bi-encoder, oracle B-cubed recall at k = 5, 10, 20).
+The drop from ECB+ of each version is a paired topic bootstrap (:func:`figbench_baselines.cdec.compare.records_drop`,
+1,000 resamples). Written to ``--out`` (a committed record, rendered into the README's "is it harder?" table
+beside the paper's Table 1 / Table 2 drops).
+
+Usage: python benchmarks/bench_harder.py --generated DIR [--out results/generation/harder_dev_small.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+
+#: (row name, cdec argv after the dataset, score)
+BASELINES = (("same-head lemma", ["--method", "lemma"], "conll_f1"),
+             ("LH", ["--method", "lh"], "conll_f1"),
+             *((f"KNN oracle k={k}", ["--method", "knn_oracle", "--k", str(k), "--no-train-biencoder",
+                                      "--context-words", "15"], "bcub_recall") for k in (5, 10, 20)))
+STATS = ("mentions", "clusters", "ambiguity", "diversity", "mtld", "mtld_paper")
+
+
+def _run(argv: list[str], dataset: str, config: str, rows: list[dict]) -> dict:
+    from figbench_baselines.cdec.cli import build_parser, normalise
+    from figbench_baselines.cdec.pipeline import run
+
+    args = normalise(build_parser().parse_args(["--out", "unused.json", "--dataset", dataset, "--config", config,
+                                                "--split", "dev_small", "--n-resamples", "0", *argv]))
+    return run(args, rows=rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--generated", required=True, help="a folder made by `figbench generate metaphors` (dev_small)")
+    p.add_argument("--out", default=str(ROOT / "results" / "generation" / "harder_dev_small.json"))
+    p.add_argument("--n-resamples", type=int, default=1000)
+    args = p.parse_args(argv)
+    from figbench_baselines.cdec.compare import records_drop
+
+    import datasets
+    import figbench
+    from figbench.commands.docs_generation import PAPER
+    from figbench.stats import coref_stats
+
+    t0 = time.perf_counter()
+    ecb = figbench.load_dataset("ecbplus", "events", split="dev_small").to_list()
+    released = figbench.load_dataset("ecbmeta", "meta_m", split="dev_small").to_list()
+    data = Path(args.generated) / "data"
+    generated = datasets.load_dataset(str(args.generated), split="dev_small").to_list() \
+        if any(data.glob("dev_small-*.parquet")) else []  # a run without a usable mention writes no data file
+    shared = {r["mention_id"] for r in ecb} & {r["mention_id"] for r in released}
+    if generated:
+        shared &= {r["mention_id"] for r in generated}
+    versions = {"ecbplus": ("ecbplus", "events", ecb), "meta_m": ("ecbmeta", "meta_m", released)}
+    if generated:
+        versions["generated"] = ("ecbmeta", "meta_m", generated)
+    rows = {v: [r for r in rs if r["mention_id"] in shared] for v, (_, _, rs) in versions.items()}
+    out: dict = {"split": "dev_small", "generated": str(args.generated),
+                 "generation_settings": json.loads((Path(args.generated) / "generation" / "settings.json").read_text()),
+                 "mentions": {"ecbplus": len(ecb), "meta_m": len(released), "generated": len(generated),
+                              "shared": len(shared)},
+                 "stats": {}, "baselines": {}, "paper": PAPER, "n_resamples": args.n_resamples}
+    for v in versions:
+        st = coref_stats(rows[v], progress=False)
+        out["stats"][v] = {k: st.get(k) for k in STATS}
+        print(v, out["stats"][v], flush=True)
+    for name, cdec_argv, score in BASELINES:
+        recs = {v: _run(cdec_argv, ds, cfg, rows[v]) for v, (ds, cfg, _) in versions.items()}
+        row = {"score": score, **{v: recs[v]["scores"][score] for v in versions}}
+        for v in [v for v in versions if v != "ecbplus"]:
+            d = records_drop(recs["ecbplus"], recs[v], metric=score, n_resamples=args.n_resamples)
+            row[f"drop_{v}"] = {"drop": d["drop"], "low": d["confidence_interval"]["low"],
+                                "high": d["confidence_interval"]["high"], "units": d["units"]}
+        out["baselines"][name] = row
+        print(name, json.dumps(row), flush=True)
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", "utf-8")
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

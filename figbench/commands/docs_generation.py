@@ -1,0 +1,157 @@
+"""README blocks of the generation records (a provider of :data:`figbench.commands.docs.PROVIDERS`).
+
+``generation-run`` renders the records of real ``figbench generate metaphors`` runs
+(``results/generation/<run>.json``, written by ``benchmarks/record_generation.py``); ``harder`` renders
+``results/generation/harder_dev_small.json`` (``benchmarks/bench_harder.py``): ECB+ against the released META_m
+and the generated corpus, beside the paper's drops.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from figbench.commands.docs import Block
+
+#: the committed generation runs, the first the headline run (record names under results/generation/)
+RUNS = ("smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
+HARDER = "harder_dev_small"
+#: the paper's values (Ahmed et al. 2024) on the harder table's rows: Table 2 (CoNLL F1, test split) and Table 1
+#: (KNN oracle B3 recall, Dev_small; the paper does not give its k here), and the trigger MTLD of its §4 (test)
+PAPER = {"LH": {"ecbplus": 74.1, "meta_m": 54.0, "where": "Table 2, test"},
+         "KNN oracle k=5": {"ecbplus": 95.3, "meta_m": 86.5, "where": "Table 1 KNN, Dev_small"},
+         "mtld_paper": {"ecbplus": 7.33, "meta_m": 26.48, "where": "§4, test"}}
+
+
+def _load(results: Path, name: str, script: str) -> dict[str, Any]:
+    path = Path(results) / "generation" / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not found; it is written by `python benchmarks/{script}` and committed")
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a:,} of {b:,} ({100 * a / b:.0f}%)" if b else f"{a:,} of 0"
+
+
+def _minutes(s: float) -> str:
+    return f"{s / 60:.0f} min" if s >= 120 else f"{s:.0f} s"
+
+
+def render_generation_run(results: Path) -> str:
+    """The real runs: what the model answered and what the pipeline made of it."""
+    from figbench.generate.record import validate_record
+
+    recs = []
+    for name in RUNS:
+        rec = _load(results, name, "record_generation.py")
+        validate_record(rec, f"results/generation/{name}.json")
+        recs.append(rec)
+    lines = ["| model (`--llm-model`) | sentences | answers valid JSON as written | usable answers | word-list entries "
+             "in the paraphrase | mentions re-tagged | flagged | completion tokens/s | wall time | load average "
+             "(min / mean / max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in recs:
+        a, w, m, sp = r["answers"], r["word_lists"], r["mentions"], r["speed"]
+        load = r["machine"]["load_average_1min"]
+        cells = [f"`{r['settings']['model']}`" + (" `--json-mode`" if r["settings"].get("json_mode") else ""),
+                 str(a["sentences"]), _pct(a["valid_json_as_written"], a["answers"]),
+                 _pct(a["usable"], a["sentences"]), _pct(w["in_paraphrase"], w["entries"]),
+                 _pct(m["retagged"], m["source"]), _pct(m["flagged"], m["in_corpus"]),
+                 f"{sp['completion_tokens_per_s']:.1f}", _minutes(sp["wall_s"]),
+                 f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    head, other = recs[0], recs[1:]
+    s, m, o = head["settings"], head["mentions"], head["own_word_lists"]
+    kinds = ", ".join(f"{k} {n}" for k, n in head["failure_kinds"].items()) or "none"
+    flags = ", ".join(f"`{k}` {n}" for k, n in list(m["flags"].items())[:4]) or "none"
+    text = [f"Recorded runs (`results/generation/`), offline on this machine's CPU ({head['machine']['cpu_count']} "
+            f"cores shared with other jobs: the load averages show how busy it was, so the speeds are lower bounds), "
+            f"ECB+ `{s['split']}` with the Fig. 2 {s['style']}-word prompt, temperature {s['temperature']}, batches "
+            f"of {s['batch_size']}, {s['json_retries']} JSON retries: `{head['command']}`."]
+    text.append(f"With `{s['model']}` the unusable answers were: {kinds}; the flags on the re-tagged mentions: "
+                f"{flags}.")
+    if o["compared"]:
+        text.append(f"Its own word lists as the re-tagger's word list: "
+                    f"{_pct(o['agree_with_alignment'], o['compared'])} of the mentions with an entry get the span the "
+                    f"alignment finds without a list; of the {o['disagreements']:,} others, "
+                    f"{_pct(o['disagreements_flagged'], o['disagreements'])} are flagged (a new paraphrase has no "
+                    "hand-corrected span, so this is agreement, not accuracy).")
+    else:
+        text.append("It returned no usable word list, so its own lists give no re-tagging variant.")
+    for r in other:
+        both = set(r["answers"]["answered_sentences"]) & set(head["answers"]["answered_sentences"])
+        mode = " with `--json-mode`" if r["settings"].get("json_mode") else ""
+        rk = ", ".join(f"{k} {n}" for k, n in r["failure_kinds"].items()) or "none"
+        rf = ", ".join(f"`{k}` {n}" for k, n in r["mentions"]["flags"].items()) or "none"
+        text.append(f"`{r['settings']['model']}`{mode} on {len(r['answers']['answered_sentences'])} sentences: "
+                    f"usable {len(r['answers']['usable_sentences'])} (unusable: {rk}; flags: {rf}); on the "
+                    f"{len(both)} sentences both runs "
+                    f"answered, {len(set(r['answers']['usable_sentences']) & both)} against "
+                    f"{len(set(head['answers']['usable_sentences']) & both)} usable.")
+    if head.get("note"):
+        text.append(head["note"])
+    return "\n".join(lines) + "\n\n" + " ".join(text) + "\n"
+
+
+def _paper(row: str, drop: bool = True) -> str:
+    p = PAPER.get(row)
+    if not p:
+        return ""
+    return (f"{p['ecbplus']:g} -> {p['meta_m']:g}" + (f", drop {p['ecbplus'] - p['meta_m']:.1f}" if drop else "")
+            + f" ({p['where']})")
+
+
+def _ci(d: dict) -> str:
+    return f"{100 * d['drop']:.1f} [{100 * d['low']:.1f}, {100 * d['high']:.1f}]"
+
+
+def render_harder(results: Path) -> str:
+    """ECB+ vs the released META_m vs the generated corpus on the same mentions, beside the paper's drops."""
+    h = _load(results, HARDER, "bench_harder.py")
+    n, st, b = h["mentions"], h["stats"], h["baselines"]
+    model = h["generation_settings"].get("model", "?")
+    gen = "generated" in st
+
+    def cell(d: dict, key: str, fmt) -> str:
+        return fmt(d[key]) if key in d else "no usable mention"
+
+    lines = [f"| on the {n['shared']:,} shared `{h['split']}` mentions | ECB+ | META_m (released) | generated "
+             f"(`{model}`) | drop to META_m [95% CI] | drop to generated [95% CI] | paper, ECB+ -> META_m |",
+             "|---|---|---|---|---|---|---|"]
+    for key, label in (("ambiguity", "ambiguity (head lemmas)"), ("diversity", "diversity (head lemmas)"),
+                       ("mtld_paper", "trigger MTLD (the paper's script)")):
+        paper = _paper(key, drop=False)
+        lines.append(f"| {label} | {st['ecbplus'][key]:.2f} | {st['meta_m'][key]:.2f} | "
+                     f"{cell(st.get('generated', {}), key, lambda x: f'{x:.2f}')} |  |  | {paper} |")
+    for name, row in b.items():
+        score = "CoNLL F1" if row["score"] == "conll_f1" else "oracle B3 recall"
+        paper = _paper(name)
+        lines.append(f"| {name}, {score} | {100 * row['ecbplus']:.1f} | {100 * row['meta_m']:.1f} | "
+                     f"{cell(row, 'generated', lambda x: f'{100 * x:.1f}')} | {_ci(row['drop_meta_m'])} | "
+                     f"{cell(row, 'drop_generated', _ci)} | {paper} |")
+    units = next(iter(b.values()))["drop_meta_m"]["units"]
+    text = (f"Mentions: ECB+ {n['ecbplus']:,}, released META_m {n['meta_m']:,}, generated {n['generated']:,}; every "
+            f"column is restricted to the {n['shared']:,} mentions the versions with rows all hold, so the drops are "
+            f"paired (a bootstrap over the {units} topics, {h['n_resamples']:,} resamples: few units, wide intervals). "
+            "The paper's values are its own runs, on its test split or Dev_small as marked.")
+    if not gen:
+        text += (f" The generated corpus has no usable mention (`{model}` answered no usable JSON; see the run "
+                 "above), so whether figbench's own paraphrases are harder is not measured by this run.")
+    return "\n".join(lines) + "\n\n" + text + "\n"
+
+
+def blocks() -> list[Block]:
+    return [
+        Block("README.md", "generation-run", render_generation_run,
+              anchor="A real language model in the loop: runs recorded by `benchmarks/record_generation.py` (generated "
+                     "from `results/generation/`):"),
+        Block("README.md", "harder", render_harder,
+              anchor="generated from `results/generation/harder_dev_small.json`):"),
+    ]
+
+
+__all__ = ["HARDER", "PAPER", "RUNS", "blocks", "render_generation_run", "render_harder"]
