@@ -92,14 +92,13 @@ def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     benchmark rounded scores, no counts and no mismatch flags (see ``release``)."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
     shown = release(sub)
-    return {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
-                       "model_type": sub["model_type"], "params": sub["model_parameters"]},
-            "results": {key: shown.get("scores") or {}},
-            "confidence_intervals": {key: shown.get("confidence_intervals") or {}},
-            "counts": {key: shown.get("counts") or {}},
-            "mismatches": shown.get("mismatches") or {},
-            "gold": shown["gold"],
-            "submission_id": sub["id"], "verified": bool(sub["verified"])}
+    out = {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
+                      "model_type": sub["model_type"], "params": sub["model_parameters"]},
+           "results": {key: shown.get("scores") or {}}}
+    if shown["gold"] != "hidden":   # a hidden row: the Ladder's headline only, no intervals, counts or flags
+        out.update(confidence_intervals={key: shown.get("confidence_intervals") or {}},
+                   counts={key: shown.get("counts") or {}}, mismatches=shown.get("mismatches") or {})
+    return {**out, "gold": shown["gold"], "submission_id": sub["id"], "verified": bool(sub["verified"])}
 
 
 def private_json(sub: Mapping[str, Any]) -> dict[str, Any]:
@@ -230,6 +229,8 @@ def _row_from_files(path: Path, req: Mapping[str, Any], res: Mapping[str, Any] |
                    confidence_intervals=sec.get("confidence_intervals") or res.get("confidence_intervals", {}).get(key),
                    counts=sec.get("counts") or res.get("counts", {}).get(key),
                    mismatches=sec.get("mismatches") or res.get("mismatches"))
+        if gold_kind(req) != "public":   # the released copy as released (a hidden row's Ladder value)
+            row.update(public_scores=res.get("results", {}).get(key) or {}, public_cis={})
     if row.get("scores") is not None and not _scores_ok(row["scores"]):
         log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
                   path.name, sid)

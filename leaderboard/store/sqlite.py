@@ -229,6 +229,9 @@ class Store(Leases, Limits, Quarantine):
             conn.close()
             self._local.conn = None
 
+    def state_changed(self) -> None:
+        """A table besides the submissions changed (tokens, decisions): a :class:`HubStore` pushes it."""
+
     def journal_mode(self) -> str:
         return self._conn().execute("PRAGMA journal_mode").fetchone()[0]
 
@@ -274,7 +277,7 @@ class Store(Leases, Limits, Quarantine):
         }
         for col in JSON_COLUMNS:
             row[col] = dumps(sub.get(col) if col != "metadata" else sub.get(col, {}))
-        if sub.get("scores") is not None:
+        if sub.get("scores") is not None and sub.get("public_scores") is None:   # an import keeps its released copy
             row["public_scores"], row["public_cis"] = self._public(sub, sub["scores"],
                                                                    sub.get("confidence_intervals") or {})
         cols = ", ".join(row)
