@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 from figbench_baselines.cdec import clustering
-from figbench_baselines.cdec.data import check_rows, load_mentions, load_train_mentions
+from figbench_baselines.cdec.data import check_rows, inputs_only, load_mentions, load_train_mentions
 from figbench_baselines.cdec.filters import (
     DEFAULT_LH_THRESHOLD,
     gold_pair_labels,
@@ -151,7 +151,8 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
                              "candidate pairs; nothing to score (check the threshold, k or the split)")
         from figbench_baselines.cdec.oracle import gold_pair_recall
 
-        stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
+        if not inputs_only(rows):   # inputs only (a hidden benchmark): no gold to measure the filter with
+            stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
 
     pairs, scores, model_threshold = _SCORERS[m.scorer](rows, pairs, args, stage)
     clusterer = args.clustering or m.clustering
@@ -363,6 +364,9 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     if rows is None:
         rows = load_mentions(args.dataset, args.config, args.split, args.data_dir, args.mention_class)
     where = f"{args.dataset}/{args.config}/{args.split}"
+    if inputs_only(rows):   # a hidden benchmark's inputs: predictions to submit, nothing to score here
+        check_rows(rows, where, need_gold=False)
+        return predictions_file(args, rows)
     check_rows(rows, where, need_gold=True)
     if args.max_mentions:
         rows = rows[: args.max_mentions]
@@ -411,6 +415,39 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
         predictions_path=args.predictions_file, provenance=prov, method=args.method,
         counts=counts, options=options,
     )
+
+
+def predictions_file(args: argparse.Namespace, rows: list[dict]) -> dict:
+    """A submittable predictions file (``figbench-predictions/1``) of ``args.method`` on inputs-only ``rows``: the
+    benchmark named by ``benchmark.json`` beside ``--mentions-file`` (what ``hidden add --inputs-out`` writes),
+    else ``--dataset/--config/--split``."""
+    import json
+    from pathlib import Path
+
+    from figbench_baselines.cdec.evaluation import predicted_document
+
+    from figbench.results import RunClock, provenance
+
+    clock = RunClock()
+    bench = {"task": "cdec", "dataset": args.dataset, "config": args.config or "default", "split": args.split}
+    decl = Path(args.mentions_file).parent / "benchmark.json" if getattr(args, "mentions_file", None) else None
+    if decl is not None and decl.is_file():
+        found = json.loads(decl.read_text("utf-8"))
+        if found.get("task") != "cdec":
+            raise ValueError(f"{decl}: a benchmark of task {found.get('task')!r}, not cdec")
+        bench = {k: str(found[k]) for k in ("task", "dataset", "config", "split")}
+    if args.max_mentions:
+        raise ValueError("--max-mentions: a predictions file for submission covers every mention of the inputs")
+    try:
+        labels, stage = run_method(rows, args)
+    except KeyError as e:
+        if e.args == ("cluster_id",):
+            raise ValueError(f"--method {args.method} reads gold clusters of the evaluated split (an oracle); "
+                             f"{args.mentions_file} holds inputs only: choose a method that does not") from None
+        raise
+    clusters = predicted_document(rows, labels)
+    return {"format": "figbench-predictions/1", **bench, "model": stage.model, "method": args.method,
+            "predictions": clusters, "provenance": provenance(clock, seed=args.seed, throughput=stage.throughput)}
 
 
 def _time_provenance(clock, stage: Stage) -> dict[str, Any]:
