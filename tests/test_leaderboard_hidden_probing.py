@@ -89,12 +89,15 @@ def test_probe_many_with_a_fresh_token_and_address_per_item_is_refused_at_the_fi
     assert token not in stored and ident in stored   # only the hash is kept
 
 
-def test_hf_accounts_allow_list_and_public_benchmarks_stay_open(tmp_path):
+def test_hf_accounts_allow_list_and_no_quota_still_needs_a_registered_identity(tmp_path):
     board = _local(tmp_path, policy=HiddenSplitPolicy(hf_accounts=frozenset({"alice"})))
     preds = {i: "LOCATION" for i in _gold()["labels"]}
     assert board.submit(_sub(preds, "a"), account="hf:alice")["status"] == "PENDING"
     with pytest.raises(UnregisteredError, match="'mallory' is not on this board's list"):
         board.submit(_sub(preds, "m"), account="hf:mallory")
+    open_board = _local(tmp_path / "noquota", policy=HiddenSplitPolicy(daily_quota=0))   # serve --hidden-quota 0
+    with pytest.raises(UnregisteredError):
+        open_board.submit(_sub(preds, "anon"), client="ip:127.0.0.5")
 
 
 # --- 2. the Ladder and the budget over all identities ----------------------------------------------------
@@ -198,6 +201,22 @@ def test_no_hidden_row_release_export_or_hub_file_has_intervals_or_counts(tmp_pa
     assert json.loads(texts["released"]) == {"scores": shown["scores"], "confidence_intervals": {}, "counts": {},
                                              "mismatches": {}}
     assert "±" not in texts["detail"] and "[" not in re.sub(r"<[^>]+>", "", texts["detail"]).split(HEAD)[-1]
+
+
+def test_a_store_released_under_the_old_rule_keeps_only_the_ladder_headline(tmp_path):
+    """Hidden rows written before (every metric rounded, intervals with n_units) are cut when the store opens."""
+    board = _local(tmp_path, n_resamples=20)
+    ident = tokens.issue(board.store, "alice")[1]
+    sid = board.submit(_sub({i: "LOCATION" for i in _gold()["labels"]}, "old-row"), account=ident)["id"]
+    board.process(sid)
+    old = {HEAD: 0.2137, "macro_f1": 0.0712}
+    with board.store.transaction() as db:   # what the old rule stored
+        db.execute("UPDATE submissions SET public_scores = ?, public_cis = ? WHERE id = ?",
+                   (json.dumps(old), json.dumps({HEAD: {"low": 0.19, "high": 0.25, "n_units": N}}), sid))
+        db.execute("DELETE FROM meta WHERE key = 'release_rule'")
+    reopened = Store(tmp_path / "store")
+    row = next(r for r in reopened.board_rows(released=True) if r["id"] == sid)
+    assert row["scores"] == {HEAD: 0.21} and row["confidence_intervals"] == {}
 
 
 # --- 5. every decision reaches the Hub ----------------------------------------------------------------------

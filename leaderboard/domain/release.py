@@ -30,6 +30,7 @@ from typing import Any
 from figbench.tasks import HIDDEN, PUBLIC, Benchmark, find_benchmark
 
 LADDER_ETA = 0.01   #: the Ladder's step: a new hidden score is released only 0.01 (one point) above the best
+RELEASE_VERSION = 2   #: 1: hidden scores rounded to 0.001 with intervals; 2: the Ladder's headline only
 
 Where = Benchmark | Mapping[str, Any] | str
 
@@ -92,6 +93,20 @@ def accuracy_bound(bits: float, n_items: int, alpha: float = 0.01) -> float:
     """How far above the best fixed guess's accuracy a labelling selected by ``bits`` of transcript can get, except
     with probability ``alpha`` over independently drawn gold labels (Hoeffding, union over ``2**bits`` labellings)."""
     return math.sqrt((bits * math.log(2.0) + math.log(1.0 / alpha)) / (2.0 * n_items))
+
+
+def hidden_released(row: Mapping[str, Any], public: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A hidden row's released copy made under an older rule, cut to what this rule releases: its headline alone,
+    on the Ladder's grid (``None`` for a public row or an unknown task: left as it is)."""
+    from figbench.tasks import TASKS
+
+    task = TASKS.get(row.get("task"))
+    if not is_hidden(row) or task is None:
+        return None
+    value = (public or {}).get(task.headline)
+    if not isinstance(value, (int, float)):
+        return {}
+    return {task.headline: ladder_step(None, float(value))[0]}
 
 
 def released_scores(where: Where, scores: Mapping[str, Any] | None, cis: Mapping[str, Any] | None

@@ -245,7 +245,7 @@ class Leaderboard:
         row["client"], row["account"] = client, account
         bench = self.registry.find(row["task"], row["dataset"], row["config"], row["split"])
         checks = [self._name_check(row["model_name"], disguised)]
-        if self.policy is not None and row["verified"] and self.policy.quota(bench) is not None:
+        if self.policy is not None and row["verified"] and hidden_split(bench):
             # identity, quota, budget and probe guard, counted in the insert's transaction
             checks.insert(0, probe_check(self.policy, row, row["predictions"], n_ids,
                                          task=self.registry.task(bench), gold=self.gold.get(bench)))

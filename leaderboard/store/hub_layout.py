@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.domain.release import gold_kind, hidden_released, release
 from figbench_leaderboard.store.errors import DuplicateSubmissionError, MalformedRowError, StoreError
 from figbench_leaderboard.store.sqlite import Store
 
@@ -230,7 +230,7 @@ def _row_from_files(path: Path, req: Mapping[str, Any], res: Mapping[str, Any] |
                    counts=sec.get("counts") or res.get("counts", {}).get(key),
                    mismatches=sec.get("mismatches") or res.get("mismatches"))
         if gold_kind(req) != "public":   # the released copy as released (a hidden row's Ladder value)
-            row.update(public_scores=res.get("results", {}).get(key) or {}, public_cis={})
+            row.update(public_scores=hidden_released(req, res.get("results", {}).get(key)) or {}, public_cis={})
     if row.get("scores") is not None and not _scores_ok(row["scores"]):
         log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
                   path.name, sid)
