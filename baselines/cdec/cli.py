@@ -182,23 +182,6 @@ def normalise(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
-def write_predictions_file(preds: dict, out: str) -> None:
-    """Write a submittable predictions file (atomically) and say how to submit it."""
-    import json
-    import os
-    import sys
-    from pathlib import Path
-
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(preds, ensure_ascii=False), "utf-8")
-    os.replace(tmp, path)
-    key = "/".join(preds[k] for k in ("task", "dataset", "config", "split"))
-    print(f"{len(preds['predictions'])} predicted clusters for {key} (inputs only: not scored here) -> {path}\n"
-          f"submit: figbench submit {path} --to BOARD_URL --token YOUR_TOKEN", file=sys.stderr)
-
-
 def main(args: argparse.Namespace) -> int:
     from figbench_baselines.cdec.pipeline import run, train_only
     from figbench_baselines.common.encoder import ModelLoadError
@@ -233,6 +216,8 @@ def main(args: argparse.Namespace) -> int:
     if not PartialState().is_main_process:  # under `accelerate launch`: one record, one submission
         return 0
     if record.get("format") == "figbench-predictions/1":   # inputs only: a predictions file to submit
+        from figbench_baselines.common.inputs_only import write_predictions_file
+
         write_predictions_file(record, args.out)
         return 0
     summary = {k: v for k, v in record.get("counts", {}).items() if k in ("mentions", "candidate_pairs")}

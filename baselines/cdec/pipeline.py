@@ -421,21 +421,15 @@ def predictions_file(args: argparse.Namespace, rows: list[dict]) -> dict:
     """A submittable predictions file (``figbench-predictions/1``) of ``args.method`` on inputs-only ``rows``: the
     benchmark named by ``benchmark.json`` beside ``--mentions-file`` (what ``hidden add --inputs-out`` writes),
     else ``--dataset/--config/--split``."""
-    import json
-    from pathlib import Path
-
     from figbench_baselines.cdec.evaluation import predicted_document
+    from figbench_baselines.common import inputs_only as io
 
     from figbench.results import RunClock, provenance
 
     clock = RunClock()
-    bench = {"task": "cdec", "dataset": args.dataset, "config": args.config or "default", "split": args.split}
-    decl = Path(args.mentions_file).parent / "benchmark.json" if getattr(args, "mentions_file", None) else None
-    if decl is not None and decl.is_file():
-        found = json.loads(decl.read_text("utf-8"))
-        if found.get("task") != "cdec":
-            raise ValueError(f"{decl}: a benchmark of task {found.get('task')!r}, not cdec")
-        bench = {k: str(found[k]) for k in ("task", "dataset", "config", "split")}
+    fallback = {"dataset": args.dataset, "config": args.config or "default", "split": args.split}
+    bench = io.benchmark_of(args.mentions_file, "cdec", fallback) if getattr(args, "mentions_file", None) else \
+        {"task": "cdec", **fallback}
     if args.max_mentions:
         raise ValueError("--max-mentions: a predictions file for submission covers every mention of the inputs")
     try:
@@ -445,9 +439,8 @@ def predictions_file(args: argparse.Namespace, rows: list[dict]) -> dict:
             raise ValueError(f"--method {args.method} reads gold clusters of the evaluated split (an oracle); "
                              f"{args.mentions_file} holds inputs only: choose a method that does not") from None
         raise
-    clusters = predicted_document(rows, labels)
-    return {"format": "figbench-predictions/1", **bench, "model": stage.model, "method": args.method,
-            "predictions": clusters, "provenance": provenance(clock, seed=args.seed, throughput=stage.throughput)}
+    return io.predictions_file(bench, stage.model, args.method, predicted_document(rows, labels),
+                               provenance(clock, seed=args.seed, throughput=stage.throughput))
 
 
 def _time_provenance(clock, stage: Stage) -> dict[str, Any]:
