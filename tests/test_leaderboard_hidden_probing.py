@@ -278,3 +278,22 @@ def test_a_restart_from_the_hub_keeps_tokens_quotas_budgets_and_refusals(online,
         third.store.close()
     finally:
         hub.close()
+
+
+def test_a_token_issued_before_a_crash_is_pushed_at_the_next_start(online, tmp_path):  # noqa: F811
+    hub = FakeHub(private={"figbench/board-private"})
+    hub.repos = {"figbench/board": {}, "figbench/board-private": {}}
+    try:
+        store = _hub_store(hub, tmp_path / "a")
+        ident = tokens.issue(store, "alice")[1]
+        store._stop.set()
+        HubStore.__mro__[1].close(store)            # the process dies: no flush
+        restarted = _hub_store(hub, tmp_path / "a")
+        restarted.pull()                            # the Hub has no state yet: the local mark must survive
+        restarted.close()
+        fresh = _hub_store(hub, tmp_path / "b")
+        fresh.pull()
+        assert [r["identity"] for r in tokens.listing(fresh)] == [ident]
+        fresh.close()
+    finally:
+        hub.close()

@@ -173,9 +173,10 @@ class HubStore(Store):
         except HubStoreError as e:
             log.error("%s: pending submissions without predictions cannot be scored", e)
         imported: list[str] = []
-        with self.transaction() as db:   # tokens and decisions: what came from the Hub is not pushed back
+        with self.transaction() as db:   # tokens and decisions: what came from the Hub is not pushed back, what
+            local = hub_state.dirty(db)  # a crashed process left unpushed still is
             hub_state.import_state(db, private)
-            db.execute("DELETE FROM hub_state_dirty")
+            db.execute(f"DELETE FROM hub_state_dirty WHERE tbl NOT IN ({', '.join('?' * len(local))})", local)
         n = import_layout(self, public, private, imported=imported, recover=False)
         if imported:   # what came from the Hub is there already; repairs and recoveries are pushed
             with self.transaction() as db:
