@@ -272,7 +272,7 @@ class Leaderboard:
 
     def released(self, row: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """A row as the board shows it, with ``gold`` (public/hidden); under a policy, hidden benchmarks'
-        scores at reduced precision, without counts or mismatch flags."""
+        headline as the Ladder released it, without intervals, counts or mismatch flags."""
         if row is None:
             return None
         return release(row) if self.policy is not None else {**row, "gold": gold_kind(row)}

@@ -4,7 +4,7 @@
   template's layout with **scores and metadata only**: ``requests/<org>/<model>_eval_request_....json``
   (status, model, submitter, description; no predictions, no client address) and
   ``results/<org>/<model>/results_<time>_<id>.json`` (scores as released, with ``gold``: public or
-  hidden; hidden benchmarks at reduced precision, without exact counts or mismatch flags);
+  hidden; hidden benchmarks with the Ladder's headline only, without intervals, counts or mismatch flags);
 * the **private** one (default ``ORG/NAME-private``; create it private) keeps what must not be
   published: ``predictions/<id>.json`` (the predictions, exact scores, the client identity).
 
@@ -89,7 +89,7 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
 
 def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     """The public results file of a FINISHED submission (template shape), as released: on a hidden
-    benchmark rounded scores, no counts and no mismatch flags (see ``release``)."""
+    benchmark the Ladder's headline only, no intervals, counts or mismatch flags (see ``release``)."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
     shown = release(sub)
     out = {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",

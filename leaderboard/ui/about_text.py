@@ -26,7 +26,8 @@ def _md(text: str) -> str:
 GOLD_TEXT = {
     "public": "**public**: gold released with the corpus; scores are computed by the server from submitted "
               "predictions on a public test set, released in full",
-    "hidden": "**hidden**: gold held only by the server; scores rounded, under a quota and a probe guard",
+    "hidden": "**hidden**: gold held only by the server; registered submitters only, the headline released by "
+              "the Ladder, under a quota, a budget and a probe guard",
 }
 
 

@@ -297,8 +297,6 @@ def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFram
 
 # --- per task and per family ---------------------------------------------------------------------
 
-GOLD_MARKERS = {"public": "public test set", "hidden": "hidden (server only)"}   #: without a linkage audit
-
 
 def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,
                show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
