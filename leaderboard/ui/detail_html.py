@@ -31,8 +31,8 @@ def _selection(selection: Any) -> str:
 
 
 def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> str:
-    """HTML of one submission (pass the row as released by the board). Scores on hidden benchmarks are
-    shown with one decimal, on public ones with two."""
+    """HTML of one submission (pass the row as released by the board: on a hidden benchmark the Ladder's headline
+    only, shown with one decimal; on public ones every score with two)."""
     if sub is None:
         return "<p>No such submission.</p>"
     e = html.escape
