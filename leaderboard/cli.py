@@ -73,6 +73,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--min-changed", type=int, default=10,
                     help="a hidden-benchmark submission must change the scored outcome of at least this many items "
                          "(and 1%% of the split) relative to the same identity's earlier ones; 0: off")
+    sv.add_argument("--hidden-budget", type=int, default=30,
+                    help="submissions per hidden benchmark per 24 h over all identities (bounds what probing "
+                         "learns; see leaderboard/README.md); 0: no budget")
+    sv.add_argument("--ladder-eta", type=float, default=0.01,
+                    help="the Ladder's step: a hidden score is released only this much above the identity's best")
+    sv.add_argument("--hidden-accounts", default=None, metavar="FILE",
+                    help="only these Hugging Face accounts (one per line) may submit to hidden benchmarks")
     sv.set_defaults(func=_serve)
 
     ex = lsub.add_parser("export", help="write the whole board as a Parquet/JSON dataset")
@@ -127,9 +134,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     ha.add_argument("--data-dir", default=None)
     ha.add_argument("--fresh-ids", action="store_true",
                     help="replace example/mention ids by fresh opaque ones (when the source ids are public)")
+    ha.add_argument("--audit-corpora", nargs="+", default=None, metavar="CORPUS",
+                    help="the linkage audit reads only these public corpora (default: every corpus figbench can "
+                         "load locally, from $FIGBENCH_DATA_DIR)")
     ha.add_argument("--inputs-out", required=True, metavar="DIR",
                     help="where to write the inputs for submitters (inputs.parquet, inputs.jsonl)")
     ha.set_defaults(func=_hidden_add)
+    tk = lsub.add_parser("tokens", help="maintainer: submitter tokens (hidden benchmarks take only issued ones)",
+                         description="Issue, list and revoke submitter tokens. Only their hashes are stored (in the "
+                                     "store, mirrored to the Hub); a token is printed once, when it is issued.")
+    tk.set_defaults(_parser=tk)
+    tsub = tk.add_subparsers(dest="tokens_command", metavar="SUBCOMMAND")
+    ti = tsub.add_parser("issue", help="issue a token (printed once)")
+    ti.add_argument("--store", required=True)
+    ti.add_argument("--label", required=True, help="whose token it is (kept with its hash)")
+    ti.set_defaults(func=_tokens_issue)
+    tl = tsub.add_parser("list", help="issued tokens: hash, label, issued, revoked")
+    tl.add_argument("--store", required=True)
+    tl.add_argument("--json", action="store_true")
+    tl.set_defaults(func=_tokens_list)
+    tr = tsub.add_parser("revoke", help="revoke a token (by the token, its key:... identity or 8+ hash characters)")
+    tr.add_argument("--store", required=True)
+    tr.add_argument("which", metavar="TOKEN_OR_HASH")
+    tr.set_defaults(func=_tokens_revoke)
     hl = hsub.add_parser("list", help="the hidden benchmarks of the private store")
     hl.add_argument("--private", default=None, metavar="DIR")
     hl.set_defaults(func=_hidden_list)
@@ -255,8 +282,15 @@ def _serve(args: argparse.Namespace) -> int:
     from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
     from figbench_leaderboard.ui.app import serve
 
+    accounts = None
+    if args.hidden_accounts:
+        from pathlib import Path
+
+        accounts = frozenset(x.strip() for x in Path(args.hidden_accounts).read_text("utf-8").splitlines()
+                             if x.strip() and not x.startswith("#"))
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
-                               min_changed_fraction=0.01 if args.min_changed > 0 else 0.0)
+                               min_changed_fraction=0.01 if args.min_changed > 0 else 0.0,
+                               daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
           rate_limit=args.rate_limit, policy=policy, private_dir=args.private)
     return 0
@@ -298,8 +332,53 @@ def _hidden_add(args: argparse.Namespace) -> int:
     bench = Benchmark(args.task, args.dataset, args.config, args.split, args.label, args.group, gold="hidden",
                       note=args.note)
     ds = load_source(bench, data_files=args.data_files, data_dir=args.data_dir)
-    out = make_hidden(PrivateGoldStore(root), bench, ds, Path(args.inputs_out), fresh_ids=args.fresh_ids)
+    out = make_hidden(PrivateGoldStore(root), bench, ds, Path(args.inputs_out), fresh_ids=args.fresh_ids,
+                      report=lambda line: print(line, file=sys.stderr), audit_corpora=args.audit_corpora)
     print(json.dumps(out, indent=2))
+    return 0
+
+
+def _with_store(spec: str, fn):
+    store = _open_store(spec)
+    try:
+        return fn(store)
+    finally:
+        store.close()   # a Hub store pushes the change now
+
+
+def _tokens_issue(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.store.tokens import issue
+
+    token, identity = _with_store(args.store, lambda s: issue(s, args.label))
+    print(token)
+    print(f"issued {identity} for {args.label!r}: give the token above to its submitter (figbench submit --token); "
+          "it is not stored and cannot be shown again", file=sys.stderr)
+    return 0
+
+
+def _tokens_list(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from figbench_leaderboard.store.tokens import listing
+
+    rows = _with_store(args.store, listing)
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+
+    def when(t):
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M") if t else "-"
+
+    for r in rows:
+        print(f"{r['identity']}  issued {when(r['created_at'])}  revoked {when(r['revoked_at'])}  {r['label']}")
+    return 0
+
+
+def _tokens_revoke(args: argparse.Namespace) -> int:
+    from figbench_leaderboard.store.tokens import revoke
+
+    row = _with_store(args.store, lambda s: revoke(s, args.which))
+    print(f"revoked {row['identity']} ({row['label']})")
     return 0
 
 

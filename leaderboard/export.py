@@ -5,7 +5,8 @@ Writes ``submissions.{parquet,jsonl}`` (one row per submission: metadata, ``scor
 row per model, headline scores in percent), plus a dataset card ``README.md`` whose ``configs:``
 make ``datasets.load_dataset(DIR, "submissions")`` work. ``gold`` says per row whether the benchmark's
 gold is public (released with the corpus) or hidden (server only). Hidden benchmarks are written as the
-board releases them (reduced precision, no mismatch flags) unless ``exact`` (for the operator's own use).
+board releases them (the Ladder's headline only, no intervals, counts or mismatch flags) unless ``exact``
+(for the operator's own use).
 """
 
 from __future__ import annotations

@@ -50,20 +50,27 @@ def hidden_add(private: Path, dataset: str, config: str, split: str, label: str,
                inputs: Path) -> dict:
     r = run_cli([*FIGBENCH, "leaderboard", "hidden", "add", "--private", str(private), "--task", "cdec",
                  "--dataset", dataset, "--config", config, "--split", split, "--label", label,
-                 "--data-files", str(source), "--fresh-ids", "--inputs-out", str(inputs)])
+                 "--data-files", str(source), "--fresh-ids", "--inputs-out", str(inputs),
+                 "--audit-corpora", "wec_eng", "ecbplus"])
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
 
 def fresh_ids(rows: list[dict], inputs: Path) -> dict[str, str]:
     """Source mention id -> the opaque id submitters see: ``inputs.parquet`` keeps the corpus's rows in order,
-    every column but the gold and the id unchanged (checked here, so the pairing is the corpus's own)."""
+    every column but the gold, the id, the source-naming columns (opaque, their grouping kept) and the dropped
+    original text unchanged (checked here, so the pairing is the corpus's own)."""
     given = datasets.Dataset.from_parquet(str(inputs / "inputs.parquet")).to_list()
     assert len(given) == len(rows)
-    assert "cluster_id" not in given[0]
+    assert "cluster_id" not in given[0] and "original_text" not in given[0]
+    renamed = ("doc_id", "topic", "subtopic")
     for row, inp in zip(rows, given, strict=True):
-        assert {k: v for k, v in row.items() if k not in ("mention_id", "cluster_id")} == \
-            {k: v for k, v in inp.items() if k != "mention_id"}
+        assert {k: v for k, v in row.items() if k not in ("mention_id", "cluster_id", "original_text", *renamed)} == \
+            {k: v for k, v in inp.items() if k not in ("mention_id", *renamed)}
+    for col in renamed:   # opaque, the same grouping
+        pairs = {(row[col], inp[col]) for row, inp in zip(rows, given, strict=True)}
+        assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+        assert not {a for a, _ in pairs} & {b for _, b in pairs}
     mapping = {row["mention_id"]: inp["mention_id"] for row, inp in zip(rows, given, strict=True)}
     assert len(set(mapping.values())) == len(rows) and not set(mapping) & set(mapping.values())
     return mapping
@@ -137,12 +144,15 @@ def test_served_board_scores_a_generated_corpus_as_a_hidden_benchmark(wec_meta):
     fixture_gold = ROOT / "tests" / "fixtures" / "leaderboard" / "gold.json"
     sent = {"perfect": renamed(gold, ids), "lemma": renamed(lemma, ids)}
     statuses: dict[str, dict] = {}
+    tokens = {name: _run("leaderboard", "tokens", "issue", "--store", str(tmp / "store"), "--label", name).strip()
+              for name in sent}   # hidden benchmarks take issued tokens only; one submitter per system
     with serving(tmp / "store", gold_json=fixture_gold, cwd=tmp,
                  args=["--private", str(wec_meta["private"]), "--min-changed", "0"]) as srv:
         url = srv["url"]
         for name, clusters in sent.items():
             out = json.loads(call_api(url, "submit_json", [json.dumps(
-                submission("wec_meta", "meta_m", "test", clusters, f"{name}-system")), ""]))
+                submission("wec_meta", "meta_m", "test", clusters, f"{name}-system")), ""],
+                headers={"X-Figbench-Token": tokens[name]}))
             assert out["ok"], out
             status = wait_for_submission(url, out["submission"]["id"])
             assert status["status"] == "FINISHED" and status["gold"] == "hidden", status
@@ -153,9 +163,8 @@ def test_served_board_scores_a_generated_corpus_as_a_hidden_benchmark(wec_meta):
                 pages.append(r.read().decode("utf-8", "replace"))
     assert "WEC-Eng META_m (hidden)" in pages[1]
     perfect, degraded = statuses["perfect"]["scores"], statuses["lemma"]["scores"]
-    assert perfect["conll_f1"] == 1.0 and all(perfect[k] == 1.0 for k in SHOWN)
-    for k in SHOWN:                             # hidden: released at one decimal of a percent
-        assert degraded[k] == round(expected[k], 3), k
+    assert perfect == {"conll_f1": 1.0}         # hidden: the Ladder's headline only (a first step: to 0.01)
+    assert degraded == {"conll_f1": round(expected["conll_f1"], 2)}
     exact = {r["model_name"]: r for r in Store(tmp / "store").list()}
     assert exact["perfect-system"]["scores"]["conll_f1"] == pytest.approx(1.0)
     for k in SHOWN:
@@ -213,7 +222,7 @@ def test_board_scoring_entry_point_on_a_generated_ecbplus_corpus(tmp_path, monke
                 if k in expected:
                     assert row["scores"][k] == pytest.approx(expected[k]), (name, k)
             shown = board.released(row)
-            assert shown["gold"] == "hidden" and shown["scores"]["conll_f1"] == round(expected["conll_f1"], 3)
+            assert shown["gold"] == "hidden" and shown["scores"]["conll_f1"] == round(expected["conll_f1"], 2)
         assert board.store.get(subs["gold-clusters"]["id"])["scores"]["conll_f1"] == pytest.approx(1.0)
         assert board.store.get(subs["every-mention-alone"]["id"])["scores"]["conll_f1"] < 1.0
     finally:

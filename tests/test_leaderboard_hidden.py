@@ -62,7 +62,8 @@ def heldout(tmp_path, monkeypatch):
     monkeypatch.setenv("FIGBENCH_PRIVATE_DIR", str(private))
     out = json.loads(_run("leaderboard", "hidden", "add", "--task", "metonymy", "--dataset", "wimcor_fresh",
                           "--config", "harvest", "--split", "test", "--label", "WiMCor fresh (hidden)",
-                          "--data-files", str(src), "--inputs-out", str(tmp_path / "release")))
+                          "--data-files", str(src), "--inputs-out", str(tmp_path / "release"),
+                          "--audit-corpora", "wimcor"))
     assert out["gold"] == "hidden" and out["examples"] == 60
     store = private_store()            # what `serve` does at start: the hidden benchmarks get registered
     yield {"rows": rows, "private": private, "release": tmp_path / "release", "store": store,
@@ -219,7 +220,8 @@ def test_hidden_gold_is_absent_from_every_public_artifact(heldout, tmp_path):
     for p in public_hub:
         obj = json.loads(p.read_text("utf-8"))
         if "results" in obj:
-            assert obj["gold"] == "hidden" and obj["counts"] == {KEY: {}} and obj["mismatches"] == {}
+            assert obj["gold"] == "hidden" and "counts" not in obj and "mismatches" not in obj
+            assert "confidence_intervals" not in obj and set(obj["results"][KEY]) == {"micro_f1"}
     # 5. leaderboard list --json
     listed = json.loads(_run("leaderboard", "list", "--store", str(tmp_path / "store"), "--json"))
     assert {r["gold"] for r in listed} == {"hidden"} and all("counts" not in r for r in listed)
@@ -235,9 +237,9 @@ def test_hidden_gold_is_absent_from_every_public_artifact(heldout, tmp_path):
     detail = detail_html(board.released(exact), registry)
     assert "hidden" in detail
     table = tables.task_table(board.store.board_rows(released=True), registry, "metonymy")
-    assert set(table["Gold"]) == {"hidden (server only)"}
+    assert set(table["Gold"]) == {"hidden, private gold"}
     artifacts["html"] = detail + table.to_html() + about_markdown(registry, board.policy) + gold_legend(registry)
-    assert "WiMCor fresh (hidden): *hidden (server only)*" in artifacts["html"]
+    assert "WiMCor fresh (hidden): *hidden, private gold*" in artifacts["html"]
 
     for where, text in artifacts.items():
         assert _leaks(text, gold, rows) == [], where
@@ -343,22 +345,27 @@ def test_served_board_scores_a_hidden_benchmark_from_its_private_store_over_http
 
     gold, rows = heldout["gold"], heldout["rows"]
     fixture_gold = ROOT / "tests" / "fixtures" / "leaderboard" / "gold.json"
+    token = _run("leaderboard", "tokens", "issue", "--store", str(tmp_path / "store"), "--label", "tester").strip()
     with serving(tmp_path / "store", gold_json=fixture_gold, args=["--private", str(heldout["private"])],
                  cwd=tmp_path) as srv:
         url = srv["url"]
         preds = {i: ("TEAM" if k % 2 else v) for k, (i, v) in enumerate(gold.items())}
-        out = json.loads(call_api(url, "submit_json", [json.dumps(_sub(preds, "served-model")), ""]))
+        out = json.loads(call_api(url, "submit_json", [json.dumps(_sub(preds, "made-up-token")), ""],
+                                  headers={"X-Figbench-Token": "x" * 40}))
+        assert not out["ok"] and out["error"].startswith("unknown submitter token"), out
+        out = json.loads(call_api(url, "submit_json", [json.dumps(_sub(preds, "served-model")), ""],
+                                  headers={"X-Figbench-Token": token}))
         assert out["ok"], out
         status = wait_for_submission(url, out["submission"]["id"])
         assert status["status"] == "FINISHED" and status["gold"] == "hidden", status
-        assert status["mismatches"] == {} and all(round(v, 3) == v for v in status["scores"].values())
+        assert status["mismatches"] == {} and status["confidence_intervals"] == {}
         expected = sum(preds[i] == v for i, v in gold.items()) / len(gold)
-        assert status["scores"]["accuracy"] == round(expected, 3)
+        assert status["scores"] == {"micro_f1": round(expected, 2)}   # the Ladder's first step: the headline only
         texts = [json.dumps(status)]
         for path in ("/", "/config"):
             with urllib.request.urlopen(url + path, timeout=30) as r:
                 texts.append(r.read().decode("utf-8", "replace"))
-        assert "WiMCor fresh (hidden): *hidden (server only)*" in texts[-1]
+        assert "WiMCor fresh (hidden): *hidden, private gold*" in texts[-1]
         gold_file = heldout["private"] / "metonymy__wimcor_fresh__harvest__test" / "gold.json"
         for route in (f"/gradio_api/file={gold_file}", f"/file={gold_file}"):
             try:

@@ -214,6 +214,11 @@ def main(args: argparse.Namespace) -> int:
 
     if not PartialState().is_main_process:  # under `accelerate launch`: one record, one submission
         return 0
+    if record.get("format") == "figbench-predictions/1":   # inputs only: a predictions file to submit
+        from figbench_baselines.common.inputs_only import write_predictions_file
+
+        write_predictions_file(record, args.out)
+        return 0
     summary = {k: v for k, v in record.get("counts", {}).items() if k in ("mentions", "candidate_pairs")}
     finish_run(record, args, summary)
     return 0

@@ -28,7 +28,13 @@ from typing import Any
 
 import numpy as np
 from figbench_baselines.cdec.steps import clustering
-from figbench_baselines.cdec.steps.data import check_rows, load_mentions, read_mentions_file, training_rows
+from figbench_baselines.cdec.steps.data import (
+    check_rows,
+    inputs_only,
+    load_mentions,
+    read_mentions_file,
+    training_rows,
+)
 from figbench_baselines.cdec.steps.filters import (
     DEFAULT_LH_THRESHOLD,
     gold_pair_labels,
@@ -126,7 +132,8 @@ def run_method(rows: list[dict], args: argparse.Namespace) -> tuple[np.ndarray, 
                              "candidate pairs; nothing to score (check the threshold, k or the split)")
         from figbench_baselines.cdec.steps.oracle import gold_pair_recall
 
-        stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
+        if not inputs_only(rows):   # inputs only (a hidden benchmark): no gold to measure the filter with
+            stage.extra_scores["candidate_gold_pair_recall"] = gold_pair_recall(rows, pairs)
 
     pairs, scores, model_threshold = _SCORERS[m.scorer](rows, pairs, args, stage)
     clusterer = args.clustering or m.clustering
@@ -323,6 +330,9 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
     if rows is None:
         rows = load_mentions(args.dataset, args.config, args.split, args.data_dir, args.mention_class)
     where = f"{args.dataset}/{args.config}/{args.split}"
+    if inputs_only(rows):   # a hidden benchmark's inputs: predictions to submit, nothing to score here
+        check_rows(rows, where, need_gold=False)
+        return predictions_file(args, rows)
     check_rows(rows, where, need_gold=True)
     if args.max_mentions:
         rows = rows[: args.max_mentions]
@@ -371,6 +381,32 @@ def run(args: argparse.Namespace, rows: list[dict] | None = None) -> dict:
         predictions_path=args.predictions_file, provenance=prov, method=args.method,
         counts=counts, options=options,
     )
+
+
+def predictions_file(args: argparse.Namespace, rows: list[dict]) -> dict:
+    """A submittable predictions file (``figbench-predictions/1``) of ``args.method`` on inputs-only ``rows``: the
+    benchmark named by ``benchmark.json`` beside ``--mentions-file`` (what ``hidden add --inputs-out`` writes),
+    else ``--dataset/--config/--split``."""
+    from figbench_baselines.cdec.steps.evaluation import predicted_document
+    from figbench_baselines.common import inputs_only as io
+
+    from figbench.results import RunClock, provenance
+
+    clock = RunClock()
+    fallback = {"dataset": args.dataset, "config": args.config or "default", "split": args.split}
+    bench = io.benchmark_of(args.mentions_file, "cdec", fallback) if getattr(args, "mentions_file", None) else \
+        {"task": "cdec", **fallback}
+    if args.max_mentions:
+        raise ValueError("--max-mentions: a predictions file for submission covers every mention of the inputs")
+    try:
+        labels, stage = run_method(rows, args)
+    except KeyError as e:
+        if e.args == ("cluster_id",):
+            raise ValueError(f"--method {args.method} reads gold clusters of the evaluated split (an oracle); "
+                             f"{args.mentions_file} holds inputs only: choose a method that does not") from None
+        raise
+    return io.predictions_file(bench, stage.model, args.method, predicted_document(rows, labels),
+                               provenance(clock, seed=args.seed, throughput=stage.throughput))
 
 
 def _time_provenance(clock, stage: Stage) -> dict[str, Any]:

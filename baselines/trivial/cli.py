@@ -23,6 +23,9 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--record-method", default=None,
                    help="the record's method (its leaderboard name figbench-<method>; default --method)")
     p.add_argument("--max-test", type=int, default=None, help="score a seeded subsample of N examples")
+    p.add_argument("--inputs-file", default=None, metavar="FILE",
+                   help="a hidden benchmark's inputs (inputs.jsonl/.parquet, no gold): predict it and write a "
+                        "submittable predictions file to --out (label counts from --dataset's --train-split)")
     add_common_args(p)
     p.set_defaults(func=run)
 
@@ -56,6 +59,44 @@ def _unit_counts(task, gold, clusters: list[list[str]]) -> dict:
     return {"unit_counts": unit_counts(rows, clusters, by=task.group_column)}
 
 
+def _inputs_only(args: argparse.Namespace, task, config: str, clock) -> int:
+    """Predict a hidden benchmark's inputs file with a trivial baseline: a predictions file to submit."""
+    from types import SimpleNamespace
+
+    from figbench_baselines.common import inputs_only as io
+    from figbench_baselines.common.figurative import model_record
+    from figbench_baselines.common.splits import load_splits
+
+    from figbench.results import provenance
+
+    if not args.out:
+        raise ValueError("--inputs-file: --out FILE (the predictions file to submit) is required")
+    rows = io.read_inputs(args.inputs_file)
+    id_col = getattr(task, "mention_column", None) or getattr(task, "id_column", None)
+    missing = [i for i, r in enumerate(rows) if id_col not in r]
+    if id_col is None or missing:
+        raise ValueError(f"{args.inputs_file}: row #{missing[0] if missing else 0} lacks the {task.name} id column "
+                         f"{id_col!r}")
+    group = getattr(task, "group_column", None)
+    ids = tuple(str(r[id_col]) for r in rows)
+    inputs = SimpleNamespace(key=args.inputs_file, ids=ids,
+                             groups={str(r[id_col]): str(r[group]) for r in rows if group and group in r} or None)
+    train = None
+    if task.kind == "label":
+        splits = load_splits(args.dataset, config, args.data_dir)
+        if args.train_split not in splits:
+            raise ValueError(f"{args.dataset}/{config} has no {args.train_split!r} split for the {args.method} "
+                             f"baseline's label counts (splits: {sorted(splits)})")
+        train = task.gold_from_dataset(splits[args.train_split], f"{args.dataset}/{config}/{args.train_split}")
+    predictions = task.trivial_predictions(args.method, inputs, train, seed=args.seed)
+    bench = io.benchmark_of(args.inputs_file, task.name, {"dataset": args.dataset, "config": config,
+                                                          "split": args.split})
+    method = args.record_method or args.method
+    io.write_predictions_file(io.predictions_file(bench, model_record(method, type="heuristic", parameters=0),
+                                                  method, predictions, provenance(clock, seed=args.seed)), args.out)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from figbench_baselines.common.figurative import model_record, write_predictions
     from figbench_baselines.common.runs import finish_run
@@ -68,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     clock = RunClock()
     task = _task(args)
     config = args.config or builder_configs(args.dataset)[1]
+    if args.inputs_file:
+        return _inputs_only(args, task, config, clock)
     splits = load_splits(args.dataset, config, args.data_dir)
     where = f"{args.dataset}/{config}"
     if args.split not in splits:

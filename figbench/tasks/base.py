@@ -46,6 +46,9 @@ class Benchmark:
     group: str = ""  #: averages and ranks are computed over the benchmarks of one group
     gold: str = PUBLIC
     note: str = ""
+    #: hidden benchmarks: the share of items whose gold a linkage audit with public text reconstructs
+    #: (``figbench leaderboard hidden add``); ``None``: not audited
+    derivable: float | None = None
 
     def __post_init__(self) -> None:
         if self.gold not in GOLD_KINDS:

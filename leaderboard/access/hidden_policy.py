@@ -2,24 +2,25 @@
 oracle for that gold. Public benchmarks (gold released with the corpus) have no policy: anyone can
 score them, so their scores are released in full.
 
-With exact per-submission scores, a submitter who changes one prediction at a time learns, from
-each score difference, whether that example was right. A served board therefore, on hidden benchmarks,
+A served board, on hidden benchmarks,
 
-1. **releases scores at reduced precision**: one decimal in percent (fractions rounded to 0.001),
-   intervals likewise, never exact counts or self-reported-score mismatch flags (``release``); the
-   exact values stay in the store (``leaderboard export --exact`` is the operator's);
-2. **limits submissions** per verified identity (the Hugging Face account or submitter token, and the
-   client address as the deployment's proxy reports it; never the self-declared submitter name) to
-   ``daily_quota`` per benchmark per 24 hours
-   (FAILED ones are not counted; refused probes are);
-3. **refuses probes**: a submission is compared with each of the same identity's earlier ones on the
-   benchmark, by what it changes in what the score could reveal (:func:`scored_difference`: the items
-   whose scored contribution changed, e.g. the rank of the gold candidate, a hit, a confusion-matrix
-   cell, or for coreference the mentions that must move between clusters), not by how many ids'
-   predictions look different. Fewer than ``min_changed`` (and ``min_changed_fraction`` of the split)
-   is refused, so a score difference never isolates a few examples; the refusal says no more than that.
+1. **takes only registered identities** (:mod:`~figbench_leaderboard.access.tokens`): a Hugging Face account
+   (optionally on an allow-list) or a submitter token the maintainer issued; a self-made token is refused;
+2. **releases one number per submission, by the Ladder** (:func:`ladder_release`,
+   :func:`~figbench_leaderboard.domain.release.ladder_step`): the headline only when it beats the
+   identity's best released one by ``ladder_eta``, else that best again; no intervals, counts or flags;
+3. **limits submissions** per identity (the account, and the client address as the deployment's proxy
+   reports it; never the self-declared submitter name) to ``daily_quota`` per benchmark per 24 hours, and
+   over **all** identities to ``daily_budget`` per benchmark per 24 hours (FAILED ones are not counted;
+   refused probes are): the budget is what bounds what a day of probing can reveal, however many identities
+   one attacker holds (``leakage_bits``);
+4. **refuses probes**: a submission is compared with each of the same identity's earlier ones on the
+   benchmark, by what it changes in what the score could reveal (:func:`scored_difference`). Fewer than
+   ``min_changed`` (and ``min_changed_fraction`` of the split) is refused; the refusal says no more than that.
 
-A local store (``figbench submit --to FOLDER``) has no policy: its owner has the gold anyway.
+Refused probes and quota or budget refusals are recorded (:mod:`~figbench_leaderboard.store.decisions`) and
+mirrored to the Hub with the rest of the store. A local store (``figbench submit --to FOLDER``) has no
+policy: its owner has the gold anyway.
 """
 
 from __future__ import annotations
@@ -34,37 +35,50 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from figbench_leaderboard.access.tokens import UnregisteredError, check_registered
 from figbench_leaderboard.domain.benchmarks import Benchmark, hidden_split
-from figbench_leaderboard.domain.release import HIDDEN_DECIMALS, round_hidden
+from figbench_leaderboard.domain.release import LADDER_ETA, ladder_step, leakage_bits
 from figbench_leaderboard.domain.release import release as release_row
 from figbench_leaderboard.domain.submission import SubmissionError
+from figbench_leaderboard.store import decisions
 from figbench_leaderboard.store.errors import RateLimitError
 from figbench_leaderboard.store.limits import Quota
-from figbench_leaderboard.store.schema import decode_predictions
+from figbench_leaderboard.store.schema import decode_predictions, loads
 
 from figbench.tasks import Gold, Task
 
-__all__ = ["HIDDEN_DECIMALS", "HiddenSplitPolicy", "ProbeError", "changed", "fingerprints", "moves",
-           "probe_check", "record_refusal", "release", "round_hidden", "scored_difference"]
-
-_REFUSALS = """CREATE TABLE IF NOT EXISTS probe_refusals (
-    created_at REAL NOT NULL, task TEXT NOT NULL, dataset TEXT NOT NULL, config TEXT NOT NULL, split TEXT NOT NULL,
-    submitter TEXT, client TEXT, account TEXT)"""
+__all__ = ["BudgetError", "HiddenSplitPolicy", "ProbeError", "UnregisteredError", "changed", "fingerprints",
+           "ladder_release", "moves", "probe_check", "record_refusal", "release", "scored_difference"]
 
 
 class ProbeError(SubmissionError):
     """A hidden-benchmark submission too close (in its scored outcome) to an earlier one of the same identity."""
 
 
+class QuotaError(RateLimitError):
+    """An identity's hidden-benchmark quota is spent."""
+
+
+class BudgetError(RateLimitError):
+    """A hidden benchmark's daily budget (over all identities) is spent."""
+
+
 @dataclass(frozen=True)
 class HiddenSplitPolicy:
-    """Release precision, quota and probe guard for hidden benchmarks (``Benchmark.gold == "hidden"``)."""
+    """Identities, Ladder, quota, budget and probe guard for hidden benchmarks (``Benchmark.gold == "hidden"``)."""
 
-    daily_quota: int = 5
+    daily_quota: int = 5     #: per identity and benchmark
+    daily_budget: int = 30   #: per benchmark over all identities
+    ladder_eta: float = LADDER_ETA
     min_changed: int = 10
     min_changed_fraction: float = 0.01
     window_s: float = 86400.0
     compare_last: int = 50   #: earlier submissions compared against (per identity and benchmark)
+    hf_accounts: frozenset[str] | None = None   #: the Hugging Face accounts allowed (None: every account)
+
+    def bits_per_window(self) -> float:
+        """The most a window's transcripts on one benchmark can reveal (the README's bound)."""
+        return leakage_bits(self.daily_budget, self.ladder_eta)
 
     def quota(self, benchmark: Benchmark) -> Quota | None:
         if not hidden_split(benchmark) or self.daily_quota <= 0:
@@ -76,9 +90,35 @@ class HiddenSplitPolicy:
 
 
 def release(row: Mapping[str, Any], benchmark: Benchmark | None = None) -> dict[str, Any]:
-    """``row`` as it may be shown: on hidden benchmarks scores and intervals rounded, counts and
-    mismatch flags withheld (a copy)."""
+    """``row`` as it may be shown: on hidden benchmarks the Ladder's headline only (a copy)."""
     return release_row(row)
+
+
+def ladder_release(policy: HiddenSplitPolicy, task: Task, sid: str):
+    """For ``Store.finish(release=...)``: the released copy of submission ``sid``'s scores by the Ladder, in the
+    finishing transaction: ``{headline: value}`` from its exact headline and the best value released to the same
+    identity (account, else client) on the benchmark; no intervals."""
+
+    def release_in(db: sqlite3.Connection, scores: Mapping[str, Any]) -> tuple[dict, dict]:
+        me = db.execute("SELECT task, dataset, config, split, account, client FROM submissions WHERE id = ?",
+                        (sid,)).fetchone()
+        score = scores.get(task.headline)
+        if me is None or not isinstance(score, (int, float)):
+            return {}, {}
+        col, who = ("account", me["account"]) if me["account"] else ("client", me["client"])
+        best = None
+        if who:
+            for r in db.execute(f"SELECT public_scores FROM submissions WHERE {col} = ? AND task = ? AND dataset = ? "
+                                "AND config = ? AND split = ? AND status = 'FINISHED' AND id != ? AND verified = 1",
+                                (who, me["task"], me["dataset"], me["config"], me["split"], sid)):
+                value = (loads(r[0]) or {}).get(task.headline) if r[0] else None
+                if isinstance(value, (int, float)):
+                    better = best is None or (value > best if task.higher_is_better else value < best)
+                    best = value if better else best
+        released, _ = ladder_step(best, float(score), eta=policy.ladder_eta, higher_is_better=task.higher_is_better)
+        return {task.headline: released}, {}
+
+    return release_in
 
 
 def fingerprints(predictions: Any) -> dict[str, str]:
@@ -196,13 +236,12 @@ def _bench_args(row: Mapping[str, Any]) -> tuple:
     return row["task"], row["dataset"], row["config"], row["split"]
 
 
-def record_refusal(store, row: Mapping[str, Any], now: float | None = None) -> None:
-    """Count a refused probe toward its identity's quota on the benchmark (a refusal is an answer too)."""
-    with store.transaction() as db:
-        db.execute(_REFUSALS)
-        db.execute("INSERT INTO probe_refusals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   (time.time() if now is None else now, *_bench_args(row), row.get("submitter"),
-                    row.get("client"), row.get("account")))
+def record_refusal(store, row: Mapping[str, Any], error: Exception | None = None, now: float | None = None) -> None:
+    """Record a refusal on a hidden benchmark: a refused probe counts toward its identity's quota and the
+    benchmark's budget (a refusal is an answer too); quota and budget refusals are kept as decisions."""
+    kind = ("refused-budget" if isinstance(error, BudgetError) else "refused-quota"
+            if isinstance(error, QuotaError) else "refused-probe")
+    decisions.record(store, row, kind, now=now)
 
 
 def probe_check(policy: HiddenSplitPolicy, row: Mapping[str, Any], predictions: Any, n_ids: int, *,
@@ -214,26 +253,31 @@ def probe_check(policy: HiddenSplitPolicy, row: Mapping[str, Any], predictions: 
     idents = _identities(row)
 
     def check(db: sqlite3.Connection) -> None:
-        if not idents:
+        check_registered(db, row, policy.hf_accounts)
+        since = time.time() - policy.window_s
+        bench = _bench_args(row)
+        live = ("task = ? AND dataset = ? AND config = ? AND split = ? AND created_at > ? AND status != 'FAILED'")
+        if policy.daily_quota > 0:
+            for c, v in idents:
+                n = decisions.answered(db, bench, since, (c, v)) + db.execute(
+                    f"SELECT COUNT(*) FROM submissions WHERE {c} = ? AND {live}", (v, *bench, since)).fetchone()[0]
+                if n >= policy.daily_quota:
+                    raise QuotaError(
+                        f"quota: {v!r} already has {n} hidden-benchmark submissions or refused probes on "
+                        f"{'/'.join(bench)} in the last {policy.window_s / 3600:g} h (limit "
+                        f"{policy.daily_quota}); try again later")
+        if policy.daily_budget > 0:
+            n = decisions.answered(db, bench, since) + db.execute(
+                f"SELECT COUNT(*) FROM submissions WHERE {live} AND verified = 1", (*bench, since)).fetchone()[0]
+            if n >= policy.daily_budget:
+                raise BudgetError(
+                    f"budget: {'/'.join(bench)} has taken its {policy.daily_budget} submissions of the last "
+                    f"{policy.window_s / 3600:g} h over all submitters (the limit that bounds what scores reveal "
+                    "about its hidden gold); try again later")
+        if not need or not idents:
             return
         where = " OR ".join(f"{c} = ?" for c, _ in idents)
         values = [v for _, v in idents]
-        if policy.daily_quota > 0:
-            db.execute(_REFUSALS)
-            since = time.time() - policy.window_s
-            for c, v in idents:
-                n = db.execute(f"SELECT (SELECT COUNT(*) FROM probe_refusals WHERE {c} = ? AND created_at > ? AND "
-                               "task = ? AND dataset = ? AND config = ? AND split = ?) + (SELECT COUNT(*) FROM "
-                               f"submissions WHERE {c} = ? AND created_at > ? AND task = ? AND dataset = ? AND "
-                               "config = ? AND split = ? AND status != 'FAILED')",
-                               (v, since, *_bench_args(row), v, since, *_bench_args(row))).fetchone()[0]
-                if n >= policy.daily_quota:
-                    raise RateLimitError(
-                        f"quota: {v!r} already has {n} hidden-benchmark submissions or refused probes on "
-                        f"{'/'.join(_bench_args(row))} in the last {policy.window_s / 3600:g} h (limit "
-                        f"{policy.daily_quota}); try again later")
-        if not need:
-            return
         earlier = db.execute(
             f"SELECT id, predictions FROM submissions WHERE ({where}) AND task = ? AND dataset = ? AND config = ? "
             "AND split = ? AND status != 'FAILED' AND predictions IS NOT NULL ORDER BY created_at DESC LIMIT ?",

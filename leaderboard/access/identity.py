@@ -12,7 +12,8 @@ A submission carries two identities (``Leaderboard.submit(client=..., account=..
 * ``account``: ``hf:<username>`` when signed in with Hugging Face (the page's login button; for the API a
   Hugging Face access token, checked with the Hub's ``whoami``), or ``key:<hash>`` for a submitter token
   sent in the ``X-Figbench-Token`` header (``figbench submit --token``), on a board without Hugging Face
-  sign-in. With sign-in configured every submission needs a signed-in account.
+  sign-in. On hidden benchmarks only a token the maintainer issued counts
+  (:mod:`~figbench_leaderboard.access.tokens`). With sign-in configured every submission needs a signed-in account.
 
 The self-declared ``submitter`` field is a label only: it counts toward no limit and owns nothing.
 """
@@ -25,6 +26,8 @@ import os
 import threading
 import time
 from typing import Any
+
+from figbench_leaderboard.store.tokens import hash_token
 
 PROXIES_ENV = "FIGBENCH_TRUSTED_PROXIES"
 TOKEN_HEADER = "x-figbench-token"
@@ -102,7 +105,7 @@ def token_identity(token: str) -> str:
     if not (MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS) or not token.isascii() or not token.isprintable():
         raise IdentityError(f"submitter token: expected {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} printable ASCII "
                             "characters (figbench submit makes one for you)")
-    return "key:" + hashlib.sha256(token.encode("ascii")).hexdigest()[:32]
+    return hash_token(token)
 
 
 def hf_username(token: str) -> str:

@@ -29,7 +29,7 @@ def default_config(dataset: str) -> str | None:
 
 def hidden_split(benchmark: Benchmark | str) -> bool:
     """Whether a benchmark (or benchmark key) declares hidden gold (``Benchmark.gold``): its scores are
-    released at reduced precision, under a quota and a probe guard (see ``policy``)."""
+    released by the Ladder, under a quota, a budget and a probe guard (see ``access.hidden_policy``)."""
     from figbench_leaderboard.domain.release import is_hidden
 
     return is_hidden(benchmark)

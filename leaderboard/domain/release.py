@@ -2,23 +2,35 @@
 
 * **public** benchmarks (gold released with the corpus: anyone can score the test split) are released
   in full: exact scores, intervals, counts and self-reported-score mismatches;
-* **hidden** benchmarks (gold only in the server's private store) are released rounded to 0.001 (0.1
-  in percent), and never with exact counts (``n_correct_spans`` ...) or the self-reported-score
-  mismatch flag: either would give the exact number of correct items, an oracle for the gold.
+* **hidden** benchmarks (gold only in the server's private store) release one number per submission, the
+  headline as the **Ladder** gives it (Blum & Hardt 2015, "The Ladder: A Reliable Leaderboard for Machine
+  Learning Competitions"): a submission's score is released only when it beats the best released score of
+  the same identity on the benchmark by at least ``eta``, rounded to a multiple of ``eta``; otherwise that
+  best is repeated. Nothing else: no other metric, no interval (its ``n_units`` and its bootstrap would give
+  the exact count and which items changed), no counts, no mismatch flag. The released value is computed
+  when the submission is scored (:func:`ladder_step`, in the store's transaction) and kept in the row's
+  ``public_scores``; a row without it releases nothing.
 
-A benchmark this process does not know is treated as hidden (the conservative side). Used when a
-score is written (the store keeps the released copy beside the exact one) and whenever a row leaves
-the server (board, API, ``leaderboard list``/``export``, the Hub's public results files).
+:func:`leakage_bits` and :func:`accuracy_bound` are the bound the README states: with ``eta`` and a budget of
+``B`` submissions per benchmark per day over all identities, one day of transcripts carries at most
+``B * log2(1/eta + 2)`` bits (each submission: the best repeated, one of at most ``1/eta`` higher grid values,
+or refused as a probe), so a labelling chosen from them beats the best fixed guess by more than
+``sqrt((bits * ln 2 + ln(1/alpha)) / (2 n))`` with probability at most ``alpha`` (Hoeffding and a union
+bound over the at most ``2**bits`` labellings a transcript can select).
+
+A benchmark this process does not know is treated as hidden (the conservative side).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from figbench.tasks import HIDDEN, PUBLIC, Benchmark, find_benchmark
 
-HIDDEN_DECIMALS = 3   #: fractions of hidden benchmarks are released rounded to 0.001 (0.1 in percent)
+LADDER_ETA = 0.01   #: the Ladder's step: a new hidden score is released only 0.01 (one point) above the best
+RELEASE_VERSION = 2   #: 1: hidden scores rounded to 0.001 with intervals; 2: the Ladder's headline only
 
 Where = Benchmark | Mapping[str, Any] | str
 
@@ -41,38 +53,86 @@ def is_hidden(where: Where) -> bool:
     return gold_kind(where) == HIDDEN
 
 
-def round_hidden(value: float | None) -> float | None:
-    return None if value is None else round(float(value), HIDDEN_DECIMALS)
+def gold_marker(where: Where) -> str:
+    """How the board names a benchmark's gold: *public test set*; a hidden one by its linkage audit: *hidden,
+    private gold* (the audit linked no item's gold to public text), *hidden, derivable from public text (N%)*,
+    or *hidden (server only)* when it was not audited."""
+    bench = where if isinstance(where, Benchmark) else find_benchmark(
+        row_key(where) if isinstance(where, Mapping) else str(where))
+    if bench is not None and not bench.hidden:
+        return "public test set"
+    share = bench.derivable if bench is not None else None
+    if share is None:
+        return "hidden (server only)"
+    if share <= 0:
+        return "hidden, private gold"
+    return f"hidden, derivable from public text ({100 * share:.0f}%)" if share >= 0.01 else \
+        "hidden, derivable from public text (<1%)"
+
+
+def ladder_step(best: float | None, score: float, *, eta: float = LADDER_ETA,
+                higher_is_better: bool = True) -> tuple[float, bool]:
+    """The Ladder: ``(released, new)``. A score at least ``eta`` better than ``best`` is released rounded to a
+    multiple of ``eta`` (``new``); otherwise ``best`` is repeated. ``best=None``: nothing released yet."""
+    sign = 1.0 if higher_is_better else -1.0
+    if best is None or sign * (score - best) >= eta:
+        released = round(round(score / eta) * eta, 10)
+        if best is not None and sign * (released - best) < eta - 1e-12:   # rounding never steps back
+            released = round(best + sign * eta, 10)
+        return released, True
+    return best, False
+
+
+def leakage_bits(submissions: int, eta: float = LADDER_ETA) -> float:
+    """Bits a transcript of ``submissions`` Ladder answers can carry: each is the repeated best, one of at most
+    ``1/eta`` higher grid values, or a probe refusal: ``submissions * log2(1/eta + 2)``."""
+    return submissions * math.log2(1.0 / eta + 2.0)
+
+
+def accuracy_bound(bits: float, n_items: int, alpha: float = 0.01) -> float:
+    """How far above the best fixed guess's accuracy a labelling selected by ``bits`` of transcript can get, except
+    with probability ``alpha`` over independently drawn gold labels (Hoeffding, union over ``2**bits`` labellings)."""
+    return math.sqrt((bits * math.log(2.0) + math.log(1.0 / alpha)) / (2.0 * n_items))
+
+
+def hidden_released(row: Mapping[str, Any], public: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A hidden row's released copy made under an older rule, cut to what this rule releases: its headline alone,
+    on the Ladder's grid (``None`` for a public row or an unknown task: left as it is)."""
+    from figbench.tasks import TASKS
+
+    task = TASKS.get(row.get("task"))
+    if not is_hidden(row) or task is None:
+        return None
+    value = (public or {}).get(task.headline)
+    if not isinstance(value, (int, float)):
+        return {}
+    return {task.headline: ladder_step(None, float(value))[0]}
 
 
 def released_scores(where: Where, scores: Mapping[str, Any] | None, cis: Mapping[str, Any] | None
                     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """``(scores, intervals)`` as released for the benchmark ``where``."""
+    """``(scores, intervals)`` as released for the benchmark ``where`` without its Ladder: in full on a public
+    benchmark, nothing on a hidden one (the Ladder's value is written when the submission is scored)."""
     if not is_hidden(where):
         return (dict(scores) if scores is not None else None), (dict(cis) if cis is not None else None)
-    out_s = {k: round_hidden(v) for k, v in scores.items()} if scores is not None else None
-    out_c = {k: {**ci, "low": round_hidden(ci.get("low")), "high": round_hidden(ci.get("high"))}
-             for k, ci in cis.items()} if cis is not None else None
-    return out_s, out_c
+    return {}, {}
 
 
 def release(row: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a submission row as it may leave the server, with ``gold`` (public/hidden) added; on a
-    hidden benchmark scores and intervals rounded, exact counts and mismatch flags withheld."""
-    out = dict(row)
+    hidden benchmark only the Ladder's released headline (``public_scores``), no intervals, counts or mismatch
+    flags."""
+    out = {k: v for k, v in row.items() if k not in ("public_scores", "public_cis")}
     kind = gold_kind(row)
     out["gold"] = kind
     if kind == PUBLIC:
         return out
-    if "scores" in out or "confidence_intervals" in out:
-        out["scores"], out["confidence_intervals"] = released_scores(HIDDEN_BENCHMARK, row.get("scores"),
-                                                                     row.get("confidence_intervals"))
+    if "scores" in out:
+        out["scores"] = dict(row.get("public_scores") or {})
+    if "confidence_intervals" in out:
+        out["confidence_intervals"] = {}
     if "counts" in out:
         out["counts"] = {}
     if "mismatches" in out:
         out["mismatches"] = {}
     return out
-
-
-#: stands for "some hidden benchmark" where only the rounding matters
-HIDDEN_BENCHMARK = Benchmark("", "", "", "", "", gold=HIDDEN)

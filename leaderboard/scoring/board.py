@@ -19,9 +19,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy, ProbeError, probe_check, record_refusal
+from figbench_leaderboard.access.hidden_policy import (
+    BudgetError,
+    HiddenSplitPolicy,
+    ProbeError,
+    QuotaError,
+    ladder_release,
+    probe_check,
+    record_refusal,
+)
 from figbench_leaderboard.access.redact import redact
-from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
+from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry, hidden_split
 from figbench_leaderboard.domain.names import name_keys
 from figbench_leaderboard.domain.release import gold_kind, release
 from figbench_leaderboard.domain.submission import (
@@ -237,24 +245,22 @@ class Leaderboard:
         row["client"], row["account"] = client, account
         bench = self.registry.find(row["task"], row["dataset"], row["config"], row["split"])
         checks = [self._name_check(row["model_name"], disguised)]
-        quota = None
-        if self.policy is not None and row["verified"]:
-            quota = self.policy.quota(bench)
-            if quota is not None:
-                checks.append(probe_check(self.policy, row, row["predictions"], n_ids,
-                                          task=self.registry.task(bench), gold=self.gold.get(bench)))
+        if self.policy is not None and row["verified"] and hidden_split(bench):
+            # identity, quota, budget and probe guard, counted in the insert's transaction
+            checks.insert(0, probe_check(self.policy, row, row["predictions"], n_ids,
+                                         task=self.registry.task(bench), gold=self.gold.get(bench)))
 
         def check(db) -> None:
             for c in checks:
                 c(db)
 
         try:
-            sid = self.store.add(row, quota=quota, check=check)
+            sid = self.store.add(row, check=check)
         except DuplicateSubmissionError as e:
             e.sha256 = row["sha256"]   # lets a client recognise a resubmission of the very same predictions
             raise
-        except ProbeError:
-            record_refusal(self.store, row)   # a refusal answers a question too: it counts toward the quota
+        except (ProbeError, QuotaError, BudgetError) as e:
+            record_refusal(self.store, row, e)   # a refused probe answers a question too: it counts
             raise
         return {"id": sid, "status": row["status"], "verified": row["verified"],
                 "benchmark": f"{row['task']}/{row['dataset']}/{row['config']}/{row['split']}"}
@@ -266,7 +272,7 @@ class Leaderboard:
 
     def released(self, row: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """A row as the board shows it, with ``gold`` (public/hidden); under a policy, hidden benchmarks'
-        scores at reduced precision, without counts or mismatch flags."""
+        headline as the Ladder released it, without intervals, counts or mismatch flags."""
         if row is None:
             return None
         return release(row) if self.policy is not None else {**row, "gold": gold_kind(row)}
@@ -298,9 +304,11 @@ class Leaderboard:
                 except LeaseLostError as lost:
                     log.warning("%s", lost)
                 return self.store.get(sub["id"])
+            ladder = (ladder_release(self.policy, task, sub["id"])
+                      if self.policy is not None and hidden_split(bench) and sub.get("verified") else None)
             try:
                 self.store.finish(sub["id"], scores=result.scores, confidence_intervals=result.confidence_intervals,
-                                  counts=result.counts, mismatches=flagged, owner=owner)
+                                  counts=result.counts, mismatches=flagged, owner=owner, release=ladder)
             except LeaseLostError as e:   # another scorer took it over after our lease ran out
                 log.warning("%s", e)
             except StoreError as e:

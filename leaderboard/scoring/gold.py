@@ -165,8 +165,10 @@ class PrivateGoldStore(_CachingProvider):
             try:
                 decl = json.loads((folder / _BENCH_FILE).read_text("utf-8"))
                 fields = {k: str(decl[k]) for k in ("task", "dataset", "config", "split", "label")}
+                share = decl.get("derivable")
                 bench = Benchmark(**fields, group=str(decl.get("group") or ""), gold=HIDDEN,
-                                  note=str(decl.get("note") or ""))
+                                  note=str(decl.get("note") or ""),
+                                  derivable=float(share) if isinstance(share, (int, float)) else None)
             except (OSError, ValueError, KeyError, TypeError) as e:
                 raise ValueError(f"private store: {name}: not a hidden benchmark declaration: {e!r}") from None
             get_task(bench.task)
@@ -215,7 +217,7 @@ class PrivateGoldStore(_CachingProvider):
         os.chmod(self.root, 0o700)
         decl = {"task": benchmark.task, "dataset": benchmark.dataset, "config": benchmark.config,
                 "split": benchmark.split, "label": benchmark.label, "group": benchmark.group,
-                "note": benchmark.note, "gold": HIDDEN}
+                "note": benchmark.note, "gold": HIDDEN, "derivable": benchmark.derivable}
         for name, obj in ((_BENCH_FILE, decl), (_GOLD_FILE, gold.to_json())):
             tmp = folder / f".{name}.tmp"
             tmp.write_text(json.dumps(obj, ensure_ascii=False, sort_keys=True), "utf-8")

@@ -72,30 +72,76 @@ def _id_columns(task) -> list[str]:
     return [c for c in (getattr(task, "mention_column", None), getattr(task, "id_column", None)) if c]
 
 
-def with_fresh_ids(store: PrivateGoldStore, bench: Benchmark, dataset):
-    """``dataset`` with its id columns replaced by opaque ids (HMAC of the old id under the store's secret)."""
+def _opaque(store: PrivateGoldStore, bench: Benchmark, what: str):
+    """``value -> opaque id``: an HMAC under the private store's secret (the same value, the same id)."""
     store.root.mkdir(parents=True, exist_ok=True)
     path = store.root / _SECRET
     if not path.is_file():
         path.write_text(secrets.token_hex(32), "utf-8")
         os.chmod(path, 0o600)
     key = bytes.fromhex(path.read_text("utf-8").strip())
+    salt = bench.key if what == "id" else f"{bench.key}\x1f{what}"
 
     def new(value: Any) -> str:
-        return hmac.new(key, f"{bench.key}\x1f{value}".encode(), hashlib.sha256).hexdigest()[:16]
+        return hmac.new(key, f"{salt}\x1f{value}".encode(), hashlib.sha256).hexdigest()[:16]
 
+    return new
+
+
+def with_fresh_ids(store: PrivateGoldStore, bench: Benchmark, dataset):
+    """``dataset`` with its id columns replaced by opaque ids (HMAC of the old id under the store's secret)."""
+    new = _opaque(store, bench, "id")
     cols = [c for c in _id_columns(get_task(bench.task)) if c in dataset.column_names]
     return dataset.map(lambda ex: {c: new(ex[c]) for c in cols})
 
 
+#: columns that name the source (a document, a topic): replaced by opaque values, the grouping kept
+SOURCE_NAMING = ("doc_id", "topic", "subtopic", "document", "doc", "article_id", "page_id")
+#: columns a submitter never needs: dropped
+NEVER_NEEDED = ("original_text", "url", "page_url", "title", "page_title", "source", "source_file", "revision_id")
+
+
+def sanitise(store: PrivateGoldStore, bench: Benchmark, inputs):
+    """The inputs a submitter gets: every column that names the source replaced by an opaque value (the same
+    document, the same value: the grouping a task needs survives), every column no task input needs dropped.
+    Returns ``(inputs, {"dropped": [...], "opaque": [...]})``."""
+    task = get_task(bench.task)
+    group = getattr(task, "group_column", None)
+    drop = [c for c in inputs.column_names if c in NEVER_NEEDED]
+    inputs = inputs.remove_columns(drop) if drop else inputs
+    opaque = [c for c in inputs.column_names if c in SOURCE_NAMING or (group and c == group)]
+    makers = {c: _opaque(store, bench, c) for c in opaque}
+    if opaque:
+        inputs = inputs.map(lambda ex: {c: makers[c](ex[c]) for c in opaque})
+    return inputs, {"dropped": drop, "opaque": opaque}
+
+
 def make_hidden(store: PrivateGoldStore, bench: Benchmark, dataset, inputs_out: str | os.PathLike, *,
-                fresh_ids: bool = False) -> dict[str, Any]:
-    """Write ``bench``'s gold from ``dataset`` into ``store`` and its inputs to ``inputs_out``
-    (``inputs.parquet`` and ``inputs.jsonl``); returns a summary (no gold in it)."""
+                fresh_ids: bool = False, public=None, report=None,
+                audit_corpora: list[str] | None = None) -> dict[str, Any]:
+    """Sanitise ``dataset``'s inputs (:func:`sanitise`), audit them against public text (``public``: a
+    :class:`~figbench_leaderboard.scoring.linkage_audit.PublicIndex`, default every public corpus figbench can
+    load locally) BEFORE anything is written, then write ``bench``'s gold (with the audited share) into
+    ``store`` and its inputs to ``inputs_out`` (``inputs.parquet`` and ``inputs.jsonl``); returns a summary (no
+    gold in it). ``report``: called with the audit's one-line summary before anything is written."""
+    from dataclasses import replace
+
+    from figbench_leaderboard.scoring.linkage_audit import audit, local_public_index
+
     if fresh_ids:
         dataset = with_fresh_ids(store, bench, dataset)
     task = get_task(bench.task)
-    folder, inputs = store.add_split(bench, dataset)
+    gold = task.gold_from_dataset(dataset, bench.key)
+    inputs, changed = sanitise(store, bench, task.inputs_only(dataset))
+    if public is None:
+        public = local_public_index(task, corpora=audit_corpora)
+    found = audit(task, inputs, gold, public)
+    line = (f"linkage audit: {found.reconstructed} of {found.items} items ({100 * found.share:.1f}%) have their gold "
+            f"reconstructed from public text ({found.linked} linked; {dict(found.sources) or 'no public match'})")
+    if report is not None:
+        report(line)
+    bench = replace(bench, derivable=round(found.share, 4))
+    folder = store.add(bench, gold)
     left = [c for c in task.gold_columns() if c in inputs.column_names and c != getattr(task, "pairs_column", None)]
     if left:   # pragma: no cover - inputs_only removes them; kept as a guard against a new kind forgetting to
         raise ValueError(f"inputs of {bench.key} still hold gold columns {left}")
@@ -106,7 +152,8 @@ def make_hidden(store: PrivateGoldStore, bench: Benchmark, dataset, inputs_out: 
     (out / "benchmark.json").write_text(json.dumps(
         {"task": bench.task, "dataset": bench.dataset, "config": bench.config, "split": bench.split,
          "label": bench.label, "gold": "hidden", "examples": len(inputs), "columns": inputs.column_names,
-         "note": bench.note}, indent=2), "utf-8")
+         "note": bench.note, "derivable": bench.derivable}, indent=2), "utf-8")
     return {"benchmark": bench.key, "gold": "hidden", "examples": len(inputs), "private": folder.name,
             "inputs": [str(out / "inputs.parquet"), str(out / "inputs.jsonl")],
-            "left_out": list(task.gold_columns())}
+            "left_out": list(task.gold_columns()), "dropped": changed["dropped"], "opaque": changed["opaque"],
+            "audit": found.to_json()}

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from figbench_leaderboard.store import hub_state
 from figbench_leaderboard.store.errors import StoreError
 from figbench_leaderboard.store.hub_layout import (
     HubStoreError,
@@ -41,7 +42,7 @@ from figbench_leaderboard.store.sqlite import Store
 
 log = logging.getLogger(__name__)
 HUB_PREFIX = "hf://"
-_NOW_SQL = "(julianday('now') - 2440587.5) * 86400.0"   # Unix time in SQL (SQLite before 3.42: no unixepoch)
+_NOW_SQL = hub_state.NOW_SQL
 
 
 class HubStore(Store):
@@ -94,6 +95,7 @@ class HubStore(Store):
                     db.execute(f"CREATE TRIGGER IF NOT EXISTS hub_dirty_{name} AFTER {event} ON submissions BEGIN "
                                f"INSERT INTO hub_dirty (id, since) VALUES (NEW.id, {_NOW_SQL}) "
                                "ON CONFLICT (id) DO UPDATE SET seq = seq + 1; END")
+                hub_state.ensure_tables(db)
         except StoreError as e:   # a read-only cache can still be served
             log.error("%s: changes cannot be recorded for the Hub", e)
 
@@ -167,10 +169,14 @@ class HubStore(Store):
         public, private = self.folder / "hub" / "public", self.folder / "hub" / "private"
         self._sync_repo(self.repo_id, public, ("requests/", "results/"))
         try:
-            self._sync_repo(self.private_repo_id, private, ("predictions/",))
+            self._sync_repo(self.private_repo_id, private, ("predictions/", f"{hub_state.STATE_DIR}/"))
         except HubStoreError as e:
             log.error("%s: pending submissions without predictions cannot be scored", e)
         imported: list[str] = []
+        with self.transaction() as db:   # tokens and decisions: what came from the Hub is not pushed back, what
+            local = hub_state.dirty(db)  # a crashed process left unpushed still is
+            hub_state.import_state(db, private)
+            db.execute(f"DELETE FROM hub_state_dirty WHERE tbl NOT IN ({', '.join('?' * len(local))})", local)
         n = import_layout(self, public, private, imported=imported, recover=False)
         if imported:   # what came from the Hub is there already; repairs and recoveries are pushed
             with self.transaction() as db:
@@ -194,7 +200,8 @@ class HubStore(Store):
         self._flusher.start()
 
     def _oldest_mark(self) -> float | None:
-        rows = self._read("SELECT MIN(since) FROM hub_dirty")
+        rows = self._read("SELECT MIN(since) FROM (SELECT since FROM hub_dirty UNION ALL "
+                          "SELECT since FROM hub_state_dirty)")
         return rows[0][0] if rows else None
 
     def _flush_loop(self) -> None:
@@ -207,34 +214,53 @@ class HubStore(Store):
                 log.error("%s; will retry", e)
 
     def pending_push(self) -> int:
-        """Submissions changed locally and not pushed yet."""
+        """Submissions (and state tables) changed locally and not pushed yet."""
         try:
-            return int(self._read("SELECT COUNT(*) FROM hub_dirty")[0][0])
+            return int(self._read("SELECT (SELECT COUNT(*) FROM hub_dirty) + (SELECT COUNT(*) FROM hub_state_dirty)"
+                                  )[0][0])
         except StoreError:
             return 0
 
     def flush(self) -> int:
         """Push every changed submission: one commit to the private, one to the public repository."""
-        from huggingface_hub import CommitOperationAdd
-
         with self._flush_lock:
             batch = [(r["id"], r["seq"]) for r in self._read("SELECT id, seq FROM hub_dirty ORDER BY since, id")]
-            if not batch:
+            with self.transaction() as db:   # a consistent copy of each changed state table, marks cleared with it
+                tables = hub_state.dirty(db)
+                state = {t: hub_state.table_json(db, t) for t in tables}
+                db.execute("DELETE FROM hub_state_dirty")
+            if not batch and not state:
                 return 0
-            subs = [s for s in (full_submission(self, sid) for sid, _ in batch) if s is not None]
-            if subs:
-                private_ops = [CommitOperationAdd(path_in_repo=private_path(s), path_or_fileobj=io.BytesIO(
-                    dump_json(private_json(s)).encode("utf-8"))) for s in subs]
-                public_ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=io.BytesIO(
-                    dump_json(content).encode("utf-8"))) for s in subs for rel, content in layout_files(s).items()]
-                message = f"{len(subs)} submission(s): " + ", ".join(s["id"][:8] for s in subs[:10])
-                for repo, ops in ((self.private_repo_id, private_ops), (self.public_repo_id, public_ops)):
-                    self._with_backoff("write to", repo, lambda r=repo, o=ops: self.api.create_commit(
-                        repo_id=r, repo_type="dataset", operations=o, commit_message=message, token=self.token))
-                    self.commits += 1
+            try:
+                self._push(batch, state)
+            except BaseException:
+                with self.transaction() as db:   # not pushed: marked again for the next flush
+                    db.executemany(f"INSERT OR IGNORE INTO hub_state_dirty (tbl, since) VALUES (?, {_NOW_SQL})",
+                                   [(t,) for t in state])
+                raise
             with self.transaction() as db:   # a row changed again while it was pushed stays marked
                 db.executemany("DELETE FROM hub_dirty WHERE id = ? AND seq = ?", batch)
-            return len(batch)
+            return len(batch) + len(state)
+
+    def _push(self, batch: list[tuple[str, int]], state: dict[str, list]) -> None:
+        """One commit to the private repository (predictions, state tables) and one to the public one."""
+        from huggingface_hub import CommitOperationAdd
+
+        def op(path: str, content: Any) -> CommitOperationAdd:
+            return CommitOperationAdd(path_in_repo=path, path_or_fileobj=io.BytesIO(dump_json(content).encode("utf-8")))
+
+        subs = [s for s in (full_submission(self, sid) for sid, _ in batch) if s is not None]
+        private_ops = [op(private_path(s), private_json(s)) for s in subs]
+        private_ops += [op(hub_state.state_path(t), rows) for t, rows in state.items()]
+        public_ops = [op(rel, content) for s in subs for rel, content in layout_files(s).items()]
+        message = (f"{len(subs)} submission(s): " + ", ".join(s["id"][:8] for s in subs[:10]) if subs else
+                   "state: " + ", ".join(state))
+        for repo, ops in ((self.private_repo_id, private_ops), (self.public_repo_id, public_ops)):
+            if not ops:
+                continue
+            self._with_backoff("write to", repo, lambda r=repo, o=ops: self.api.create_commit(
+                repo_id=r, repo_type="dataset", operations=o, commit_message=message, token=self.token))
+            self.commits += 1
 
     @property
     def public_repo_id(self) -> str:
@@ -252,6 +278,9 @@ class HubStore(Store):
         super().close()
 
     # --- writes -----------------------------------------------------------------------------------
+    def state_changed(self) -> None:
+        self._mark()
+
     def add(self, sub: Mapping[str, Any], *, now: float | None = None, **kwargs: Any) -> str:
         if self._offline():
             raise _hub_error("write to", self.repo_id, RuntimeError("offline mode: nothing can be pushed"))

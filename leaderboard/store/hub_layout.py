@@ -4,7 +4,7 @@
   template's layout with **scores and metadata only**: ``requests/<org>/<model>_eval_request_....json``
   (status, model, submitter, description; no predictions, no client address) and
   ``results/<org>/<model>/results_<time>_<id>.json`` (scores as released, with ``gold``: public or
-  hidden; hidden benchmarks at reduced precision, without exact counts or mismatch flags);
+  hidden; hidden benchmarks with the Ladder's headline only, without intervals, counts or mismatch flags);
 * the **private** one (default ``ORG/NAME-private``; create it private) keeps what must not be
   published: ``predictions/<id>.json`` (the predictions, exact scores, the client identity).
 
@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.domain.release import gold_kind, hidden_released, release
 from figbench_leaderboard.store.errors import DuplicateSubmissionError, MalformedRowError, StoreError
 from figbench_leaderboard.store.sqlite import Store
 
@@ -89,17 +89,16 @@ def request_json(sub: Mapping[str, Any]) -> dict[str, Any]:
 
 def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     """The public results file of a FINISHED submission (template shape), as released: on a hidden
-    benchmark rounded scores, no counts and no mismatch flags (see ``release``)."""
+    benchmark the Ladder's headline only, no intervals, counts or mismatch flags (see ``release``)."""
     key = f"{sub['task']}/{sub['dataset']}/{sub['config']}/{sub['split']}"
     shown = release(sub)
-    return {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
-                       "model_type": sub["model_type"], "params": sub["model_parameters"]},
-            "results": {key: shown.get("scores") or {}},
-            "confidence_intervals": {key: shown.get("confidence_intervals") or {}},
-            "counts": {key: shown.get("counts") or {}},
-            "mismatches": shown.get("mismatches") or {},
-            "gold": shown["gold"],
-            "submission_id": sub["id"], "verified": bool(sub["verified"])}
+    out = {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
+                      "model_type": sub["model_type"], "params": sub["model_parameters"]},
+           "results": {key: shown.get("scores") or {}}}
+    if shown["gold"] != "hidden":   # a hidden row: the Ladder's headline only, no intervals, counts or flags
+        out.update(confidence_intervals={key: shown.get("confidence_intervals") or {}},
+                   counts={key: shown.get("counts") or {}}, mismatches=shown.get("mismatches") or {})
+    return {**out, "gold": shown["gold"], "submission_id": sub["id"], "verified": bool(sub["verified"])}
 
 
 def private_json(sub: Mapping[str, Any]) -> dict[str, Any]:
@@ -230,6 +229,8 @@ def _row_from_files(path: Path, req: Mapping[str, Any], res: Mapping[str, Any] |
                    confidence_intervals=sec.get("confidence_intervals") or res.get("confidence_intervals", {}).get(key),
                    counts=sec.get("counts") or res.get("counts", {}).get(key),
                    mismatches=sec.get("mismatches") or res.get("mismatches"))
+        if gold_kind(req) != "public":   # the released copy as released (a hidden row's Ladder value)
+            row.update(public_scores=hidden_released(req, res.get("results", {}).get(key)) or {}, public_cis={})
     if row.get("scores") is not None and not _scores_ok(row["scores"]):
         log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",
                   path.name, sid)

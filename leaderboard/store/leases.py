@@ -12,7 +12,7 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from figbench_leaderboard.store.errors import LeaseLostError, StoreError
@@ -137,12 +137,18 @@ class Leases:
         return ("AND lease_owner = ?", (owner,)) if owner else ("", ())
 
     def finish(self, sid: str, *, scores: Mapping, confidence_intervals: Mapping, counts: Mapping | None = None,
-               mismatches: Mapping | None = None, verified: bool = True, owner: str | None = None) -> None:
+               mismatches: Mapping | None = None, verified: bool = True, owner: str | None = None,
+               release: Callable[[sqlite3.Connection, Mapping], tuple[Mapping, Mapping]] | None = None) -> None:
+        """FINISHED with its scores; ``release(db, scores)``: the released copy, decided in this transaction
+        (a hidden benchmark's Ladder), else the benchmark's release rule."""
         clause, extra = self._owned(owner)
         with self.transaction() as db:
             found = db.execute("SELECT task, dataset, config, split FROM submissions WHERE id = ?", (sid,)).fetchone()
             where = dict(found) if found else "?"
-            pub_s, pub_c = self._public(where, dict(scores), dict(confidence_intervals))
+            if release is not None:
+                pub_s, pub_c = (dumps(dict(x)) for x in release(db, scores))
+            else:
+                pub_s, pub_c = self._public(where, dict(scores), dict(confidence_intervals))
             cur = db.execute(
                 "UPDATE submissions SET status = 'FINISHED', reason = NULL, updated_at = ?, scores = ?, "
                 "confidence_intervals = ?, counts = ?, mismatches = ?, verified = ?, lease_owner = NULL, "

@@ -73,7 +73,7 @@ JSON_COLUMNS = ("metadata", "reported_scores", "scores", "confidence_intervals",
 LIGHT_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                   "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified",
                   "sha256", "metadata", "reported_scores", "scores", "confidence_intervals", "counts", "mismatches",
-                  "attempts", "lease_until")
+                  "attempts", "lease_until", "public_scores", "public_cis")
 #: what the board's tables need: no metadata, no predictions (scores: the released copy, or the exact one)
 BOARD_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                  "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified")

@@ -160,6 +160,23 @@ class Store(Leases, Limits, Quarantine):
                                [(*self._public(dict(r), loads(r["scores"]),
                                                loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
         self._update_name_keys(db)
+        self._update_hidden_releases(db)
+
+    def _update_hidden_releases(self, db: sqlite3.Connection) -> None:
+        """Once per store: hidden rows released under the old rule (every metric rounded, intervals with their
+        ``n_units``) keep only their headline, on the Ladder's grid, and no interval."""
+        from figbench_leaderboard.domain.release import RELEASE_VERSION, hidden_released
+
+        version = db.execute("SELECT value FROM meta WHERE key = 'release_rule'").fetchone()
+        if version is not None and version[0] == RELEASE_VERSION:
+            return
+        with self.transaction() as tx:
+            rows = tx.execute("SELECT id, task, dataset, config, split, public_scores FROM submissions WHERE "
+                              f"public_scores IS NOT NULL AND {WELL_FORMED}").fetchall()
+            updates = [(dumps(pub), r["id"]) for r in rows
+                       if (pub := hidden_released(dict(r), loads(r["public_scores"]))) is not None]
+            tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = '{}' WHERE id = ?", updates)
+            tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('release_rule', ?)", (RELEASE_VERSION,))
 
     def _update_name_keys(self, db: sqlite3.Connection) -> None:
         """Fill in the look-alike keys of rows without them, and recompute all of them when the keys changed."""
@@ -229,6 +246,9 @@ class Store(Leases, Limits, Quarantine):
             conn.close()
             self._local.conn = None
 
+    def state_changed(self) -> None:
+        """A table besides the submissions changed (tokens, decisions): a :class:`HubStore` pushes it."""
+
     def journal_mode(self) -> str:
         return self._conn().execute("PRAGMA journal_mode").fetchone()[0]
 
@@ -274,7 +294,7 @@ class Store(Leases, Limits, Quarantine):
         }
         for col in JSON_COLUMNS:
             row[col] = dumps(sub.get(col) if col != "metadata" else sub.get(col, {}))
-        if sub.get("scores") is not None:
+        if sub.get("scores") is not None and sub.get("public_scores") is None:   # an import keeps its released copy
             row["public_scores"], row["public_cis"] = self._public(sub, sub["scores"],
                                                                    sub.get("confidence_intervals") or {})
         cols = ", ".join(row)

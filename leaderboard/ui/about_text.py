@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
+from figbench_leaderboard.domain.release import gold_marker
 
 #: the README and the name of its generated block
 README_FILE = "leaderboard/README.md"
@@ -25,7 +26,8 @@ def _md(text: str) -> str:
 GOLD_TEXT = {
     "public": "**public**: gold released with the corpus; scores are computed by the server from submitted "
               "predictions on a public test set, released in full",
-    "hidden": "**hidden**: gold held only by the server; scores rounded, under a quota and a probe guard",
+    "hidden": "**hidden**: gold held only by the server; registered submitters only, the headline released by "
+              "the Ladder, under a quota, a budget and a probe guard",
 }
 
 
@@ -59,7 +61,7 @@ def gold_legend(registry: BenchmarkRegistry) -> str:
              "computed by the server from submitted predictions but anyone can score (or look up) the test split; "
              "*hidden*: the gold is held only by the server."]
     for b in registry:
-        mark = "hidden (server only)" if hidden_split(b) else "public test set"
+        mark = gold_marker(b)
         note = f" {_md(b.note)}" if b.note else ""
         lines.append(f"- {_md(b.label)}: *{mark}*.{note}")
     return "\n".join(lines)
@@ -91,19 +93,39 @@ def blocks() -> list:
     """The generated blocks of ``leaderboard/README.md`` (:data:`figbench.commands.docs.PROVIDERS`)."""
     from figbench.commands.docs import Block
 
-    return [Block(README_FILE, BLOCK, lambda results: readme_body(), anchor=ANCHOR)]
+    return [Block(README_FILE, BLOCK, lambda results: readme_body(), anchor=ANCHOR),
+            Block(README_FILE, BOUND_BLOCK, lambda results: bound_text(HiddenSplitPolicy()) + "\n",
+                  anchor=BOUND_ANCHOR)]
+
+
+BOUND_BLOCK = "hidden-bound"
+BOUND_ANCHOR = "**The bound, with this board's defaults**:"
+
+
+def bound_text(policy: HiddenSplitPolicy, n_items: int = 400, alpha: float = 0.01) -> str:
+    """The leakage bound of ``policy`` in words (README block and About tab)."""
+    from figbench_leaderboard.domain.release import accuracy_bound
+
+    bits = policy.bits_per_window()
+    return (f"eta = {policy.ladder_eta:g} and a budget of B = {policy.daily_budget} submissions per hidden benchmark "
+            f"per {policy.window_s / 3600:g} h give at most {bits:.0f} bits per benchmark per day; on a split of "
+            f"n = {n_items} items the recovered-label accuracy exceeds the best fixed guess's by at most "
+            f"{accuracy_bound(bits, n_items, alpha):.2f} (alpha = {alpha:g}) after one day.")
 
 
 def policy_text(policy: HiddenSplitPolicy | None) -> str:
     if policy is None:
         return ("This board runs without the hidden-benchmark policy (a local store): scores are shown as computed.")
-    return (f"**Hidden benchmarks.** Scores on hidden benchmarks are released with one decimal (percent) and a 95% "
-            f"interval, never with exact counts or a self-reported-score mismatch flag; exact values never leave the "
-            f"server. Each submitter (Hugging Face account when signed in, else the client address) may send "
-            f"{policy.daily_quota} submissions per hidden benchmark per 24 hours (refused probes count), and a "
-            f"submission whose scored outcome differs in fewer than {policy.min_changed} items (or "
-            f"{policy.min_changed_fraction:.0%} of the split) from one of the submitter's earlier ones is refused, so "
-            "scores cannot be used to probe gold labels. **Public benchmarks** (gold released with the corpus) have "
+    return (f"**Hidden benchmarks.** Only registered identities submit to a hidden benchmark (a Hugging Face account, "
+            f"or a submitter token the maintainer issued). Its scores are released by the Ladder (Blum & Hardt "
+            f"2015): the headline only, and only when it beats the submitter's best released one by "
+            f"{policy.ladder_eta:g} (rounded to that step), else that best again; never an interval, a count, another "
+            f"metric or a self-reported-score mismatch flag; exact values never leave the server. Each submitter "
+            f"may send {policy.daily_quota} submissions per hidden benchmark per 24 hours, and all submitters "
+            f"together {policy.daily_budget} (refused probes count); a submission whose scored outcome differs in "
+            f"fewer than {policy.min_changed} items (or {policy.min_changed_fraction:.0%} of the split) from one of "
+            f"the submitter's earlier ones is refused. The bound: {bound_text(policy)} "
+            "**Public benchmarks** (gold released with the corpus) have "
             "no such policy: their scores are released in full, and a high score there shows only that the "
             "predictions match a test set anyone can read.")
 

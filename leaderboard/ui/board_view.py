@@ -37,7 +37,7 @@ class BoardView:
         return rev
 
     def rows(self) -> list[dict[str, Any]]:
-        """FINISHED submissions as the board may show them (hidden-split scores at reduced precision)."""
+        """FINISHED submissions as the board may show them (hidden benchmarks: the Ladder's headline)."""
         with self._lock:
             self._refresh()
             return self._rows

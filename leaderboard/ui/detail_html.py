@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
+from figbench_leaderboard.domain.release import gold_marker
 from figbench_leaderboard.ui import formatting as fmt
 
 
@@ -30,8 +31,8 @@ def _selection(selection: Any) -> str:
 
 
 def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> str:
-    """HTML of one submission (pass the row as released by the board). Scores on hidden benchmarks are
-    shown with one decimal, on public ones with two."""
+    """HTML of one submission (pass the row as released by the board: on a hidden benchmark the Ladder's headline
+    only, shown with one decimal; on public ones every score with two)."""
     if sub is None:
         return "<p>No such submission.</p>"
     e = html.escape
@@ -44,8 +45,9 @@ def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> s
     hidden = bench is None or hidden_split(bench)
     decimals = 1 if hidden else 2
     label = bench.label if bench is not None else key
+    marker = gold_marker(bench) if bench is not None else "hidden"
     rows = [("Submission", sub["id"]), ("Status", sub["status"]), ("Reason", sub.get("reason") or ""),
-            ("Benchmark", f"{label} ({key})" + (" — hidden gold (held by the server only)" if hidden
+            ("Benchmark", f"{label} ({key})" + (f" — {marker}: gold held by the server only" if hidden
                                                  else " — public test set (gold released with the corpus)")),
             ("Model", sub["model_name"]), ("Revision", sub["model_revision"] or fmt.BLANK),
             ("Type", sub["model_type"]), ("Parameters", fmt.params(sub["model_parameters"])),

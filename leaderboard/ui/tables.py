@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
-from figbench_leaderboard.domain.release import gold_kind
+from figbench_leaderboard.domain.release import gold_kind, gold_marker
 from figbench_leaderboard.ui import formatting as fmt
 
 MODEL_COLUMNS = ["Model", "Revision", "Type", "Parameters"]
@@ -296,13 +296,6 @@ def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFram
 
 
 # --- per task and per family ---------------------------------------------------------------------
-
-GOLD_MARKERS = {"public": "public test set", "hidden": "hidden (server only)"}
-
-
-def gold_marker(benchmark: Benchmark) -> str:
-    """The board's marker of a benchmark's gold: a public test set (gold released with the corpus) or hidden."""
-    return GOLD_MARKERS[gold_kind(benchmark)]
 
 
 def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,

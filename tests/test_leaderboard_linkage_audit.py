@@ -1,0 +1,93 @@
+"""Issue 32, derivability: ``hidden add`` sanitises the inputs and audits them against public text before it
+writes anything. A ``--fresh-ids`` split of ECB+ test (the README's old suggestion) is derivable; a private
+corpus is not; the inputs hold no column that names the source."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from figbench_leaderboard.domain.release import gold_marker
+from figbench_leaderboard.scoring.gold import PrivateGoldStore
+from figbench_leaderboard.scoring.hidden_benchmark import make_hidden
+from figbench_leaderboard.scoring.linkage_audit import PublicIndex
+
+import datasets
+from figbench.tasks import HIDDEN, Benchmark, get_task, unregister_benchmark
+
+CDEC = get_task("cdec")
+
+
+def _ecb_test(root):
+    import figbench
+
+    return figbench.load_dataset("ecbplus", split="test", data_dir=str(root / "ecbplus"))
+
+
+def _index(source: str, ds) -> PublicIndex:
+    index = PublicIndex()
+    index.add_split(source, ds, "cluster_id")
+    return index
+
+
+def test_fresh_ids_ecb_plus_test_is_derivable_and_its_inputs_name_nothing(data_root, tmp_path):
+    public = _ecb_test(data_root)
+    bench = Benchmark("cdec", "ecb_fresh_audit", "events", "test", "ECB+ fresh ids (hidden)", gold=HIDDEN)
+    lines: list[str] = []
+    private = tmp_path / "private"
+    try:
+        out = make_hidden(PrivateGoldStore(private), bench, public, tmp_path / "out", fresh_ids=True,
+                          public=_index("ecbplus/events/test", public), report=lines.append)
+        assert out["audit"]["share"] >= 0.99, out["audit"]
+        assert lines and "linkage audit" in lines[0] and "%" in lines[0]
+        decl = json.loads(next(private.glob("*/benchmark.json")).read_text())
+        assert decl["derivable"] >= 0.99
+        stored = PrivateGoldStore(private).benchmarks()[0]
+        assert gold_marker(stored).startswith("hidden, derivable from public text (")
+        inputs = datasets.Dataset.from_parquet(str(tmp_path / "out" / "inputs.parquet"))
+        assert "original_text" not in inputs.column_names and "cluster_id" not in inputs.column_names
+        doc_ids, topics = set(public["doc_id"]), set(public["topic"]) | set(public["subtopic"])
+        for col in ("doc_id", "topic", "subtopic"):   # opaque, the grouping kept
+            assert not set(inputs[col]) & (doc_ids | topics), col
+            assert len(set(inputs[col])) == len(set(public[col]))
+        assert not set(inputs["mention_id"]) & set(public["mention_id"])
+    finally:
+        unregister_benchmark(bench.key)
+
+
+def test_a_private_corpus_is_not_derivable(tmp_path):
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}" for i in range(3000)]
+    rows = []
+    for k in range(300):
+        sentence = [vocab[int(i)] for i in rng.integers(3000, size=12)]
+        rows.append({"mention_id": f"p{k}", "doc_id": f"secret_doc_{k // 10}", "topic": f"topic_{k // 50}",
+                     "sentence": sentence, "token_start": 3, "token_end": 3, "original_text": " ".join(sentence),
+                     "cluster_id": f"c{k // 3}"})
+    ds = datasets.Dataset.from_list(rows)
+    public_rows = [{"sentence": [vocab[int(i)] for i in rng.integers(3000, size=12)], "token_start": 3,
+                    "token_end": 3, "cluster_id": f"q{k}"} for k in range(300)]
+    bench = Benchmark("cdec", "private_audit", "events", "test", "Private events (hidden)", gold=HIDDEN)
+    try:
+        out = make_hidden(PrivateGoldStore(tmp_path / "private"), bench, ds, tmp_path / "out",
+                          public=_index("public", public_rows))
+        assert out["audit"]["share"] == 0.0 and out["audit"]["linked"] == 0
+        assert gold_marker(PrivateGoldStore(tmp_path / "private").benchmarks()[0]) == "hidden, private gold"
+        inputs = datasets.Dataset.from_parquet(str(tmp_path / "out" / "inputs.parquet"))
+        assert "original_text" not in inputs.column_names
+        assert not {"secret_doc_0", "topic_0"} & (set(inputs["doc_id"]) | set(inputs["topic"]))
+        # the same sentences, lightly edited, in a public corpus: the fuzzy match links them
+        edited = [dict(r, sentence=r["sentence"][:11] + ["changed"]) for r in rows]
+        out2 = make_hidden(PrivateGoldStore(tmp_path / "private2"), bench, ds, tmp_path / "out2",
+                           public=_index("public", edited))
+        assert out2["audit"]["share"] == 1.0
+    finally:
+        unregister_benchmark(bench.key)
+
+
+@pytest.mark.parametrize("share,marker", [(0.0, "hidden, private gold"),
+                                          (0.5, "hidden, derivable from public text (50%)"),
+                                          (None, "hidden (server only)")])
+def test_gold_marker(share, marker):
+    assert gold_marker(Benchmark("cdec", "x", "y", "test", "X", gold=HIDDEN, derivable=share)) == marker
