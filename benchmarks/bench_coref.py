@@ -104,9 +104,17 @@ def synthetic_corpus(n_mentions: int, seed: int = 0) -> tuple[list[list[str]], l
     return key, response
 
 
+#: clusters of two mentions paired at random, with this share of clusters of three (chords)
+PAIRS_CHORDS = {"pairs": 0.0, "pairs_chords": 0.02, "pairs10": 0.1, "pairs30": 0.3, "pairs50": 0.5}
+#: random regular overlap graphs: (mentions per key cluster, mentions per response cluster)
+REGULAR = {"regular3": (3, 3), "regular4": (4, 4), "regular6": (6, 6), "regular10": (10, 10), "biregular": (3, 4)}
+#: random 3-regular overlap graphs whose overlaps are slots of (low, high) mentions
+SLOTS = {"mixed": (1, 3), "near_ties": (9, 11)}
+#: many small components: (mentions per block, key/response clusters per block)
+ISLANDS = {"islands": (24, 4), "islands60": (60, 20)}
 #: shapes that bring their own key (the others score a response against ``synthetic_corpus``'s key)
-OWN_KEY = ("uniform", "uniform2", "uniform30", "pairs", "pairs_chords", "powerlaw", "giant_key", "grid", "blocks",
-           "band", "shift1", "chain", "ring", "tree")
+OWN_KEY = ("uniform", "uniform2", "uniform30", *PAIRS_CHORDS, "powerlaw", "giant_key", "grid", "blocks",
+           "band", "shift1", "chain", "ring", "tree", *REGULAR, *SLOTS, *ISLANDS)
 SHAPES = ("realistic", "random", "one", "singletons") + OWN_KEY
 
 
@@ -133,13 +141,36 @@ def graph_case(n_mentions: int, shape: str, seed: int = 0) -> tuple[list[list[st
         p /= p.sum()
         return (_clusters(ids, rng.choice(n_clusters, n_mentions, p=p)),
                 _clusters(ids, rng.permutation(n_clusters)[rng.choice(n_clusters, n_mentions, p=p)]))
-    if shape in ("pairs", "pairs_chords"):
+    if shape in PAIRS_CHORDS:
         # every cluster two mentions, paired at random on each side: an overlap graph of long cycles;
-        # with chords, 2% of the clusters three mentions (long chains between branch points)
+        # with chords, a share of the clusters three mentions (chains between branch points, long at 2%,
+        # short at 10-50%)
+        chords = PAIRS_CHORDS[shape]
+
         def labels() -> np.ndarray:
-            sizes = rng.choice([2, 3], n_mentions, p=[1.0, 0.0] if shape == "pairs" else [0.98, 0.02])
+            sizes = rng.choice([2, 3], n_mentions, p=[1.0 - chords, chords])
             return np.repeat(np.arange(n_mentions), sizes)[:n_mentions]
         return _clusters(ids, labels()), _clusters(ids, labels()[rng.permutation(n_mentions)])
+    if shape in REGULAR:
+        # key clusters of d consecutive mentions, response clusters of d' mentions drawn at random: a
+        # random (d, d')-regular overlap graph, nearly every overlap one mention (all weights tied)
+        d, d_resp = REGULAR[shape]
+        return _clusters(ids, position // d), _clusters(ids, rng.permutation(n_mentions) // d_resp)
+    if shape in SLOTS:
+        # slots of random sizes (overlaps); a key cluster is three consecutive slots, a response cluster
+        # three slots drawn at random: a random 3-regular overlap graph with mixed (1-3 mentions) or
+        # nearly tied (9-11 mentions: CEAF-e weights within a few % of each other) weights
+        low, high = SLOTS[shape]
+        sizes = rng.integers(low, high + 1, n_mentions // low + 3)
+        slot = np.repeat(np.arange(len(sizes)), sizes)[:n_mentions]
+        n_slots = int(slot.max()) + 1
+        return _clusters(ids, slot // 3), _clusters(ids, rng.permutation(n_slots)[slot] // 3)
+    if shape in ISLANDS:
+        # many small components: blocks of mentions, key and response clusters random within each block
+        block_size, per_block = ISLANDS[shape]
+        block = position // block_size
+        return (_clusters(ids, per_block * block + rng.integers(0, per_block, n_mentions)),
+                _clusters(ids, per_block * block + rng.integers(0, per_block, n_mentions)))
     if shape == "giant_key":
         return [list(ids)], _clusters(ids, rng.integers(0, n_clusters, n_mentions))
     if shape == "grid":

@@ -31,7 +31,7 @@ import numpy as np
 INTEGER_MAX = 2**20
 #: Other weights are rounded to integers up to this before the flow (OR-tools' time hardly depends on
 #: it; it refuses costs whose product with the number of nodes could overflow int64).
-ROUNDED_MAX = 2**40
+ROUNDED_MAX = 2**24
 #: Bellman-Ford rounds spent at most on an optimality certificate (tens in practice).
 DUAL_ROUNDS = 1_000
 #: Relative tolerance of the certificate's comparisons (floating-point rounding of the weights).
@@ -145,13 +145,30 @@ def _unpeel(records: list[int], ek: np.ndarray, er: np.ndarray, matched_k: np.nd
     return np.asarray(taken, dtype=np.int64)
 
 
+#: The compiled Hungarian search (:mod:`figbench.scoring.hungarian`) may scan this many edges per core
+#: edge (plus ``HUNGARIAN_BASE``) before the core goes to the min-cost flow instead.
+HUNGARIAN_WORK = 140
+HUNGARIAN_BASE = 100_000
+
+
 def _core_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The core left by peeling: cycles solved exactly here, long chains of degree-2 vertices replaced by
-    gadgets of at most four edges with the same four end-state values (:func:`_reduce_chains`), the rest
-    by :func:`_flow_core`; then the chains expanded back."""
+    """The core left by peeling: the compiled Hungarian method (:func:`hungarian_matching`) within its
+    work budget, else :func:`_flow_matching`."""
+    from figbench.scoring.hungarian import hungarian_matching
+
     _, k = np.unique(ek, return_inverse=True)
     _, r = np.unique(er, return_inverse=True)
     nk, nr = int(k.max()) + 1, int(r.max()) + 1
+    chosen, _ = hungarian_matching(k, r, w, nk, nr, budget=HUNGARIAN_WORK * len(w) + HUNGARIAN_BASE)
+    if chosen is not None:
+        return np.sort(chosen)
+    return _flow_matching(k, r, w, nk, nr)
+
+
+def _flow_matching(k: np.ndarray, r: np.ndarray, w: np.ndarray, nk: int, nr: int) -> np.ndarray:
+    """Cycles solved exactly here, long chains of degree-2 vertices replaced by gadgets of at most four
+    edges with the same four end-state values (:func:`_reduce_chains`), the rest by :func:`_flow_core`;
+    then the chains expanded back."""
     paths, cycles = _chains(k, nk + r, nk + nr)
     keep = np.ones(len(w), dtype=bool)
     chosen: list[int] = []
