@@ -155,10 +155,71 @@ def _reduce_rows(indptr, cols, w, u, v, mate_a, mate_b):
 
 
 @njit(cache=True, nogil=True)
+def _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b, pred, seen_a, seen_b, heap_d, heap_v):
+    """One Dijkstra search from the free vertex ``a0`` of side A (see :func:`_augment`). Returns the
+    length of the cheapest end, the A vertex whose dual falls to 0 there (or -1), the free B vertex
+    reached there (or -1), the numbers of A and B vertices touched (in ``seen_a``/``seen_b``) and the
+    work done."""
+    n_sa = 0
+    n_sb = 0
+    size = 0
+    work = 0
+    dist_a[a0] = 0.0
+    seen_a[n_sa] = a0
+    n_sa += 1
+    best = u[a0]               # the cheapest end so far: a settled A vertex whose u falls to 0
+    end_a = a0
+    end_b = -1
+    a = a0
+    da = 0.0
+    while a >= 0:
+        ua = u[a]
+        work += indptr[a + 1] - indptr[a] + 1
+        for s in range(indptr[a], indptr[a + 1]):   # relax the edges of the settled vertex a
+            b = cols[s]
+            if done_b[b]:
+                continue
+            nd = da + max(ua + v[b] - w[s], 0.0)
+            if nd < dist_b[b] and nd < best:
+                if dist_b[b] == _INF:
+                    seen_b[n_sb] = b
+                    n_sb += 1
+                dist_b[b] = nd
+                pred[b] = a
+                size = _push(heap_d, heap_v, size, nd, b)
+                work += 1
+        a = -1
+        while size > 0:
+            d = heap_d[0]
+            b = heap_v[0]
+            size = _pop(heap_d, heap_v, size)
+            if done_b[b] or d > dist_b[b]:
+                continue
+            if d >= best:
+                break
+            done_b[b] = True
+            if mate_b[b] < 0:          # a free B vertex: an augmenting path of length d
+                best = d
+                end_b = b
+                end_a = -1
+                break
+            a = mate_b[b]
+            da = d
+            dist_a[a] = d
+            seen_a[n_sa] = a
+            n_sa += 1
+            if d + u[a] < best:
+                best = d + u[a]
+                end_a = a
+            break
+    return best, end_a, end_b, n_sa, n_sb, work
+
+
+@njit(cache=True, nogil=True)
 def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
     """Shortest augmenting paths from every free vertex of side A (CSR ``indptr``/``cols``/``w``, duals
-    ``u``) with ``u > 0``; side B's free vertices may have ``v > 0`` (each one reached is matched).
-    Returns the work done (edge scans and heap pushes), stopping once it passes ``budget``."""
+    ``u``) with ``u > 0``, side B's free vertices at ``v = 0``. Returns the work done (edge scans and
+    heap pushes), stopping once it passes ``budget``."""
     na = len(indptr) - 1
     nb = len(v)
     dist_a = np.full(na, _INF)
@@ -175,70 +236,16 @@ def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
             continue
         if work > budget:
             break
-        n_sa = 0
-        n_sb = 0
-        size = 0
-        dist_a[a0] = 0.0
-        seen_a[n_sa] = a0
-        n_sa += 1
-        best = u[a0]               # the cheapest end so far: a settled A vertex whose u falls to 0
-        end_a = a0
-        end_b = -1
-        a = a0
-        da = 0.0
-        while True:
-            ua = u[a]
-            work += indptr[a + 1] - indptr[a] + 1
-            for s in range(indptr[a], indptr[a + 1]):   # relax the edges of the settled vertex a
-                b = cols[s]
-                if done_b[b]:
-                    continue
-                c = ua + v[b] - w[s]
-                if c < 0.0:
-                    c = 0.0
-                nd = da + c
-                if nd < dist_b[b] and nd < best:
-                    if dist_b[b] == _INF:
-                        seen_b[n_sb] = b
-                        n_sb += 1
-                    dist_b[b] = nd
-                    pred[b] = a
-                    size = _push(heap_d, heap_v, size, nd, b)
-                    work += 1
-            a = -1
-            while size > 0:
-                d = heap_d[0]
-                b = heap_v[0]
-                size = _pop(heap_d, heap_v, size)
-                if done_b[b] or d > dist_b[b]:
-                    continue
-                if d >= best:
-                    break
-                done_b[b] = True
-                if mate_b[b] < 0:          # a free B vertex: an augmenting path of length d
-                    best = d
-                    end_b = b
-                    end_a = -1
-                    break
-                a = mate_b[b]
-                da = d
-                dist_a[a] = d
-                seen_a[n_sa] = a
-                n_sa += 1
-                if d + u[a] < best:
-                    best = d + u[a]
-                    end_a = a
-                break
-            if a < 0:
-                break
-        for t in range(n_sa):                 # duals of the settled vertices
+        best, end_a, end_b, n_sa, n_sb, done = _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b,
+                                                       pred, seen_a, seen_b, heap_d, heap_v)
+        work += done
+        for t in range(n_sa):                 # duals of the settled vertices; bookkeeping reset
             x = seen_a[t]
-            if dist_a[x] < best:
-                u[x] -= best - dist_a[x]
+            u[x] -= best - dist_a[x]
             dist_a[x] = _INF
         for t in range(n_sb):
             x = seen_b[t]
-            if done_b[x] and dist_b[x] < best:
+            if done_b[x]:
                 v[x] += best - dist_b[x]
             dist_b[x] = _INF
             done_b[x] = False
@@ -249,15 +256,21 @@ def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
         else:
             b = end_b
         if end_a != a0:
-            while True:                       # flip the path back to a0
-                x = pred[b]
-                nxt = mate_a[x]
-                mate_a[x] = b
-                mate_b[b] = x
-                if x == a0:
-                    break
-                b = nxt
+            _flip(mate_a, mate_b, pred, a0, b)
     return work
+
+
+@njit(cache=True, nogil=True)
+def _flip(mate_a, mate_b, pred, a0, b):
+    """Matches ``b`` to its predecessor, that one's old mate to its predecessor, ... back to ``a0``."""
+    while True:
+        x = pred[b]
+        nxt = mate_a[x]
+        mate_a[x] = b
+        mate_b[b] = x
+        if x == a0:
+            break
+        b = nxt
 
 
 @njit(cache=True, nogil=True)
