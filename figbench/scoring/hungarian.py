@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: passes of the augmenting row reduction
+#: passes of the augmenting row reduction (at most ``edges + keys`` bids in all)
 REDUCE_PASSES = 2
 
 _INF = np.inf
@@ -275,16 +275,16 @@ def _flip(mate_a, mate_b, pred, a0, b):
 
 @njit(cache=True, nogil=True)
 def _solve(k_indptr, k_cols, k_w, nr, budget):
-    """The response matched to each key (or -1) and the work done; the matching is unfinished where
-    the work passed ``budget``."""
+    """The response matched to each key (or -1) and the Dijkstra phase's work; the matching is
+    unfinished where that work passed ``budget``."""
     nk = len(k_indptr) - 1
     u = np.zeros(nk)
     v = np.zeros(nr)
     mate_k = np.full(nk, -1, np.int64)
     mate_r = np.full(nr, -1, np.int64)
     _greedy(k_indptr, k_cols, k_w, u, mate_k, mate_r)
-    work = _reduce_rows(k_indptr, k_cols, k_w, u, v, mate_k, mate_r)
-    work += _augment(k_indptr, k_cols, k_w, u, v, mate_k, mate_r, budget - work)
+    _reduce_rows(k_indptr, k_cols, k_w, u, v, mate_k, mate_r)
+    work = _augment(k_indptr, k_cols, k_w, u, v, mate_k, mate_r, budget)
     return mate_k, work
 
 
@@ -299,7 +299,8 @@ def hungarian_matching(k: np.ndarray, r: np.ndarray, w: np.ndarray, nk: int, nr:
                        budget: float = np.inf) -> tuple[np.ndarray | None, int]:
     """Positions of the edges of a maximum-weight matching (edge i: key ``k[i]``, response ``r[i]``,
     weight ``w[i]`` > 0; ``nk``/``nr`` vertices a side), or None where it
-    would take more than ``budget`` units of work (edge scans and heap pushes); and the work done."""
+    would take more than ``budget`` units of work in the Dijkstra phase (edge scans and heap pushes; the
+    greedy and reduction steps are linear); and that work."""
     limit = np.iinfo(np.int64).max // 2 if budget == np.inf else int(budget)
     mate, work = _solve(*_csr(k, r, w, nk), nr, limit)
     if work > limit:
