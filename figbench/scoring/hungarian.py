@@ -31,6 +31,9 @@ from numba import njit
 
 #: passes of the augmenting row reduction (at most ``edges + keys`` bids in all)
 REDUCE_PASSES = 2
+#: after this many searches, the Dijkstra phase stops as soon as their mean work times the number of
+#: searches to run passes the budget
+PROBE = 100
 
 _INF = np.inf
 
@@ -219,7 +222,7 @@ def _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b, pred, see
 def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
     """Shortest augmenting paths from every free vertex of side A (CSR ``indptr``/``cols``/``w``, duals
     ``u``) with ``u > 0``, side B's free vertices at ``v = 0``. Returns the work done (edge scans and
-    heap pushes), stopping once it passes ``budget``."""
+    heap pushes), or ``budget + 1`` once it passes ``budget`` or is on course to (``PROBE``)."""
     na = len(indptr) - 1
     nb = len(v)
     dist_a = np.full(na, _INF)
@@ -231,11 +234,17 @@ def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
     heap_d = np.empty(len(cols) + 1)
     heap_v = np.empty(len(cols) + 1, np.int64)
     work = 0
+    n_free = 0
+    for a0 in range(na):
+        if mate_a[a0] < 0 and u[a0] > 0.0:
+            n_free += 1
+    n_done = 0
     for a0 in range(na):
         if mate_a[a0] >= 0 or u[a0] <= 0.0:
             continue
-        if work > budget:
-            break
+        if work > budget or (n_done >= PROBE and work / n_done * n_free > budget):
+            return budget + 1                 # past the budget, or on course to pass it
+        n_done += 1
         best, end_a, end_b, n_sa, n_sb, done = _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b,
                                                        pred, seen_a, seen_b, heap_d, heap_v)
         work += done
