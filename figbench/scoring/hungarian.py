@@ -31,8 +31,8 @@ from numba import njit
 
 #: passes of the augmenting row reduction (at most ``edges + keys`` bids in all)
 REDUCE_PASSES = 2
-#: after this many searches, the Dijkstra phase stops as soon as their mean work times the number of
-#: searches to run passes the budget
+#: after this many searches (and a quarter of them all), the Dijkstra phase stops as soon as their mean
+#: work times the number of searches to run passes the budget
 PROBE = 100
 
 _INF = np.inf
@@ -242,7 +242,7 @@ def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
     for a0 in range(na):
         if mate_a[a0] >= 0 or u[a0] <= 0.0:
             continue
-        if work > budget or (n_done >= PROBE and work / n_done * n_free > budget):
+        if work > budget or (n_done >= max(PROBE, n_free // 4) and work / n_done * n_free > budget):
             return budget + 1                 # past the budget, or on course to pass it
         n_done += 1
         best, end_a, end_b, n_sa, n_sb, done = _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b,
