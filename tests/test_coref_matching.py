@@ -1,6 +1,6 @@
 """figbench.scoring.matching: exact maximum-weight matching on every graph shape and weighting,
-against SciPy's dense linear_sum_assignment (an independent solver) and against the flow alone
-(peeling off)."""
+against SciPy's dense linear_sum_assignment (an independent solver), by the compiled Hungarian core
+solver and by the min-cost flow it falls back to, and against the solvers alone (peeling off)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,17 @@ def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     elif shape == "lopsided":      # few keys, many responses (one giant key cluster and friends)
         m = 4 * n
         ek, er = rng.integers(0, 3, m), rng.integers(0, 4 * n, m)
+    elif shape in ("regular", "biregular"):   # random d-regular (or (d, d+1)-biregular) overlap graph
+        d = int(rng.integers(2, 6))
+        ek = np.arange(d * n) // d
+        er = rng.permutation(d * n) // (d + (shape == "biregular"))
+    elif shape == "short_chords":  # clusters of two or three mentions paired at random: short chains
+        key = np.repeat(np.arange(2 * n), rng.choice([2, 3], 2 * n, p=[0.7, 0.3]))[:2 * n]
+        resp = np.repeat(np.arange(2 * n), rng.choice([2, 3], 2 * n, p=[0.7, 0.3]))[:2 * n]
+        ek, er = key, resp[rng.permutation(2 * n)]
+    elif shape == "islands":       # many small components, random within each
+        block = rng.integers(0, max(1, n // 4), 3 * n)
+        ek, er = 4 * block + rng.integers(0, 4, 3 * n), 4 * block + rng.integers(0, 4, 3 * n)
     else:
         raise ValueError(shape)
     codes = np.unique(ek * 1_000_000 + er)
@@ -65,8 +76,10 @@ def _graph(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
 
 
 SHAPES = ("random", "path", "tree", "star", "ring", "ring_with_trees", "two_rings", "complete", "blocks",
-          "band", "lopsided", "pairs", "pairs_chords")
-WEIGHTS = ("ceafm", "ceafe", "uniform", "equal", "big_integers")
+          "band", "lopsided", "pairs", "pairs_chords", "regular", "biregular", "short_chords", "islands")
+WEIGHTS = ("ceafm", "ceafe", "uniform", "equal", "big_integers", "near_ties")
+#: the shape families checked in bulk against the dense optimum
+NEW_SHAPES = ("regular", "biregular", "short_chords", "islands", "pairs_chords", "random")
 
 
 def _weights(kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -78,16 +91,27 @@ def _weights(kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
         return np.full(m, 2 / 7)
     if kind == "big_integers":     # integers past INTEGER_MAX: rounded and certified like CEAF-e
         return rng.integers(2**20, 2**30, m).astype(np.float64)
+    if kind == "near_ties":        # a few values, each nudged by parts in 10^12: ties broken by rounding
+        return rng.integers(1, 3, m) / 3 + rng.integers(0, 3, m) * 1e-12
     return rng.random(m)
+
+
+def _flow_only(monkeypatch) -> None:
+    """No work budget for the Hungarian solver: every core goes to the min-cost flow."""
+    monkeypatch.setattr(matching, "HUNGARIAN_WORK", 0)
+    monkeypatch.setattr(matching, "HUNGARIAN_BASE", -1)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("weights", WEIGHTS)
-@pytest.mark.parametrize("rounding", ["fine", "coarse"])
+@pytest.mark.parametrize("rounding", ["hungarian", "fine", "coarse"])
 def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatch):
-    """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value. ``coarse``
-    rounds non-integer weights to 8 steps before the flow, so the certificate fails often and
-    LAPJVsp repairs (the default rounding is certified nearly always)."""
+    """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value, by the
+    Hungarian solver (``hungarian``) and by the flow it falls back to: ``fine`` with the default
+    rounding (certified nearly always), ``coarse`` rounding non-integer weights to 8 steps before the
+    flow, so the certificate fails often and LAPJVsp repairs."""
+    if rounding != "hungarian":
+        _flow_only(monkeypatch)
     if rounding == "coarse":
         monkeypatch.setattr(matching, "ROUNDED_MAX", 8)
     rng = np.random.default_rng(hash((shape, weights, rounding)) % 2**32)
@@ -104,6 +128,7 @@ def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
     """A 4-cycle where rounding to 40 bits makes the worse pair look better by one unit: the
     certificate fails and LAPJVsp returns the true optimum (a second cycle of weight 1 fixes the scale; a
     light chord joins the two, so that no pure cycle is left to the exact cycle rule before the flow)."""
+    _flow_only(monkeypatch)
     base = 0.75
     a, b, c, d = base, base + 1.3e-12, base + 0.5e-12, base + 0.5e-12   # true: a + b > c + d
     assert np.rint(np.array([a, b, c, d]) * 2**40).astype(np.int64) @ [1, 1, -1, -1] < 0  # rounded: c + d
@@ -119,6 +144,7 @@ def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
 
 def test_overflow_falls_back_to_lapjvsp(monkeypatch):
     """Where OR-tools refuses the costs (possible int64 overflow), LAPJVsp alone: the same optimum."""
+    _flow_only(monkeypatch)
     monkeypatch.setattr(matching, "_min_cost_flow", lambda k, r, w: None)
     rng = np.random.default_rng(8)
     for kind in ("ceafm", "ceafe"):
@@ -130,6 +156,7 @@ def test_overflow_falls_back_to_lapjvsp(monkeypatch):
 
 def test_integer_weights_are_exact_without_a_certificate(monkeypatch):
     """CEAF-m's integer weights: the flow's matching is exact as it is (no certificate, no LAPJVsp)."""
+    _flow_only(monkeypatch)
     monkeypatch.setattr(matching, "_certificate", None)
     monkeypatch.setattr(matching, "_lapjvsp", None)
     rng = np.random.default_rng(9)
@@ -190,9 +217,11 @@ def test_chain_gadgets_keep_the_four_end_values():
 
 def test_long_cycles_and_chains_are_reduced_before_the_flow(monkeypatch):
     """Clusters of two mentions paired at random (disjoint cycles) and a few clusters of three (long
-    chains between them): the flow sees only the gadgets, and the optimum is the dense one."""
+    chains between them): the flow (the Hungarian solver's fallback) sees only the gadgets, and the
+    optimum is the dense one."""
     from figbench.scoring import matching
 
+    _flow_only(monkeypatch)
     seen = []
     flow = matching._flow_core
     monkeypatch.setattr(matching, "_flow_core", lambda k, r, w: seen.append(len(w)) or flow(k, r, w))
@@ -202,4 +231,53 @@ def test_long_cycles_and_chains_are_reduced_before_the_flow(monkeypatch):
         w = rng.random(len(ek))
         chosen = matching.max_weight_matching(ek, er, w)
         assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12)
-    assert all(n < 200 for n in seen), seen   # 600+ edges each, reduced to short gadgets
+    assert seen and all(n < 200 for n in seen), seen   # 600+ edges each, reduced to short gadgets
+
+
+@pytest.mark.parametrize("shape", NEW_SHAPES)
+def test_hungarian_equals_dense_on_thousands_of_small_graphs(shape):
+    """1,000 small random graphs of each family (2-12 clusters a side), every weighting in turn: the
+    compiled Hungarian solver alone and the whole pipeline both reach the dense optimum (1e-12)."""
+    from figbench.scoring.hungarian import hungarian_matching
+
+    rng = np.random.default_rng(hash(("bulk", shape)) % 2**32)
+    for i in range(1_000):
+        ek, er = _graph(shape, int(rng.integers(2, 13)), rng)
+        w = _weights(WEIGHTS[i % len(WEIGHTS)], len(ek), rng)
+        best = _dense_optimum(ek, er, w)
+        chosen, _ = hungarian_matching(ek, er, w, int(ek.max()) + 1, int(er.max()) + 1)
+        for picked in (chosen, matching.max_weight_matching(ek, er, w)):
+            assert len(set(ek[picked].tolist())) == len(picked) == len(set(er[picked].tolist()))
+            assert w[picked].sum() == pytest.approx(best, rel=1e-12, abs=1e-12), (shape, i)
+
+
+def test_hungarian_budget_falls_back_to_the_flow(monkeypatch):
+    """A core whose search passes the work budget goes to the min-cost flow, with the same optimum;
+    under the budget the flow is never called."""
+    from figbench.scoring.hungarian import hungarian_matching
+
+    rng = np.random.default_rng(11)
+    codes = np.unique(rng.integers(0, 300, 1800) * 1000 + rng.integers(0, 300, 1800))   # sparse, cyclic
+    ek, er = codes // 1000, codes % 1000
+    w = _weights("ceafe", len(ek), rng)
+    chosen, work = hungarian_matching(ek, er, w, 300, 300)
+    assert chosen is not None and work > 0   # the Dijkstra phase had work to do
+    assert hungarian_matching(ek, er, w, 300, 300, budget=work - 1)[0] is None
+    flows = []
+    flow = matching._flow_matching
+    monkeypatch.setattr(matching, "_flow_matching", lambda *a: flows.append(1) or flow(*a))
+    default = matching.max_weight_matching(ek, er, w)
+    assert not flows
+    _flow_only(monkeypatch)
+    fallback = matching.max_weight_matching(ek, er, w)
+    assert flows
+    assert w[default].sum() == pytest.approx(w[fallback].sum(), rel=1e-12)
+    assert w[default].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12)
+
+
+def test_hungarian_keeps_the_heaviest_of_repeated_pairs():
+    """Edges repeated between the same two clusters: one of them, the heaviest."""
+    from figbench.scoring.hungarian import hungarian_matching
+
+    chosen, _ = hungarian_matching(np.array([0, 0, 1]), np.array([0, 0, 0]), np.array([1.0, 3.0, 2.0]), 2, 1)
+    assert chosen.tolist() == [1]

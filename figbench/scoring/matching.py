@@ -8,16 +8,21 @@ exact for any graph, in three steps:
    (reduced) weight ``x`` contributes ``x + OPT(G - v)`` once every other edge at ``u`` is lowered
    by ``x`` (matching ``u`` elsewhere then pays for giving up ``v``). Repeated, this solves every
    forest (trees, paths, stars, caterpillars) exactly, and strips the trees that hang off cycles.
-2. **Cycles and chains** of the core (:func:`_core_matching`): a component that is one cycle is solved
-   by path DP (its first edge left out, or taken); a chain of ``MIN_CHAIN`` or more edges through
-   degree-2 vertices becomes a gadget of three or four edges (:func:`_reduce_chains`), expanded back
-   after the solve. Push-relabel is slow on such long, thin graphs (random pairs of two-mention
-   clusters); linear-time DP is not.
-3. **The rest of the core** (:func:`_flow_core`), every component at once, as a min-cost flow solved by
-   Google OR-tools' cost-scaling push-relabel solver: exact for integer weights (CEAF-m). Other
-   weights (CEAF-e) are rounded to integers of up to 40 bits first; the flow's matching is then
-   proven optimal for the true weights by LP duals (:func:`_certificate`) or, where rounding hid a
-   better matching, re-solved exactly by SciPy's LAPJVsp on the reduced costs those duals give.
+2. **The core** (:func:`_core_matching`), every component at once, by the Hungarian method compiled
+   with numba (:mod:`figbench.scoring.hungarian`: greedy, augmenting row reduction, then Dijkstra
+   searches for shortest augmenting paths on the float weights as they are). It is fast on sparse
+   cores full of ties (random regular overlap graphs, clusters of two or three mentions paired at
+   random), where push-relabel is slow, and is given a work budget (``HUNGARIAN_WORK`` edge scans
+   per edge): a core whose searches pass it (long augmenting paths over all-distinct weights, e.g.
+   large random overlap graphs with CEAF-e weights) goes to step 3 instead.
+3. **The min-cost flow** (:func:`_flow_matching`): a component that is one cycle is solved by path DP
+   (its first edge left out, or taken); a chain of ``MIN_CHAIN`` or more edges through degree-2
+   vertices becomes a gadget of three or four edges (:func:`_reduce_chains`), expanded back after the
+   solve; the rest (:func:`_flow_core`) is a min-cost flow solved by Google OR-tools' cost-scaling
+   push-relabel solver: exact for integer weights (CEAF-m). Other weights (CEAF-e) are rounded to
+   integers of up to 40 bits first; the flow's matching is then proven optimal for the true weights
+   by LP duals (:func:`_certificate`) or, where rounding hid a better matching, re-solved exactly by
+   SciPy's LAPJVsp on the reduced costs those duals give.
 
 Optimality is exact up to floating-point ties (which change the chosen edges but not the value
 beyond rounding).
@@ -29,8 +34,9 @@ import numpy as np
 
 #: Integer weights up to this are solved exactly by OR-tools' min-cost flow alone (int64 costs).
 INTEGER_MAX = 2**20
-#: Other weights are rounded to integers up to this before the flow (OR-tools' time hardly depends on
-#: it; it refuses costs whose product with the number of nodes could overflow int64).
+#: Other weights are rounded to integers up to this before the flow (OR-tools refuses costs whose
+#: product with the number of nodes could overflow int64; its time grows with the scale on some
+#: tied cores, issue 31, which the Hungarian step now takes).
 ROUNDED_MAX = 2**40
 #: Bellman-Ford rounds spent at most on an optimality certificate (tens in practice).
 DUAL_ROUNDS = 1_000
@@ -145,13 +151,30 @@ def _unpeel(records: list[int], ek: np.ndarray, er: np.ndarray, matched_k: np.nd
     return np.asarray(taken, dtype=np.int64)
 
 
+#: The compiled Hungarian search (:mod:`figbench.scoring.hungarian`) may scan this many edges per core
+#: edge (plus ``HUNGARIAN_BASE``) before the core goes to the min-cost flow instead.
+HUNGARIAN_WORK = 140
+HUNGARIAN_BASE = 100_000
+
+
 def _core_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The core left by peeling: cycles solved exactly here, long chains of degree-2 vertices replaced by
-    gadgets of at most four edges with the same four end-state values (:func:`_reduce_chains`), the rest
-    by :func:`_flow_core`; then the chains expanded back."""
+    """The core left by peeling: the compiled Hungarian method (:func:`hungarian_matching`) within its
+    work budget, else :func:`_flow_matching`."""
+    from figbench.scoring.hungarian import hungarian_matching
+
     _, k = np.unique(ek, return_inverse=True)
     _, r = np.unique(er, return_inverse=True)
     nk, nr = int(k.max()) + 1, int(r.max()) + 1
+    chosen, _ = hungarian_matching(k, r, w, nk, nr, budget=HUNGARIAN_WORK * len(w) + HUNGARIAN_BASE)
+    if chosen is not None:
+        return np.sort(chosen)
+    return _flow_matching(k, r, w, nk, nr)
+
+
+def _flow_matching(k: np.ndarray, r: np.ndarray, w: np.ndarray, nk: int, nr: int) -> np.ndarray:
+    """Cycles solved exactly here, long chains of degree-2 vertices replaced by gadgets of at most four
+    edges with the same four end-state values (:func:`_reduce_chains`), the rest by :func:`_flow_core`;
+    then the chains expanded back."""
     paths, cycles = _chains(k, nk + r, nk + nr)
     keep = np.ones(len(w), dtype=bool)
     chosen: list[int] = []
