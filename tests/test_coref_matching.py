@@ -112,6 +112,8 @@ def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatc
     flow, so the certificate fails often and LAPJVsp repairs."""
     if rounding != "hungarian":
         _flow_only(monkeypatch)
+    else:
+        monkeypatch.setattr(matching, "HUNGARIAN_MIN_EDGES", 0)
     if rounding == "coarse":
         monkeypatch.setattr(matching, "ROUNDED_MAX", 8)
     rng = np.random.default_rng(hash((shape, weights, rounding)) % 2**32)
@@ -235,10 +237,12 @@ def test_long_cycles_and_chains_are_reduced_before_the_flow(monkeypatch):
 
 
 @pytest.mark.parametrize("shape", NEW_SHAPES)
-def test_hungarian_equals_dense_on_thousands_of_small_graphs(shape):
+def test_hungarian_equals_dense_on_thousands_of_small_graphs(shape, monkeypatch):
     """1,000 small random graphs of each family (2-12 clusters a side), every weighting in turn: the
     compiled Hungarian solver alone and the whole pipeline both reach the dense optimum (1e-12)."""
     from figbench.scoring.hungarian import hungarian_matching
+
+    monkeypatch.setattr(matching, "HUNGARIAN_MIN_EDGES", 0)
 
     rng = np.random.default_rng(hash(("bulk", shape)) % 2**32)
     for i in range(1_000):
@@ -255,6 +259,8 @@ def test_hungarian_budget_falls_back_to_the_flow(monkeypatch):
     """A core whose search passes the work budget goes to the min-cost flow, with the same optimum;
     under the budget the flow is never called."""
     from figbench.scoring.hungarian import hungarian_matching
+
+    monkeypatch.setattr(matching, "HUNGARIAN_MIN_EDGES", 0)
 
     rng = np.random.default_rng(11)
     codes = np.unique(rng.integers(0, 300, 1800) * 1000 + rng.integers(0, 300, 1800))   # sparse, cyclic
@@ -273,6 +279,25 @@ def test_hungarian_budget_falls_back_to_the_flow(monkeypatch):
     assert flows
     assert w[default].sum() == pytest.approx(w[fallback].sum(), rel=1e-12)
     assert w[default].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12)
+
+
+def test_a_small_core_goes_to_the_flow_without_compiling(monkeypatch):
+    """A core under ``HUNGARIAN_MIN_EDGES`` edges is solved by the flow (no numba compilation for small
+    inputs); at or above it, by the compiled search."""
+    rng = np.random.default_rng(5)
+    codes = np.unique(rng.integers(0, 60, 400) * 1000 + rng.integers(0, 60, 400))
+    ek, er = codes // 1000, codes % 1000
+    w = _weights("ceafe", len(ek), rng)
+    flows = []
+    flow = matching._flow_matching
+    monkeypatch.setattr(matching, "_flow_matching", lambda *a: flows.append(1) or flow(*a))
+    small = matching.max_weight_matching(ek, er, w)
+    assert flows == [1]
+    monkeypatch.setattr(matching, "HUNGARIAN_MIN_EDGES", 1)
+    large = matching.max_weight_matching(ek, er, w)
+    assert flows == [1]
+    assert w[small].sum() == pytest.approx(w[large].sum(), rel=1e-12)
+    assert w[small].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12)
 
 
 def test_hungarian_keeps_the_heaviest_of_repeated_pairs():

@@ -155,16 +155,21 @@ def _unpeel(records: list[int], ek: np.ndarray, er: np.ndarray, matched_k: np.nd
 #: edge (plus ``HUNGARIAN_BASE``) before the core goes to the min-cost flow instead.
 HUNGARIAN_WORK = 140
 HUNGARIAN_BASE = 100_000
+#: Cores of fewer edges go straight to :func:`_flow_matching` (milliseconds there): the compiled search pays
+#: numba's one-time compilation (seconds, then cached on disk) only where a flow could be slow.
+HUNGARIAN_MIN_EDGES = 5_000
 
 
 def _core_matching(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The core left by peeling: the compiled Hungarian method (:func:`hungarian_matching`) within its
-    work budget, else :func:`_flow_matching`."""
-    from figbench.scoring.hungarian import hungarian_matching
-
+    work budget, else :func:`_flow_matching` (always for cores under ``HUNGARIAN_MIN_EDGES`` edges)."""
     _, k = np.unique(ek, return_inverse=True)
     _, r = np.unique(er, return_inverse=True)
     nk, nr = int(k.max()) + 1, int(r.max()) + 1
+    if len(w) < HUNGARIAN_MIN_EDGES:
+        return _flow_matching(k, r, w, nk, nr)
+    from figbench.scoring.hungarian import hungarian_matching
+
     chosen, _ = hungarian_matching(k, r, w, nk, nr, budget=HUNGARIAN_WORK * len(w) + HUNGARIAN_BASE)
     if chosen is not None:
         return np.sort(chosen)
