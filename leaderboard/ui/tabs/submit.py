@@ -66,6 +66,21 @@ def _remove_upload(path: Path) -> None:
         log.warning("could not remove an upload: %s", e)
 
 
+def forget_session(request: gr.Request | None) -> None:
+    """Drop the Gradio session of an API call from the server's session store. Gradio keeps each session's
+    input values (``config_values``) for up to 10,000 sessions and every ``/gradio_api/call`` opens a new
+    one, so a 10 MB body would stay in memory long after its request ended; the API is stateless, so its
+    session can go as soon as the handler runs (the event finishes on the object it already holds)."""
+    raw = getattr(request, "request", None)
+    holder = getattr(getattr(raw, "app", None), "state_holder", None)
+    sid = getattr(request, "session_hash", None)
+    if holder is None or sid is None:
+        return
+    with holder.lock:
+        holder.session_data.pop(sid, None)
+        holder.time_last_used.pop(sid, None)
+
+
 class Submissions:
     """The submit form's handler and the JSON API of one page."""
 
@@ -125,6 +140,7 @@ class Submissions:
         """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"} (the identity: see
         ``SUBMIT_JSON_DOC``, the endpoint's description)."""
         page = self.page
+        forget_session(request)
         try:
             client, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
             if len((text or "").encode("utf-8")) > page.max_bytes:
@@ -136,8 +152,9 @@ class Submissions:
             page.worker.wake()
         return json.dumps({"ok": True, "submission": out})
 
-    def submission_status(self, sid: str) -> str:
+    def submission_status(self, sid: str, request: gr.Request) -> str:
         """JSON API: status and scores of one submission as the board releases them (no predictions, no gold)."""
+        forget_session(request)
         sub = self.page.board.released(self.page.board.store.find(sid or ""))
         if sub is None:
             return json.dumps({"ok": False, "error": "no such submission"})
