@@ -18,6 +18,7 @@ SPACE = {"SPACE_ID": "figbench/leaderboard-test", "SYSTEM": "spaces"}
 OAUTH = {**SPACE, "OAUTH_CLIENT_ID": "test-client", "OAUTH_CLIENT_SECRET": "test-secret",
          "OAUTH_SCOPES": "openid profile", "OPENID_PROVIDER_URL": "http://127.0.0.1:9"}
 ARGS = ["--hidden-quota", "0", "--min-changed", "0"]
+LIMIT = 8
 
 
 def rss_mb(pid: int) -> float:
@@ -25,6 +26,14 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
+
+
+def _cpu_s(pid: int) -> float:
+    """User+system CPU seconds of a process so far."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def post(port: int, path: str, body: bytes, *, source: str = "127.0.0.1", headers: dict | None = None,
@@ -71,3 +80,86 @@ def test_refused_api_bodies_leave_memory_where_it_was(signin_board):
     end = rss_mb(pid)
     print(f"\nRSS {start:.0f} -> {end:.0f} MB after 100 refused 10 MB bodies")
     assert end - start < 50, (start, end)
+
+
+def _call(port: int, payload: str, source: str) -> tuple[int, dict | bytes]:
+    """submit_json with ``payload`` as its text; the board's answer (a dict), or the HTTP refusal."""
+    status, body = post(port, "/gradio_api/call/submit_json", json.dumps({"data": [payload, ""]}).encode(),
+                        source=source)
+    if status != 200:
+        return status, body
+    event = json.loads(body)["event_id"]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
+    try:
+        conn.request("GET", f"/gradio_api/call/submit_json/{event}")
+        lines = [ln for ln in conn.getresponse().read().decode().splitlines() if ln.startswith("data:")]
+    finally:
+        conn.close()
+    return 200, json.loads(json.loads(lines[-1][5:])[0])
+
+
+def key_bomb() -> str:
+    """A 9.5 MB predictions object of 800,000 keys (within the structure limits: one object)."""
+    sub = json.loads((FIX / "predictions_metonymy.json").read_text())
+    sub["predictions"] = {f"{i:x}": 0 for i in range(800_000)}
+    return json.dumps(sub)
+
+
+def big_cluster() -> str:
+    """A cdec cluster of 600,000 made-up mention ids (6.5 MB)."""
+    sub = json.loads((FIX / "predictions_cdec.json").read_text())
+    sub["predictions"] = [[f"u{i}" for i in range(600_000)]]
+    return json.dumps(sub)
+
+
+@pytest.fixture(scope="module")
+def open_board(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("open")
+    with serving(tmp / "store", gold_json=GOLD, cwd=tmp, args=[*ARGS, "--rate-limit", str(LIMIT)]) as srv:
+        yield {**srv, "store": tmp / "store"}
+
+
+def test_refusals_answered_200_count_toward_the_limit(open_board):
+    """LIMIT refusals answered 200 {"ok": false} (an unknown benchmark): the next body is refused unread."""
+    port = open_board["port"]
+    bad = json.loads((FIX / "predictions_metonymy.json").read_text())
+    bad["split"] = "nonexistent"
+    for _ in range(LIMIT):
+        status, out = _call(port, json.dumps(bad), "127.0.3.1")
+        assert status == 200 and not out["ok"], out
+    status, out = _call(port, json.dumps(bad), "127.0.3.1")
+    assert status == 429 and b"ip:127.0.3.1" in out, (status, out)
+    # another address is not affected
+    status, out = _call(port, json.dumps(bad), "127.0.3.2")
+    assert status == 200 and not out["ok"]
+
+
+def test_bombs_answered_200_are_cheap_and_bounded_per_sender(open_board):
+    """The big cluster is refused by a count (before: 1.03 s of server CPU sorting 600,000 made-up ids); the key
+    bomb's parse is charged to its sender, who is refused unread (429) once over its CPU seconds a minute."""
+    port, pid = open_board["port"], open_board["proc"].pid
+    cluster = big_cluster()
+    cpu0 = _cpu_s(pid)
+    status, out = _call(port, cluster, "127.0.4.1")
+    took = _cpu_s(pid) - cpu0
+    print(f"\nbig cluster refused with {took:.2f} s of server CPU: {out}")
+    assert status == 200 and "600000 predicted mention ids" in out["error"], out
+    bomb, answers = key_bomb(), []
+    for _ in range(8):
+        status, out = _call(port, bomb, "127.0.4.2")
+        answers.append(status)
+        if status == 429:
+            break
+    print(f"key bombs from one address: {answers}")
+    assert answers[-1] == 429 and b"validation work" in out and len(answers) <= 5 < LIMIT, (answers, out)
+
+
+def test_cpu_budget_window():
+    from figbench_leaderboard.access.http_limits import CpuBudget
+
+    b = CpuBudget(2.0, window_s=60)
+    b.charge("ip:1", 1.5, now=0)
+    assert b.retry_after("ip:1", now=1) is None
+    b.charge("ip:1", 1.0, now=10)
+    assert b.retry_after("ip:1", now=11) == pytest.approx(49) and b.retry_after("ip:2", now=11) is None
+    assert b.retry_after("ip:1", now=60.5) is None   # the first charge left the window

@@ -7,11 +7,12 @@
 import html
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
-from figbench_leaderboard.access.identity import request_identity
+from figbench_leaderboard.access.identity import request_client, request_identity
 from figbench_leaderboard.ui.tabs.page import Opened, Page, for_gradio
 
 from figbench.results import MODEL_TYPES
@@ -87,6 +88,29 @@ class Submissions:
     def __init__(self, page: Page) -> None:
         self.page = page
 
+    def _budgeted(self, client: str | None, submit: Any) -> Any:
+        """``submit()`` charged to ``client``: its CPU time to the page's budget, a ValueError to its refusals;
+        refused at once (ValueError) while the client is over its budget."""
+        page = self.page
+        wait = page.cpu.retry_after(client) if page.cpu is not None else None
+        if wait is not None:
+            self._refused(client)
+            raise ValueError(f"too much validation work for {client} in the last {page.cpu.window_s:.0f} s; "
+                             f"try again in {wait:.0f} s")
+        t0 = time.thread_time()
+        try:
+            return submit()
+        except ValueError:
+            self._refused(client)
+            raise
+        finally:
+            if page.cpu is not None:
+                page.cpu.charge(client, time.thread_time() - t0)
+
+    def _refused(self, client: str | None) -> None:
+        if self.page.refusals is not None:
+            self.page.refusals.record(client)
+
     def _read_upload(self, file) -> bytes:
         """The uploaded file's bytes (at most the page's limit); the upload is removed either way."""
         limit = self.page.max_bytes
@@ -126,7 +150,8 @@ class Submissions:
             overrides = {"name": name, "revision": revision, "type": mtype, "parameters": parameters, "link": link,
                          "licence": licence, "submitter": _label(submitter, account), "description": description,
                          "paper": paper}
-            out = page.board.submit(data, overrides=overrides, client=client, account=account)
+            out = self._budgeted(client, lambda: page.board.submit(data, overrides=overrides, client=client,
+                                                                   account=account))
         except ValueError as e:
             return _error_html(page.board.redact(str(e)))
         if page.worker is not None:
@@ -141,11 +166,15 @@ class Submissions:
         ``SUBMIT_JSON_DOC``, the endpoint's description)."""
         page = self.page
         forget_session(request)
+        client = request_client(request)
         try:
-            client, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
-            if len((text or "").encode("utf-8")) > page.max_bytes:
-                raise ValueError(f"upload is larger than {page.max_bytes:,} bytes")
-            out = page.board.submit(text or "", submitter=_label(submitter, account), client=client, account=account)
+            def submit() -> dict:
+                _, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
+                if len((text or "").encode("utf-8")) > page.max_bytes:
+                    raise ValueError(f"upload is larger than {page.max_bytes:,} bytes")
+                return page.board.submit(text or "", submitter=_label(submitter, account), client=client,
+                                         account=account)
+            out = self._budgeted(client, submit)
         except ValueError as e:
             return json.dumps({"ok": False, "error": page.board.redact(str(e))})
         if page.worker is not None:
