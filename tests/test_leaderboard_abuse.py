@@ -163,3 +163,26 @@ def test_cpu_budget_window():
     b.charge("ip:1", 1.0, now=10)
     assert b.retry_after("ip:1", now=11) == pytest.approx(49) and b.retry_after("ip:2", now=11) is None
     assert b.retry_after("ip:1", now=60.5) is None   # the first charge left the window
+
+
+def test_an_aborted_body_is_one_log_line(open_board):
+    """Clients that announce 1 MB and hang up after 1 KB: one line each in the server's log, no traceback
+    (before: a full traceback per disconnect, 16 MB of log for 3,000)."""
+    import socket
+
+    log = Path(open_board["log"])
+    before = log.read_text()
+    upload = (b"/gradio_api/upload", b"multipart/form-data; boundary=XX", b'--XX\r\nContent-Disposition: form-data; '
+              b'name="files"; filename="a.json"\r\nContent-Type: application/json\r\n\r\n')
+    api = (b"/gradio_api/call/submit_json", b"application/json", b'{"data": ["')
+    for path, ctype, start in (upload, api, upload):
+        s = socket.create_connection(("127.0.0.1", open_board["port"]), timeout=30)
+        s.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Type: " + ctype + b"\r\n"
+                  b"Content-Length: 1000000\r\n\r\n" + start + b"x" * 1000)
+        time.sleep(0.3)
+        s.close()
+    time.sleep(2)
+    new = log.read_text()[len(before):]
+    assert "Traceback" not in new, new[-3000:]
+    lines = [ln for ln in new.splitlines() if "aborted" in ln]
+    assert len(lines) == 3 and all("ip:127.0.0.1" in ln for ln in lines), new[-3000:]

@@ -20,12 +20,15 @@ cap in memory, and a flood of bombs costs the board a few milliseconds per reque
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections import deque
 from typing import Any
 
 from figbench_leaderboard.domain.submission import JsonShape
+
+log = logging.getLogger(__name__)
 
 
 class Refusals:
@@ -193,7 +196,7 @@ class BodyLimit:
             return
         seen = 0
         shape = JsonShape(**self._shape_args) if self.structure and has_body else None
-        started = refused = False
+        started = refused = aborted = False
 
         async def tracked_send(message: dict) -> None:
             nonlocal started
@@ -204,10 +207,14 @@ class BodyLimit:
             await send(message)
 
         async def counted_receive() -> dict:
-            nonlocal seen, refused
+            nonlocal seen, refused, aborted
             if refused:
                 return {"type": "http.disconnect"}
             message = await receive()
+            if message["type"] == "http.disconnect" and has_body and not started and not aborted:
+                aborted = True   # the client hung up before its body was complete
+                log.warning("aborted body from %s: %s %s, %s of %s bytes received", who, scope.get("method"),
+                            scope.get("path", "")[:80], f"{seen:,}", (length or b"?").decode(errors="replace"))
             if message["type"] == "http.request":
                 chunk = message.get("body", b"")
                 seen += len(chunk)
@@ -223,8 +230,8 @@ class BodyLimit:
         try:
             await self.app(scope, counted_receive, tracked_send)
         except Exception:
-            if not refused:
-                raise   # the app's own error; a refused body's disconnect is expected
+            if not (refused or aborted):
+                raise   # the app's own error; a refused or aborted body's disconnect is expected (logged above)
 
 
 def _body_headers(scope: dict) -> tuple[bool, bytes | None]:
