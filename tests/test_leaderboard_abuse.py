@@ -186,3 +186,29 @@ def test_an_aborted_body_is_one_log_line(open_board):
     assert "Traceback" not in new, new[-3000:]
     lines = [ln for ln in new.splitlines() if "aborted" in ln]
     assert len(lines) == 3 and all("ip:127.0.0.1" in ln for ln in lines), new[-3000:]
+
+
+def _upload(port: int, text: bytes, *, source: str, headers: dict | None = None) -> tuple[int, bytes]:
+    body = (b'--XX\r\nContent-Disposition: form-data; name="files"; filename="sub.json"\r\n'
+            b"Content-Type: application/json\r\n\r\n" + text + b"\r\n--XX--\r\n")
+    return post(port, "/gradio_api/upload", body, source=source, headers=headers,
+                content_type="multipart/form-data; boundary=XX")
+
+
+def test_uploads_need_a_signed_in_session(signin_board):
+    """On a sign-in board an anonymous upload is refused unread (before: 200, 891 MB in 45 requests, kept up to
+    15 minutes); the page's signed-in session uploads."""
+    from tests.test_leaderboard_ownership import session_cookie
+
+    port = signin_board["port"]
+    status, out = _upload(port, b"{}" * 1000, source="127.0.5.1")
+    assert status == 401 and b"sign in" in out, (status, out)
+    status, out = _upload(port, b"{}", source="127.0.5.1", headers={"Cookie": session_cookie("carol", "test-secret")})
+    assert status == 200, (status, out)
+
+
+def test_uploads_per_identity_are_capped(open_board):
+    port = open_board["port"]
+    answers = [_upload(port, b"{}", source="127.0.6.1")[0] for _ in range(21)]
+    assert answers[:20] == [200] * 20 and answers[20] == 429, answers
+    assert _upload(port, b"{}", source="127.0.6.2")[0] == 200   # another identity is not affected
