@@ -25,22 +25,39 @@ def documented_routes() -> set[tuple[str, str]]:
     return {(m, p) for m, p in re.findall(r"^- `(GET|POST) (\S+)`", section, flags=re.M)}
 
 
-def declared_routes(app) -> set[tuple[str, str]]:
-    """``(method, template)`` of every route of the FastAPI app (included routers walked)."""
-    out: set[tuple[str, str]] = set()
+#: run with the sign-in environment in a fresh interpreter (Gradio reads it at import): the app's routes as JSON
+_DECLARED = """
+import json, sys
+from figbench_leaderboard.scoring.board import Leaderboard
+from figbench_leaderboard.scoring.gold import JsonGoldProvider
+from figbench_leaderboard.store.sqlite import Store
+from figbench_leaderboard.ui.app import build_app
 
-    def walk(routes, prefix: str) -> None:
-        for r in routes:
-            if hasattr(r, "original_router"):
-                walk(r.original_router.routes, prefix + r.include_context.prefix)
-            elif hasattr(r, "endpoint") or hasattr(r, "methods"):
-                for m in getattr(r, "methods", None) or {"GET"}:
-                    if m != "HEAD":
-                        out.add((m, prefix + r.path))
-            elif hasattr(r, "routes"):
-                walk(r.routes, prefix + getattr(r, "path", ""))
-    walk(app.routes, "")
-    return out
+out = set()
+def walk(routes, prefix):
+    for r in routes:
+        if hasattr(r, "original_router"):
+            walk(r.original_router.routes, prefix + r.include_context.prefix)
+        elif hasattr(r, "endpoint") or hasattr(r, "methods"):
+            out.update((m, prefix + r.path) for m in (getattr(r, "methods", None) or {"GET"}) if m != "HEAD")
+        elif hasattr(r, "routes"):
+            walk(r.routes, prefix + getattr(r, "path", ""))
+walk(build_app(Leaderboard(Store(sys.argv[1]), JsonGoldProvider(sys.argv[2]))).app.routes, "")
+print(json.dumps(sorted(out)))
+"""
+
+
+def declared_routes(tmp: Path) -> set[tuple[str, str]]:
+    """``(method, template)`` of every route of the app as ``serve`` builds it with sign-in configured (included
+    routers walked)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _DECLARED, str(tmp / "built"), str(FIX / "gold.json")], check=True,
+                         capture_output=True, text=True, env={**os.environ, **OAUTH}, timeout=300).stdout
+    return {tuple(r) for r in json.loads(out.strip().splitlines()[-1])}
 
 
 def _concrete(template: str) -> str:
@@ -49,18 +66,11 @@ def _concrete(template: str) -> str:
     return re.sub(r"\{[^}:]+:path\}", "x/y", re.sub(r"\{[^}:]+\}", "x", template))
 
 
-def test_served_routes_are_the_documented_allow_list(tmp_path, monkeypatch):
-    from figbench_leaderboard.scoring.board import Leaderboard
-    from figbench_leaderboard.scoring.gold import JsonGoldProvider
+def test_served_routes_are_the_documented_allow_list(tmp_path):
     from figbench_leaderboard.screenshots import serving
-    from figbench_leaderboard.store.sqlite import Store
-    from figbench_leaderboard.ui.app import build_app
 
     pytest.importorskip("authlib", reason="gradio[oauth] (authlib) is needed for Hugging Face sign-in")
-    for k, v in OAUTH.items():
-        monkeypatch.setenv(k, v)
-    # the routes the app declares, from the same app built here (the server runs in a subprocess)
-    routes = declared_routes(build_app(Leaderboard(Store(tmp_path / "built"), JsonGoldProvider(FIX / "gold.json"))).app)
+    routes = declared_routes(tmp_path)
     answered = set()
     with serving(tmp_path / "store", gold_json=FIX / "gold.json", env=OAUTH, cwd=tmp_path) as srv:
         for method, template in sorted(routes):

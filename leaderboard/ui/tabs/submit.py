@@ -181,7 +181,7 @@ class Submissions:
             page.worker.wake()
         return json.dumps({"ok": True, "submission": out})
 
-    def submission_status(self, sid: str, request: gr.Request) -> str:
+    def submission_status(self, sid: str, request: gr.Request = None) -> str:
         """JSON API: status and scores of one submission as the board releases them (no predictions, no gold)."""
         forget_session(request)
         sub = self.page.board.released(self.page.board.store.find(sid or ""))
