@@ -175,7 +175,10 @@ def test_page_loads_offline_and_escapes_html(page, browser_ctx, server):
     page.locator("#group-select input").click()
     page.get_by_role("option", name="WiMCor", exact=True).click()
     _wait_text(page, "#overview-table", "big-llm")
-    assert HOSTILE_NAME in _text(page)                  # shown as text...
+    from figbench_leaderboard.ui.formatting import TABLE_NAME_CHARS, elide
+
+    assert elide(HOSTILE_NAME, TABLE_NAME_CHARS) in _text(page)   # shown as text (long: elided in the middle)...
+    assert page.locator("#overview-table td[title]").evaluate_all("tds => tds.map(t => t.title)").count(HOSTILE_NAME)
     assert page.evaluate("window.__pwned") is None      # ...never run
     assert page.locator("#overview-table img").count() == 0
 

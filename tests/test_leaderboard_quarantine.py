@@ -30,8 +30,8 @@ DAMAGE = {
     "bad-scores-text": ("scores = '{not json', public_scores = NULL", "scores is not valid JSON"),
     "bad-scores-list": ("scores = '[0.5, 0.25]', public_scores = NULL", "scores is not a JSON object"),
     "bad-metadata": ("metadata = 'parameters: 7B'", "metadata is not valid JSON"),
-    "bad-parameters": ("model_parameters = '7B params'", "model_parameters is not an integer"),
-    "bad-created": ("created_at = 'yesterday'", "created_at is not a number"),
+    "bad-parameters": ("model_parameters = '7B params'", "model_parameters is not an integer from 0 to 1e+15"),
+    "bad-created": ("created_at = 'yesterday'", "created_at is not a date (seconds between 1970 and 2100)"),
     "bad-score-string": ("""scores = '{"accuracy": "0.9", "micro_f1": 0.5}', public_scores = NULL""",
                          "scores: a score is not a number"),
 }
@@ -75,7 +75,7 @@ def test_store_list_and_worker_skip_each_malformed_row_and_name_it(tmp_path, cap
     assert sorted(r["model_name"] for r in store.queue_page()) == sorted(GOOD)
     bad = {r["id"]: r["problem"] for r in store.quarantined()}
     assert bad == {**{ids[n]: p for n, (_, p) in DAMAGE.items()}, ids["pending-bad"]: "metadata is not a JSON object"}
-    with pytest.raises(MalformedRowError, match=f"{ids['bad-created']} is quarantined: created_at is not a number"):
+    with pytest.raises(MalformedRowError, match=f"{ids['bad-created']} is quarantined: created_at is not a date"):
         store.get(ids["bad-created"])
     assert store.find(ids["bad-scores-list"][:10]) is None
     assert store.claim_next() is None              # the damaged PENDING row is never claimed
@@ -179,3 +179,74 @@ def test_served_board_starts_and_serves_everything_else(tmp_path):
         log = srv["log"].read_text()
     for name in DAMAGE:
         assert ids[name] in log, (name, log[-2000:])
+
+
+# --- issue 33: every column, corrupted in the database, is quarantined or harmless ---------------------
+
+#: the issue's corruptions: (column, SQL value, the field the quarantine names)
+ISSUE_CORRUPTIONS = [
+    ("confidence_intervals", """'{"accuracy": {"low": "x", "high": 0.9}}'""", "confidence_intervals"),
+    ("created_at", "1e20", "created_at"),
+    ("model_parameters", str(2**63 - 1), "model_parameters"),
+    ("model_name", "X'00ff'", "model_name"),
+    ("metadata", """'{"kind": "predictions", "model": [1, 2]}'""", "metadata.model"),
+    ("metadata", """'{"kind": "predictions", "model": {}, "provenance": "a string"}'""", "metadata.provenance"),
+]
+#: values of every SQLite storage class and out-of-range numbers, for any column
+ANY = ["'x'", "1e20", "-1e20", str(2**63 - 1), str(-(2**63)), "X'00ff'", "'[1]'", "'{\"a\": [\"b\"]}'", "0.5", "NULL"]
+
+
+def _views_and_commands(folder: Path, tmp: Path, ids: list[str]) -> None:
+    """Start (open_store), every view of the page, list, export, a restart, and the quarantine listing."""
+    from figbench_leaderboard.ui.tabs import detail, families, overview, plot, queue
+    from figbench_leaderboard.ui.tabs.page import Page
+
+    for _ in range(2):   # the second: a restart
+        store = open_store(folder)
+        board = Leaderboard(store, JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
+        page = Page(board, max_bytes=10_000_000, use_oauth=False)
+        shown = [str(overview.overview_html(page, *overview.default_controls(page)))]
+        for fam in page.registry.families():
+            shown.append(str(families.task_tables(page, fam, True, "25")))
+        shown.append(str(plot.plot_figure(page, plot.first_plot(page), page.first_group, 1)))
+        shown += [str(queue.queue_html(page, "all", 1)), *(str(detail.submission_html(page, s)) for s in ids)]
+        for text in shown:
+            assert "could not be built" not in text and "Traceback" not in text, text[:500]
+        assert "good-one" in shown[0] and "good-two" in shown[0], shown[0][:500]
+        store.close()
+    for args in (["list"], ["list", "--json"], ["export", "--to", str(tmp / "x")]):
+        assert figbench_main(["leaderboard", *args, "--store", str(folder)]) == 0, args
+    assert figbench_main(["leaderboard", "list", "--store", str(folder), "--quarantined"]) == 0
+
+
+def test_every_column_corrupted_is_quarantined_or_harmless(tmp_path, capsys):
+    import random
+
+    rng = random.Random(33)
+    folder = tmp_path / "s"
+    board = Leaderboard(Store(folder), JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
+    for name in GOOD:
+        board.submit(_sub(name))
+    cols = [r[1] for r in board.store._conn().execute("PRAGMA table_info(submissions)").fetchall()]
+    cases = [(c, v, c) for c in cols for v in rng.sample(ANY, 4)] + ISSUE_CORRUPTIONS
+    victims = {}
+    for k, case in enumerate(cases):
+        victims[board.submit(_sub(f"victim-{k}"))["id"]] = case
+    board.run_pending()
+    board.store.close()
+    db = sqlite3.connect(folder / DB_NAME)
+    for sid, (col, value, _) in victims.items():
+        try:
+            db.execute(f"UPDATE submissions SET {col} = {value} WHERE id = ?", (sid,))
+        except sqlite3.IntegrityError:
+            pass   # the table's own constraints refuse it (NOT NULL, CHECK): nothing to quarantine
+    db.commit()
+    db.close()
+    capsys.readouterr()
+    _views_and_commands(folder, tmp_path, list(victims))
+    out = capsys.readouterr().out
+    listing = out.split("\n")
+    for col, value, field in ISSUE_CORRUPTIONS:
+        sid = next(s for s, c in victims.items() if c == (col, value, field))
+        line = next((ln for ln in listing if ln.startswith(sid)), None)
+        assert line is not None and field in line, (col, value, line)

@@ -67,10 +67,21 @@ def _rng(seed: int):
 # --- shared checks --------------------------------------------------------------------------
 
 def listed(items) -> str:
-    """At most five items, sorted, with a count of the rest."""
-    items = sorted(items, key=str)
+    """The first five items in sorted order (without sorting them all), with a count of the rest."""
+    import heapq
+
+    items = list(items)
     more = f" (and {len(items) - _MAX_LISTED} more)" if len(items) > _MAX_LISTED else ""
-    return ", ".join(repr(i) for i in items[:_MAX_LISTED]) + more
+    return ", ".join(repr(i) for i in heapq.nsmallest(_MAX_LISTED, items, key=str)) + more
+
+
+def check_count(n: int, gold: Gold, what: str) -> None:
+    """Far more predicted ids than the split has (over twice as many, plus 100) cannot match it: refused
+    before any of them is looked at (600,000 made-up ids cost the board a count, not a pass over each); a
+    smaller surplus is reported id by id (:func:`check_ids`)."""
+    if n > 2 * len(gold.id_set) + 100:
+        raise PredictionsError(f"{n} predicted {what} ids, but {gold.key} has {len(gold.id_set)}: "
+                               "predictions must cover exactly the split's ids")
 
 
 def check_ids(seen, gold: Gold, what: str) -> None:
@@ -87,6 +98,8 @@ def check_ids(seen, gold: Gold, what: str) -> None:
 
 def per_example(raw: Any, gold: Gold) -> dict[str, Any]:
     """``{id: value}`` from a mapping or a list of ``{"id", "prediction"}`` objects; ids checked against gold."""
+    if isinstance(raw, (Mapping, list)):
+        check_count(len(raw), gold, "example")
     if isinstance(raw, Mapping):
         out = {str(k): v for k, v in raw.items()}
     elif isinstance(raw, list):
@@ -192,6 +205,7 @@ class ClusteringTask(Task):
                 raise PredictionsError(
                     f"coreference predictions: the split is one cross-document document, got {len(raw)} documents")
             raw = raw[0]
+        check_count(sum(len(c) if isinstance(c, list) else 1 for c in raw), gold, "mention")
         clusters: list[list[str]] = []
         seen: set[str] = set()
         for ci, cluster in enumerate(raw):

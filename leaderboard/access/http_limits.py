@@ -5,7 +5,10 @@
 * **Structure.** Each body is scanned as it arrives (:class:`~figbench_leaderboard.domain.submission.JsonShape`: every
   ``[ {`` and ``, :``, escapes included, counted on the raw bytes) and cut off with 413 once it holds more
   JSON structure than any submission needs, before Gradio or the board builds a single Python object.
-* **Cost to the sender.** Each refusal counts against the sender's identity (the client address as
+* **Work per sender.** The CPU seconds the board spends validating an identity's submissions are charged to
+  it (:class:`CpuBudget`): past ``max_cpu_s`` a minute its bodies are answered 429 unread.
+* **Cost to the sender.** Each refusal, whatever its status (the API's ``200 {"ok": false}`` too: the
+  handlers record theirs in the same :class:`Refusals`), counts against the sender's identity (the client address as
   :func:`~figbench_leaderboard.access.identity.client_address` finds it); with ``max_refusals`` refusals in
   ``window_s`` (the board's rate limit) every further body from that identity is answered 429 before a byte
   of it is read.
@@ -17,12 +20,15 @@ cap in memory, and a flood of bombs costs the board a few milliseconds per reque
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections import deque
 from typing import Any
 
 from figbench_leaderboard.domain.submission import JsonShape
+
+log = logging.getLogger(__name__)
 
 
 class Refusals:
@@ -69,6 +75,52 @@ class Refusals:
             return len(self._recent(who, time.monotonic()) or ())
 
 
+class CpuBudget:
+    """Server CPU seconds spent validating each identity's submissions in a sliding window (thread-safe):
+    at ``max_cpu_s`` in ``window_s`` the identity's next bodies are refused unread (429) until enough of
+    that work has left the window. A refusal answered ``200 {"ok": false}`` (a key bomb, a cluster of
+    made-up ids) costs its sender here as well as in :class:`Refusals`."""
+
+    def __init__(self, max_cpu_s: float | None = 2.0, window_s: float = 60.0, *, max_identities: int = 100_000) -> None:
+        self.max_cpu_s, self.window_s, self.max_identities = max_cpu_s, window_s, max_identities
+        self._spent: dict[str, deque[tuple[float, float]]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, who: str, now: float) -> deque[tuple[float, float]]:
+        spent = self._spent.get(who) or deque()
+        while spent and now - spent[0][0] > self.window_s:
+            spent.popleft()
+        return spent
+
+    def charge(self, who: str | None, cpu_s: float, now: float | None = None) -> None:
+        if who is None or self.max_cpu_s is None:
+            return
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if who not in self._spent and len(self._spent) >= self.max_identities:
+                for k in [k for k in self._spent if not self._recent(k, now)]:
+                    del self._spent[k]
+                if len(self._spent) >= self.max_identities:
+                    del self._spent[next(iter(self._spent))]
+            self._spent.setdefault(who, deque()).append((now, cpu_s))
+
+    def retry_after(self, who: str | None, now: float | None = None) -> float | None:
+        """Seconds until ``who`` may send work again; None while within its budget."""
+        if who is None or self.max_cpu_s is None:
+            return None
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            spent = self._recent(who, now)
+            total = sum(c for _, c in spent)
+            if total < self.max_cpu_s:
+                return None
+            for t, c in spent:   # the earliest moment the window's total falls under the budget
+                total -= c
+                if total < self.max_cpu_s:
+                    return max(1.0, self.window_s - (now - t))
+            return 1.0
+
+
 def scope_identity(scope: dict) -> str | None:
     """``ip:<address>`` of an ASGI request, as the board's rate limits see it (``request_identity``)."""
     from figbench_leaderboard.access.identity import client_address
@@ -87,12 +139,15 @@ class BodyLimit:
 
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
                  window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
-                 max_separators: int | None = None) -> None:
+                 max_separators: int | None = None, refusals: Refusals | None = None,
+                 cpu: CpuBudget | None = None) -> None:
         self.app = app
         self.max_bytes = int(max_bytes)
         if rate_limit is not None:
             max_refusals, window_s = rate_limit.max_submissions, rate_limit.window_s
-        self.refusals = Refusals(max_refusals, window_s)
+        #: shared with the app's handlers, which record their own refusals and charge their CPU time
+        self.refusals = refusals if refusals is not None else Refusals(max_refusals, window_s)
+        self.cpu = cpu
         self.structure = structure
         self._shape_args = {k: v for k, v in (("max_containers", max_containers), ("max_separators", max_separators))
                             if v is not None}
@@ -109,6 +164,12 @@ class BodyLimit:
         wait = self.refusals.retry_after(who)
         if wait is not None:
             await self._refuse(send, 429, f"too many refused requests from {who}; try again in {wait:.0f} s",
+                               [(b"retry-after", str(int(wait)).encode())])
+            return True
+        wait = self.cpu.retry_after(who) if self.cpu is not None else None
+        if wait is not None:
+            await self._refuse(send, 429, f"too much validation work for {who} in the last "
+                               f"{self.cpu.window_s:.0f} s; try again in {wait:.0f} s",
                                [(b"retry-after", str(int(wait)).encode())])
             return True
         if length is not None:
@@ -135,7 +196,7 @@ class BodyLimit:
             return
         seen = 0
         shape = JsonShape(**self._shape_args) if self.structure and has_body else None
-        started = refused = False
+        started = refused = aborted = False
 
         async def tracked_send(message: dict) -> None:
             nonlocal started
@@ -146,10 +207,14 @@ class BodyLimit:
             await send(message)
 
         async def counted_receive() -> dict:
-            nonlocal seen, refused
+            nonlocal seen, refused, aborted
             if refused:
                 return {"type": "http.disconnect"}
             message = await receive()
+            if message["type"] == "http.disconnect" and has_body and not started and not aborted:
+                aborted = True   # the client hung up before its body was complete
+                log.warning("aborted body from %s: %s %s, %s of %s bytes received", who, scope.get("method"),
+                            scope.get("path", "")[:80], f"{seen:,}", (length or b"?").decode(errors="replace"))
             if message["type"] == "http.request":
                 chunk = message.get("body", b"")
                 seen += len(chunk)
@@ -165,8 +230,8 @@ class BodyLimit:
         try:
             await self.app(scope, counted_receive, tracked_send)
         except Exception:
-            if not refused:
-                raise   # the app's own error; a refused body's disconnect is expected
+            if not (refused or aborted):
+                raise   # the app's own error; a refused or aborted body's disconnect is expected (logged above)
 
 
 def _body_headers(scope: dict) -> tuple[bool, bytes | None]:

@@ -179,3 +179,11 @@ def request_identity(request: Any, profile: Any = None, oauth_token: Any = None,
     peer = getattr(getattr(request, "client", None), "host", None)
     host = client_address(headers, peer)
     return (f"ip:{host}" if host else None), account
+
+
+def request_client(request: Any) -> str | None:
+    """``ip:<address>`` of a Gradio request (the ``client`` of :func:`request_identity`, whatever its token)."""
+    if request is None:
+        return None
+    host = client_address(_headers(request), getattr(getattr(request, "client", None), "host", None))
+    return f"ip:{host}" if host else None

@@ -34,8 +34,8 @@ def has_control(value: str) -> bool:
 
 
 #: bump when the keys change: stores recompute the keys of their names on open
-KEY_VERSION = 2
-_SEPARATORS = re.compile(r"[\s._\-]+")
+KEY_VERSION = 3
+_SEPARATORS = re.compile(r"[\s._\-\u2800]+")
 _checker = threading.local()
 
 
@@ -49,19 +49,85 @@ def tr39_skeleton(value: str) -> str:
     return checker.getSkeleton(0, value)
 
 
-def _key(value: str) -> str:
-    return _SEPARATORS.sub("-", value).strip("-")
+def _hidden(ch: str) -> bool:
+    """A character that shows nothing by itself: default-ignorable (ICU's property), a format character (Cf),
+    a control, or a combining mark (Mn, Me) once decomposed."""
+    import icu
+
+    return (unicodedata.category(ch) in ("Cf", "Cc", "Mn", "Me")
+            or icu.Char.hasBinaryProperty(ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
+
+
+#: Coptic letters and their Greek model (the Greek is then mapped by TR39's confusables: ⲁ -> α -> a)
+_COPTIC_GREEK = {"ALFA": "ALPHA", "VIDA": "BETA", "GAMMA": "GAMMA", "DALDA": "DELTA", "EIE": "EPSILON",
+                 "ZATA": "ZETA", "HATE": "ETA", "THETHE": "THETA", "IAUDA": "IOTA", "KAPA": "KAPPA", "LAULA": "LAMDA",
+                 "MI": "MU", "NI": "NU", "KSI": "XI", "O": "OMICRON", "PI": "PI", "RO": "RHO", "SIMA": "SIGMA",
+                 "TAU": "TAU", "UA": "UPSILON", "FI": "PHI", "KHI": "CHI", "PSI": "PSI", "OOU": "OMEGA"}
+_extra: dict[int, str] = {}
+
+
+def _look_alike_letters() -> dict[int, str]:
+    """Letters ICU's confusables data leaves alone that read as another letter, derived from their Unicode
+    names: Latin small capitals (``ᴍ`` LATIN LETTER SMALL CAPITAL M -> ``m``) and Coptic letters (``ⲁ``
+    COPTIC SMALL LETTER ALFA -> Greek ``α``)."""
+    if not _extra:
+        table: dict[int, str] = {}
+        for cp in range(0x1D00, 0x1D2C):   # Phonetic Extensions: the small capitals
+            name = unicodedata.name(chr(cp), "")
+            tail = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if tail != name and tail.isalpha() and " " not in tail:
+                table[cp] = tail.lower()
+        for cp in range(0x2C80, 0x2CB2):   # Coptic letters modelled on Greek ones
+            name = unicodedata.name(chr(cp), "")
+            for case in ("SMALL", "CAPITAL"):
+                greek = _COPTIC_GREEK.get(name.removeprefix(f"COPTIC {case} LETTER "))
+                if name.startswith(f"COPTIC {case} LETTER ") and greek:
+                    try:
+                        table[cp] = unicodedata.lookup(f"GREEK {case} LETTER {greek}")
+                    except KeyError:
+                        pass
+        # where ICU maps a letter to ASCII itself, its mapping stands
+        _extra.update({cp: to for cp, to in table.items() if not tr39_skeleton(chr(cp)).isascii()})
+    return _extra
+
+
+def _fold(value: str) -> str:
+    """NFKC, case folded, decomposed (NFD) with every hidden character (:func:`_hidden`) removed, separators
+    (white space including U+2800, ``. _ -``) as one ``-``, trimmed."""
+    value = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", value.translate(_look_alike_letters()))
+                                  .casefold())
+    return _SEPARATORS.sub("-", "".join(ch for ch in value if not _hidden(ch))).strip("-")
+
+
+def _aware(value: str) -> str:
+    """Hidden characters and marks removed, separators joined, case kept (TR39 maps capital ``I`` to ``l``)."""
+    value = unicodedata.normalize("NFD", value.translate(_look_alike_letters()))
+    return _SEPARATORS.sub("-", "".join(ch for ch in value if not _hidden(ch))).strip("-")
 
 
 def name_keys(value: str) -> tuple[str, str]:
     """``(case_blind, case_aware)``: two names look alike when either key is equal.
 
-    Skeletons are taken twice around a case fold, so a letter that becomes confusable only once
-    folded (``0`` -> ``O`` -> ``o``) is mapped too."""
-    value = normalise_name(value)
-    blind = tr39_skeleton(tr39_skeleton(value.casefold()).casefold())
-    aware = tr39_skeleton(tr39_skeleton(value).casefold())
-    return _key(blind), _key(aware)
+    The blind key: :func:`_fold` (NFKC, case folding, no default-ignorable/format characters or combining
+    marks, separators joined), the TR39 skeleton, folded and skeletonised again until it stops changing
+    (``0`` -> ``O`` -> ``o``); the aware key takes the skeleton *before* anything folds (so ``ϲ`` U+03F2,
+    which ICU calls confusable with ``c``, is not turned into ``σ`` first, nor ``ſ`` into ``s``), then the
+    same. Both keys are therefore the same for every (code point, ASCII letter or digit) pair ICU calls
+    confusable."""
+    blind = _fold(value)
+    aware = _aware(value)
+    for _ in range(4):
+        nxt = _fold(tr39_skeleton(blind))
+        if nxt == blind:
+            break
+        blind = nxt
+    aware = _fold(tr39_skeleton(aware))
+    for _ in range(4):
+        nxt = _fold(tr39_skeleton(aware))
+        if nxt == aware:
+            break
+        aware = nxt
+    return blind, aware
 
 
 def skeleton(value: str) -> str:

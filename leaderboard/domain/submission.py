@@ -115,11 +115,11 @@ def loads_strict(text: str | bytes, *, source: str = "submission") -> Any:
             raise SubmissionError(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
     def no_dup_keys(pairs):
-        obj = {}
-        for k, v in pairs:
-            if k in obj:
-                raise SubmissionError(f"{source}: duplicate key {k!r} in a JSON object")
-            obj[k] = v
+        obj = dict(pairs)   # in C; only an object with a duplicate is looked at key by key
+        if len(obj) != len(pairs):
+            seen: set = set()
+            dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise SubmissionError(f"{source}: duplicate key {dup!r} in a JSON object")
         return obj
 
     try:

@@ -25,14 +25,15 @@ from figbench_leaderboard.ui.assets import css, head_html, offline_theme
 log = logging.getLogger(__name__)
 
 
-def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None = None):
-    """The Gradio Blocks app of ``board`` (``worker.wake()`` is called after each accepted submission)."""
+def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None = None, refusals=None, cpu=None):
+    """The Gradio Blocks app of ``board`` (``worker.wake()`` is called after each accepted submission;
+    ``refusals``/``cpu``: the :mod:`~figbench_leaderboard.access.http_limits` counters its handlers feed)."""
     import gradio as gr
     from figbench_leaderboard.ui.tabs import about, detail, families, overview, plot, queue, submit
     from figbench_leaderboard.ui.tabs.page import Page
 
     page = Page(board, worker=worker, max_bytes=max_upload_bytes or board.limits.max_bytes,
-                use_oauth=oauth_enabled())
+                use_oauth=oauth_enabled(), refusals=refusals, cpu=cpu)
     with gr.Blocks(title="figbench leaderboard", analytics_enabled=False, fill_width=True,
                    delete_cache=(300, 900)) as demo:
         gr.Markdown(f"# figbench leaderboard\n{header_text(page.registry)}")
@@ -94,8 +95,9 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
     Returns (demo, worker)."""
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
-    from figbench_leaderboard.access.http_limits import BodyLimit
+    from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
+    from figbench_leaderboard.access.uploads import UploadGuard
     from figbench_leaderboard.scoring.worker import Worker
     from figbench_leaderboard.ui.ports import PortInUseError, check_port_free
     from starlette.middleware import Middleware
@@ -105,7 +107,9 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
     max_bytes = int(max_upload_mb * 1024 * 1024)
     worker = Worker(board).start() if start_worker else None
-    demo = build_app(board, worker=worker, max_upload_bytes=max_bytes)
+    refusals = Refusals(board.store.rate_limit.max_submissions, board.store.rate_limit.window_s)
+    cpu = CpuBudget()
+    demo = build_app(board, worker=worker, max_upload_bytes=max_bytes, refusals=refusals, cpu=cpu)
     demo.queue(default_concurrency_limit=4)
     untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
     try:
@@ -114,7 +118,9 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                     footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                          rate_limit=board.store.rate_limit)]})
+                                                          refusals=refusals, cpu=cpu),
+                                               Middleware(UploadGuard, require_account=oauth_enabled(),
+                                                          per_request_bytes=max_bytes)]})
     except OSError as e:  # taken between the check and the bind
         if worker is not None:
             worker.stop()

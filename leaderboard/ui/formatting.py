@@ -80,11 +80,24 @@ def csv_safe(value: Any) -> Any:
     return value
 
 
+#: the most characters of a model name a table cell shows (its column is at most 24em wide)
+TABLE_NAME_CHARS = 36
+
+
+def elide(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: its head, ``…`` and its tail. Two long names that share
+    their first ``limit`` characters still look different (a name's distinguishing part is often its end:
+    ``org/model-7b-instruct-v2``)."""
+    if len(text) <= limit:
+        return text
+    tail = (limit - 1) // 2
+    return text[: limit - 1 - tail] + "…" + text[len(text) - tail:]
+
+
 def plot_text(value: Any, limit: int = 60) -> str:
-    """A name as inert Plotly text: HTML-escaped (Plotly renders a subset of HTML), no ``$`` (LaTeX)."""
-    text = str(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    """A name as inert Plotly text: HTML-escaped (Plotly renders a subset of HTML), no ``$`` (LaTeX), at most
+    ``limit`` characters (:func:`elide`)."""
+    text = elide(str(value), limit)
     return html.escape(text, quote=True).replace("$", "&#36;").replace("%{", "%&#123;")
 
 
@@ -104,7 +117,7 @@ def html_table(df, *, table_id: str, links: dict[str, list[str | None]] | None =
     for i, row in enumerate(df.itertuples(index=False)):
         cells = []
         for c, v in zip(cols, row):
-            text = _html.escape(str(v))
+            text = _html.escape(elide(str(v), TABLE_NAME_CHARS) if c == "Model" else str(v))
             sid = (links or {}).get(c, [None] * len(df))[i]
             if sid and isinstance(sid, str) and sid.isalnum():
                 text = f'<a href="?submission={sid}">{text}</a>'

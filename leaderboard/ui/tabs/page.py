@@ -21,8 +21,10 @@ log = logging.getLogger("figbench_leaderboard.ui.app")
 class Page:
     """The board as the page shows it (``worker.wake()`` is called after each accepted submission)."""
 
-    def __init__(self, board: Leaderboard, *, worker=None, max_bytes: int, use_oauth: bool) -> None:
+    def __init__(self, board: Leaderboard, *, worker=None, max_bytes: int, use_oauth: bool, refusals=None,
+                 cpu=None) -> None:
         self.board, self.worker, self.max_bytes, self.use_oauth = board, worker, max_bytes, use_oauth
+        self.refusals, self.cpu = refusals, cpu   #: what the submit handlers record and charge (None: nothing)
         self.registry = board.registry
         self.view = BoardView(board)
         self.labels = [b.label for b in self.registry]

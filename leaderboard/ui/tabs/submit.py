@@ -7,11 +7,12 @@
 import html
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
-from figbench_leaderboard.access.identity import request_identity
+from figbench_leaderboard.access.identity import request_client, request_identity
 from figbench_leaderboard.ui.tabs.page import Opened, Page, for_gradio
 
 from figbench.results import MODEL_TYPES
@@ -66,11 +67,49 @@ def _remove_upload(path: Path) -> None:
         log.warning("could not remove an upload: %s", e)
 
 
+def forget_session(request: gr.Request | None) -> None:
+    """Drop the Gradio session of an API call from the server's session store. Gradio keeps each session's
+    input values (``config_values``) for up to 10,000 sessions and every ``/gradio_api/call`` opens a new
+    one, so a 10 MB body would stay in memory long after its request ended; the API is stateless, so its
+    session can go as soon as the handler runs (the event finishes on the object it already holds)."""
+    raw = getattr(request, "request", None)
+    holder = getattr(getattr(raw, "app", None), "state_holder", None)
+    sid = getattr(request, "session_hash", None)
+    if holder is None or sid is None:
+        return
+    with holder.lock:
+        holder.session_data.pop(sid, None)
+        holder.time_last_used.pop(sid, None)
+
+
 class Submissions:
     """The submit form's handler and the JSON API of one page."""
 
     def __init__(self, page: Page) -> None:
         self.page = page
+
+    def _budgeted(self, client: str | None, submit: Any) -> Any:
+        """``submit()`` charged to ``client``: its CPU time to the page's budget, a ValueError to its refusals;
+        refused at once (ValueError) while the client is over its budget."""
+        page = self.page
+        wait = page.cpu.retry_after(client) if page.cpu is not None else None
+        if wait is not None:
+            self._refused(client)
+            raise ValueError(f"too much validation work for {client} in the last {page.cpu.window_s:.0f} s; "
+                             f"try again in {wait:.0f} s")
+        t0 = time.thread_time()
+        try:
+            return submit()
+        except ValueError:
+            self._refused(client)
+            raise
+        finally:
+            if page.cpu is not None:
+                page.cpu.charge(client, time.thread_time() - t0)
+
+    def _refused(self, client: str | None) -> None:
+        if self.page.refusals is not None:
+            self.page.refusals.record(client)
 
     def _read_upload(self, file) -> bytes:
         """The uploaded file's bytes (at most the page's limit); the upload is removed either way."""
@@ -111,7 +150,8 @@ class Submissions:
             overrides = {"name": name, "revision": revision, "type": mtype, "parameters": parameters, "link": link,
                          "licence": licence, "submitter": _label(submitter, account), "description": description,
                          "paper": paper}
-            out = page.board.submit(data, overrides=overrides, client=client, account=account)
+            out = self._budgeted(client, lambda: page.board.submit(data, overrides=overrides, client=client,
+                                                                   account=account))
         except ValueError as e:
             return _error_html(page.board.redact(str(e)))
         if page.worker is not None:
@@ -125,19 +165,25 @@ class Submissions:
         """JSON API for ``figbench submit --to URL``: returns {"ok", "submission"|"error"} (the identity: see
         ``SUBMIT_JSON_DOC``, the endpoint's description)."""
         page = self.page
+        forget_session(request)
+        client = request_client(request)
         try:
-            client, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
-            if len((text or "").encode("utf-8")) > page.max_bytes:
-                raise ValueError(f"upload is larger than {page.max_bytes:,} bytes")
-            out = page.board.submit(text or "", submitter=_label(submitter, account), client=client, account=account)
+            def submit() -> dict:
+                _, account = request_identity(request, profile, oauth, require_account=page.use_oauth)
+                if len((text or "").encode("utf-8")) > page.max_bytes:
+                    raise ValueError(f"upload is larger than {page.max_bytes:,} bytes")
+                return page.board.submit(text or "", submitter=_label(submitter, account), client=client,
+                                         account=account)
+            out = self._budgeted(client, submit)
         except ValueError as e:
             return json.dumps({"ok": False, "error": page.board.redact(str(e))})
         if page.worker is not None:
             page.worker.wake()
         return json.dumps({"ok": True, "submission": out})
 
-    def submission_status(self, sid: str) -> str:
+    def submission_status(self, sid: str, request: gr.Request = None) -> str:
         """JSON API: status and scores of one submission as the board releases them (no predictions, no gold)."""
+        forget_session(request)
         sub = self.page.board.released(self.page.board.store.find(sid or ""))
         if sub is None:
             return json.dumps({"ok": False, "error": "no such submission"})
