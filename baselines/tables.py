@@ -20,6 +20,8 @@ from typing import Any
 
 from figbench_baselines.specs import BaselineSpec, all_specs
 
+from figbench.results import TEST_INFORMED, is_test_informed
+
 PACKAGE = Path(__file__).resolve().parent
 README = PACKAGE / "README.md"
 #: committed result records, one per spec: results/<spec name>.json at the project root
@@ -54,17 +56,16 @@ def read_record(spec: BaselineSpec, results: Path = RESULTS) -> dict[str, Any] |
     return record
 
 
-#: the mark after every number printed from a test-informed record (``provenance.selection``), and the legend
-#: that follows every generated block showing one
-TEST_INFORMED = "‡"
+#: the legend that follows every generated block showing :data:`~figbench.results.TEST_INFORMED` (the mark after
+#: every number printed from a test-informed record, ``provenance.selection``)
 LEGEND = (f"{TEST_INFORMED} test-informed: a choice behind this number (recipe, epoch, interpolation weight or a "
           "redesign) was made after seeing test results; the record's `provenance.selection` says which.")
 
 
 def marked(*records: Mapping[str, Any] | None) -> str:
     """:data:`TEST_INFORMED` when any of ``records`` is test-informed, else ""."""
-    return TEST_INFORMED if any(((r or {}).get("provenance", {}).get("selection") or {}).get("kind")
-                                == "test-informed" for r in records) else ""
+    return TEST_INFORMED if any(is_test_informed((r or {}).get("provenance", {}).get("selection"))
+                                for r in records) else ""
 
 
 def with_legend(render: Callable[[Path], str]) -> Callable[[Path], str]:

@@ -41,6 +41,15 @@ class ResultValidationError(ValueError):
 #: how the choices behind a trained record's numbers were made (``provenance.selection.kind``): only on
 #: training and validation data, or after seeing test results of the same or an earlier recipe
 SELECTION_KINDS = ("validation-only", "test-informed")
+#: the mark printed after every number of a test-informed record or submission (docs tables, the board)
+TEST_INFORMED = "‡"
+
+
+def is_test_informed(selection: Any) -> bool:
+    """True when ``selection`` (a ``provenance.selection`` object, or its kind) says a choice behind the numbers
+    was made after seeing test results."""
+    kind = selection.get("kind") if isinstance(selection, Mapping) else selection
+    return kind == "test-informed"
 
 
 def is_trained(record: Mapping[str, Any]) -> bool:

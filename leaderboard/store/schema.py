@@ -77,6 +77,9 @@ LIGHT_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "
 #: what the board's tables need: no metadata, no predictions (scores: the released copy, or the exact one)
 BOARD_COLUMNS = ("id", "created_at", "updated_at", "status", "reason", "task", "dataset", "config", "split",
                  "model_name", "model_revision", "model_type", "model_parameters", "submitter", "verified")
+#: the kind of a submission's ``metadata.provenance.selection`` (NULL when absent or the metadata is not JSON; a
+#: kind that is not text comes back as its JSON text or number, which no rule reads as "test-informed")
+SELECTION_SQL = "(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.provenance.selection.kind') END)"
 QUEUE_COLUMNS = ("id", "created_at", "status", "reason", "task", "dataset", "config", "split", "model_name",
                  "model_revision", "submitter", "verified")
 

@@ -45,6 +45,7 @@ from figbench_leaderboard.store.schema import (
     LIGHT_COLUMNS,
     QUEUE_COLUMNS,
     SCHEMA,
+    SELECTION_SQL,
     STATUSES,
     decode_predictions,
     dumps,
@@ -380,11 +381,13 @@ class Store(Leases, Limits, Quarantine):
         return self._decode_all(rows, self._decode)
 
     def board_rows(self, *, released: bool = False) -> list[dict[str, Any]]:
-        """FINISHED submissions with the columns the board's tables use (no metadata, no predictions);
+        """FINISHED submissions with the columns the board's tables use (no metadata, no predictions; ``selection``:
+        the kind of ``metadata.provenance.selection``, or None);
         ``released``: hidden-split scores and intervals as released (``public_*`` columns). Quarantined rows
         skipped."""
         s, c = ("public_scores", "public_cis") if released else ("scores", "confidence_intervals")
-        rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals "
+        rows = self._read(f"SELECT {', '.join(BOARD_COLUMNS)}, {s} AS scores, {c} AS confidence_intervals, "
+                          f"{SELECTION_SQL} AS selection "
                           "FROM submissions WHERE status = 'FINISHED' ORDER BY created_at, id")
 
         def decode(r: sqlite3.Row) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
 from figbench_leaderboard.domain.release import gold_marker
+from figbench_leaderboard.domain.selection import LEGEND as SELECTION_LEGEND
 
 #: the README and the name of its generated block
 README_FILE = "leaderboard/README.md"
@@ -138,7 +139,7 @@ def about_markdown(registry: BenchmarkRegistry, policy: HiddenSplitPolicy | None
              "the score is computed by the server from the submitted predictions, on a public test set) or "
              "**hidden** (held only in the server's private store). Self-reported scores without predictions are "
              "*unverified*: hidden by default, marked when shown, never ranked.", "",
-             gold_legend(registry), ""]
+             gold_legend(registry), "", SELECTION_LEGEND, ""]
     for fam, title in registry.families().items():
         parts.append(f"### {_md(title)}")
         for t in registry.family_tasks(fam):

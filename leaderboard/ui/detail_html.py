@@ -8,6 +8,7 @@ from typing import Any
 
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry, hidden_split
 from figbench_leaderboard.domain.release import gold_marker
+from figbench_leaderboard.domain.selection import marked, row_test_informed
 from figbench_leaderboard.ui import formatting as fmt
 
 
@@ -65,7 +66,7 @@ def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> s
     parts.append("</table>")
     scores = sub.get("scores") or {}
     if scores:
-        cis = sub.get("confidence_intervals") or {}
+        cis, informed = sub.get("confidence_intervals") or {}, row_test_informed(sub)
         mism = sub.get("mismatches") or {}
         order = list(task.metric_names) if task is not None else []
         names = [m for m in order if m in scores] + sorted(set(scores) - set(order))
@@ -77,8 +78,8 @@ def detail_html(sub: Mapping[str, Any] | None, registry: BenchmarkRegistry) -> s
             ci_s = f"[{fmt.pct(ci.get('low'), decimals)}, {fmt.pct(ci.get('high'), decimals)}]" if ci else ""
             rep = mism.get(m, {}).get("reported")
             rep_s = f"{fmt.pct(rep, decimals)} (mismatch)" if rep is not None else ""
-            parts.append(f"<tr><td>{e(title)}</td><td>{fmt.pct(scores[m], decimals)}</td><td>{ci_s}</td>"
-                         f"<td>{e(rep_s)}</td></tr>")
+            parts.append(f"<tr><td>{e(title)}</td><td>{marked(fmt.pct(scores[m], decimals), informed)}</td>"
+                         f"<td>{ci_s}</td><td>{e(rep_s)}</td></tr>")
         parts.append("</table>")
     parts.append("</div>")
     return "".join(parts)

@@ -8,7 +8,9 @@
 * score vs size: the overview's group average against the parameter count (log scale).
 
 Names are inert text (:func:`figbench_leaderboard.ui.formatting.plot_text`); each point carries its submission
-id in ``customdata`` (last item), which the page's script turns into a link to the detail view.
+id in ``customdata`` (last item), which the page's script turns into a link to the detail view. A test-informed
+submission's values carry :data:`~figbench.results.TEST_INFORMED` in the hover text (``customdata``), as in the
+tables.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import Any
 
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
+from figbench_leaderboard.domain.selection import mark, marked, row_test_informed
 from figbench_leaderboard.ui import formatting as fmt
-from figbench_leaderboard.ui.tables import latest_finished
+from figbench_leaderboard.ui.tables import TI, latest_finished
 
 from figbench.tasks import Plot, Task
 
+PAIRED_COLUMNS = ["Model", "x", "Benchmark", "y", "Submission", "x" + TI, "y" + TI]
 FONT = "ui-sans-serif, system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"
 HEIGHT = 480
 
@@ -46,10 +50,11 @@ def _model(name: str, rev: str) -> str:
 
 def paired_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: Task,
                  plot: Plot) -> pd.DataFrame:
-    """Long format: Model, x (metric on the first benchmark), Benchmark, y, Submission (of y), percent."""
+    """Long format: Model, x (metric on the first benchmark), Benchmark, y, Submission (of y), percent; ``x``/``y
+    test-informed``: whether that value's submission is test-informed."""
     keys = [k for k in plot.benchmarks if registry.has(k)] or [b.key for b in registry.task_benchmarks(task.name)]
     if len(keys) < 2:
-        return pd.DataFrame(columns=["Model", "x", "Benchmark", "y", "Submission"])
+        return pd.DataFrame(columns=PAIRED_COLUMNS)
     latest = _latest(rows)
     by_model: dict[str, dict[str, Mapping[str, Any]]] = {}
     for (name, rev, key), r in latest.items():
@@ -63,19 +68,21 @@ def paired_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry,
         for k in keys[1:]:
             if k in subs:
                 recs.append({"Model": model, "x": x, "Benchmark": registry.get(k).label,
-                             "y": 100 * subs[k]["scores"][plot.metric], "Submission": subs[k]["id"]})
-    return pd.DataFrame.from_records(recs, columns=["Model", "x", "Benchmark", "y", "Submission"])
+                             "y": 100 * subs[k]["scores"][plot.metric], "Submission": subs[k]["id"],
+                             "x" + TI: row_test_informed(subs[keys[0]]), "y" + TI: row_test_informed(subs[k])})
+    return pd.DataFrame.from_records(recs, columns=PAIRED_COLUMNS)
 
 
 def distribution_frame(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: Task,
                        plot: Plot) -> pd.DataFrame:
-    """Long format: Benchmark, Model, value (percent), Submission; latest verified per model."""
+    """Long format: Benchmark, Model, value (percent), Submission, ``value test-informed``; latest verified per
+    model."""
     keys = [k for k in plot.benchmarks if registry.has(k)] or [b.key for b in registry.task_benchmarks(task.name)]
     recs = [{"Benchmark": registry.get(key).label, "Model": _model(name, rev),
-             "value": 100 * r["scores"][plot.metric], "Submission": r["id"]}
+             "value": 100 * r["scores"][plot.metric], "Submission": r["id"], "value" + TI: row_test_informed(r)}
             for (name, rev, key), r in _latest(rows).items()
             if key in keys and r["scores"].get(plot.metric) is not None]
-    df = pd.DataFrame.from_records(recs, columns=["Benchmark", "Model", "value", "Submission"])
+    df = pd.DataFrame.from_records(recs, columns=["Benchmark", "Model", "value", "Submission", "value" + TI])
     order = {registry.get(k).label: i for i, k in enumerate(keys)}
     return df.assign(_o=df["Benchmark"].map(order)).sort_values(["_o", "value"], ascending=[True, False]) \
         .drop(columns="_o").reset_index(drop=True)
@@ -123,12 +130,14 @@ def paired_figure(frame: pd.DataFrame, task: Task, plot: Plot, registry: Benchma
     fig.add_trace(go.Scatter(x=[lo - pad, hi + pad], y=[lo - pad, hi + pad], mode="lines", name="no change",
                              line={"dash": "dot", "color": "#999"}, hoverinfo="skip"))
     for bench, g in d.groupby("Benchmark", sort=False):
-        custom = [[fmt.plot_text(m), f"{x - y:+.1f}", sid] for m, x, y, sid in
-                  zip(g["Model"], g["x"], g["y"], g["Submission"])]
+        custom = [[fmt.plot_text(m), marked(f"{x - y:+.1f}", xt or yt), mark(xt), mark(yt), sid]
+                  for m, x, y, xt, yt, sid in zip(g["Model"], g["x"], g["y"], g["x" + TI], g["y" + TI],
+                                                  g["Submission"])]
         fig.add_trace(go.Scatter(
             x=g["x"], y=g["y"], mode="markers", name=fmt.plot_text(bench), customdata=custom, marker={"size": 10},
-            hovertemplate=f"%{{customdata[0]}}<br>{fmt.plot_text(first)}: %{{x:.1f}}<br>"
-                          f"{fmt.plot_text(bench)}: %{{y:.1f}} (drop %{{customdata[1]}})<extra></extra>"))
+            hovertemplate=f"%{{customdata[0]}}<br>{fmt.plot_text(first)}: %{{x:.1f}}%{{customdata[2]}}<br>"
+                          f"{fmt.plot_text(bench)}: %{{y:.1f}}%{{customdata[3]}} (drop %{{customdata[1]}})"
+                          "<extra></extra>"))
     suffix = f" — models {page * top + 1}–{min((page + 1) * top, len(models))} of {len(models)}" \
         if n_pages > 1 else ""
     _layout(fig, plot.title + suffix, f"{metric} on {first}", f"{metric} on the other benchmark")
@@ -144,10 +153,10 @@ def distribution_figure(frame: pd.DataFrame, task: Task, plot: Plot):
         return empty_figure(plot.title, f"no verified submissions with {metric} yet")
     fig = go.Figure()
     for bench, g in frame.groupby("Benchmark", sort=False):
-        custom = [[fmt.plot_text(m), sid] for m, sid in zip(g["Model"], g["Submission"])]
+        custom = [[fmt.plot_text(m), mark(t), sid] for m, t, sid in zip(g["Model"], g["value" + TI], g["Submission"])]
         fig.add_trace(go.Box(y=g["value"], name=fmt.plot_text(bench), customdata=custom,
                              boxpoints="all" if len(g) <= 60 else "outliers", jitter=0.4, pointpos=0,
-                             hovertemplate="%{customdata[0]}<br>%{y:.1f}<extra></extra>"))
+                             hovertemplate="%{customdata[0]}<br>%{y:.1f}%{customdata[1]}<extra></extra>"))
     _layout(fig, plot.title, "", f"{metric} (percent)")
     fig.update_layout(showlegend=False)
     return fig
@@ -167,12 +176,14 @@ def size_figure(ov: pd.DataFrame, group: str, *, label_top: int = 10):
     fig = go.Figure()
     for mtype, g in d.groupby("Type", sort=True):
         sids = [next((r[c] for c in sid_col if isinstance(r[c], str)), "") for _, r in g.iterrows()]
-        custom = [[fmt.plot_text(m), fmt.params(p), sid] for m, p, sid in zip(g["Model"], g["Parameters"], sids)]
+        custom = [[fmt.plot_text(m), fmt.params(p), mark(t), sid]
+                  for m, p, t, sid in zip(g["Model"], g["Parameters"], g["Average" + TI], sids)]
         fig.add_trace(go.Scatter(
             x=g["Parameters"].astype(float), y=g["Average"], mode="markers+text", name=fmt.plot_text(mtype),
             text=[fmt.plot_text(m, 28) if m in best else "" for m in g["Model"]], textposition="top center",
             customdata=custom, marker={"size": 10},
-            hovertemplate="%{customdata[0]}<br>%{customdata[1]} parameters<br>average %{y:.1f}<extra></extra>"))
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]} parameters<br>average %{y:.1f}%{customdata[2]}"
+                          "<extra></extra>"))
     _layout(fig, title, "parameters (log scale)", "group average (percent)")
     fig.update_xaxes(type="log")
     return fig

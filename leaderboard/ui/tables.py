@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
 from figbench_leaderboard.domain.release import gold_kind, gold_marker
+from figbench_leaderboard.domain.selection import marked, row_test_informed
 from figbench_leaderboard.ui import formatting as fmt
 
 MODEL_COLUMNS = ["Model", "Revision", "Type", "Parameters"]
@@ -31,6 +32,7 @@ SIZE_BINS: dict[str, tuple[float, float] | None] = {
 }
 ALL_GROUPS = "All benchmarks"
 LOW, HIGH, SID = " low", " high", " id"   #: suffixes of a benchmark's auxiliary columns
+TI = " test-informed"   #: suffix of a score's auxiliary column: True when a choice behind it saw test results
 
 
 def size_bin(params: int | None) -> str:
@@ -121,7 +123,8 @@ def _build_models(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry
         if m["Parameters"] is None and r["model_parameters"] is not None:
             m["Parameters"] = r["model_parameters"]
         ci = (r.get("confidence_intervals") or {}).get(registry.headline(b)) or {}
-        m["_cells"][b.label] = (100 * value, _pct(ci.get("low")), _pct(ci.get("high")), r["id"])
+        m["_cells"][b.label] = (100 * value, _pct(ci.get("low")), _pct(ci.get("high")), r["id"],
+                                row_test_informed(r))
     out = []
     for (merge, _, _), m in models.items():
         if len(m["_langs"]) > 1:
@@ -175,8 +178,8 @@ def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, gro
         cells = m["_cells"]
         rec = {k: v for k, v in m.items() if not k.startswith("_")}
         for lab in labels:
-            v, lo, hi, sid = cells.get(lab, (None, None, None, None))
-            rec[lab], rec[lab + LOW], rec[lab + HIGH], rec[lab + SID] = v, lo, hi, sid
+            v, lo, hi, sid, ti = cells.get(lab, (None, None, None, None, False))
+            rec[lab], rec[lab + LOW], rec[lab + HIGH], rec[lab + SID], rec[lab + TI] = v, lo, hi, sid, ti
         rec["Benchmarks"] = len(cells)
         if members and all(lab in cells for lab in members):
             vals = [cells[lab][0] for lab in members]
@@ -189,13 +192,15 @@ def overview(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, gro
                 hw = math.sqrt(sum(h * h for h in halves)) / len(halves)
                 lo, hi = avg - hw, avg + hw
             rec["Average"], rec["Average low"], rec["Average high"] = avg, lo, hi
+            rec["Average" + TI] = any(cells[lab][4] for lab in members)
         else:
             rec["Average"] = rec["Average low"] = rec["Average high"] = None
+            rec["Average" + TI] = False
         rec["_in_group"] = sum(lab in cells for lab in members)
         records.append(rec)
-    aux = [c for lab in labels for c in (lab + LOW, lab + HIGH, lab + SID)]
+    aux = [c for lab in labels for c in (lab + LOW, lab + HIGH, lab + SID, lab + TI)]
     cols = MODEL_COLUMNS + ["Average", "Benchmarks", "Verified"] + labels + ["Rank", "Tied", "Average low",
-                                                                             "Average high"] + aux
+                                                                             "Average high", "Average" + TI] + aux
     df = pd.DataFrame.from_records(records, columns=cols + ["_in_group"])
     df["Parameters"] = df["Parameters"].astype("Int64")
     for c in ["Average", "Average low", "Average high"] + labels:
@@ -273,11 +278,9 @@ def display_overview(df: pd.DataFrame, labels: Sequence[str], *, extra: Sequence
         out["Revision"] = df["Revision"].fillna("").map(lambda s: s or fmt.BLANK)
     out["Type"] = df["Type"]
     out["Parameters"] = df["Parameters"].map(fmt.params)
-    out["Average"] = [fmt.value_ci(v, lo, hi) for v, lo, hi in zip(df["Average"], df["Average low"],
-                                                                     df["Average high"])]
-    for lab in labels:
-        if lab in df:
-            out[lab] = [fmt.value_ci(v, lo, hi) for v, lo, hi in zip(df[lab], df[lab + LOW], df[lab + HIGH])]
+    for lab in ["Average"] + [lab for lab in labels if lab in df]:   # "Average low" is "Average" + LOW
+        out[lab] = [marked(fmt.value_ci(v, lo, hi), ti)
+                    for v, lo, hi, ti in zip(df[lab], df[lab + LOW], df[lab + HIGH], df[lab + TI])]
     for col in extra:
         if col in df and col not in out:
             out[col] = df[col].map(lambda x: fmt.BLANK if fmt.missing(x) else x)
@@ -313,12 +316,13 @@ def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, t
     for (name, rev, verified, key), r in latest_finished(rows).items():
         if key not in benches or (not verified and not show_unverified):
             continue
-        cis = r.get("confidence_intervals") or {}
+        cis, ti = r.get("confidence_intervals") or {}, row_test_informed(r)
         rec = {"Model": name if verified else f"{name} (unverified)", "Revision": rev or fmt.BLANK,
                "Benchmark": benches[key].label, "Gold": gold_marker(benches[key]), "Submission": r["id"][:8]}
         for m in columns:
-            rec[titles[m]] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) \
-                if fraction[m] else fmt.BLANK if r["scores"].get(m) is None else f"{r['scores'][m]:.1f}"
+            rec[titles[m]] = marked(fmt.pct_ci(r["scores"].get(m), cis.get(m))
+                                    if fraction[m] else fmt.BLANK if r["scores"].get(m) is None
+                                    else f"{r['scores'][m]:.1f}", ti)
         head = r["scores"].get(decl.headline)
         rec["_sort"] = -1e9 if head is None else (head if decl.higher_is_better else -head)
         rec["_bench"] = order[key]
@@ -349,9 +353,9 @@ def family_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry,
         rec = {"Model": name, "Revision": rev, "Type": r["model_type"], "Parameters": r["model_parameters"],
                "Benchmark": b.label, "Gold": gold_marker(b), "Verified": "yes" if verified else "no",
                "Submission": r["id"][:12]}
-        cis = r.get("confidence_intervals") or {}
+        cis, ti = r.get("confidence_intervals") or {}, row_test_informed(r)
         for m in metrics:
-            rec[m] = fmt.pct_ci(r["scores"].get(m), cis.get(m)) if m in r["scores"] else fmt.BLANK
+            rec[m] = marked(fmt.pct_ci(r["scores"].get(m), cis.get(m)), ti) if m in r["scores"] else fmt.BLANK
         rec["_sort"] = r["scores"].get(registry.headline(b), -1)
         rec["_bench"] = list(benches).index(key)
         records.append(rec)

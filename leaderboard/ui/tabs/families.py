@@ -2,6 +2,7 @@
 
 import html
 
+from figbench_leaderboard.domain.selection import LEGEND as SELECTION_LEGEND
 from figbench_leaderboard.ui import formatting as fmt
 from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.tabs.page import Opened, Page, error_html
@@ -35,7 +36,7 @@ def build(page: Page) -> list[Opened]:
             outs = []
             for t in page.registry.family_tasks(fam):
                 gr.Markdown(f"### {html.escape(t.title)}\n{html.escape(t.description)} Percent with 95% "
-                            "bootstrap intervals `[low, high]`; best first.")
+                            f"bootstrap intervals `[low, high]`; best first. {SELECTION_LEGEND}")
                 outs.append(gr.HTML(elem_id=f"task-{t.name}-table", padding=False))
         fn = page.safe(lambda show, k, fam=fam: task_tables(page, fam, show, k),
                        lambda m, n=len(outs): error_html(m) if n == 1 else tuple(error_html(m) for _ in range(n)))

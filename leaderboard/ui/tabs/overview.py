@@ -4,6 +4,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from figbench_leaderboard.domain.selection import LEGEND as SELECTION_LEGEND
 from figbench_leaderboard.ui import formatting as fmt
 from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.about_text import gold_legend
@@ -77,7 +78,8 @@ def build(page: Page) -> OverviewTab:
                                      info="also those without a benchmark of the group")
         table = gr.HTML(elem_id="overview-table", padding=False)
         gr.Markdown("Percent with 95% bootstrap intervals; `=2` marks a tie (overlapping intervals). Only "
-                    "models with every benchmark of the group are ranked; self-reported rows never are.",
+                    "models with every benchmark of the group are ranked; self-reported rows never are. "
+                    f"{SELECTION_LEGEND} (An average is marked when one of its scores is.)",
                     elem_classes=["fb-note"])
         with gr.Accordion("Public and hidden gold", open=True, elem_id="gold-legend"):
             gr.Markdown(gold_legend(page.registry))

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
+from figbench_leaderboard.domain.selection import LEGEND as SELECTION_LEGEND
 from figbench_leaderboard.ui import plots
 from figbench_leaderboard.ui.tabs.page import Opened, Page
 
@@ -63,7 +64,7 @@ def build(page: Page, group: Any) -> PlotTab:
                                 scale=1)
         figure = gr.Plot(label="plot", elem_id="board-plot", show_label=False)
         gr.Markdown("Hover for values, drag to zoom, double-click to reset; click a point to open its "
-                    "submission.", elem_classes=["fb-note"])
+                    f"submission. {SELECTION_LEGEND}", elem_classes=["fb-note"])
 
     def plot_view(choice, group, page_no):
         return plot_figure(page, choice, group, page_no)
