@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from figbench_leaderboard.screenshots import serving
 
+from tests.http_post import post
+
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
 SPACE = {"SPACE_ID": "figbench/leaderboard-test", "SYSTEM": "spaces"}
@@ -36,23 +38,6 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def post(port: int, path: str, body: bytes, *, source: str = "127.0.0.1", headers: dict | None = None,
-         content_type: str = "application/json") -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
-    try:
-        conn.putrequest("POST", path)
-        for k, v in {"Content-Type": content_type, "Content-Length": str(len(body)), **(headers or {})}.items():
-            conn.putheader(k, v)
-        conn.endheaders()
-        try:
-            for i in range(0, len(body), 1 << 16):
-                conn.send(body[i:i + (1 << 16)])
-        except (BrokenPipeError, ConnectionResetError):
-            pass   # refused mid-body: the answer is already there
-        r = conn.getresponse()
-        return r.status, r.read()
-    finally:
-        conn.close()
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ each refusal costs the sender: past the board's rate limit its bodies are refuse
 
 from __future__ import annotations
 
-import http.client
 import json
 import time
 import tracemalloc
@@ -13,6 +12,8 @@ import pytest
 from figbench_leaderboard.access.http_limits import Refusals
 from figbench_leaderboard.domain.submission import MAX_CONTAINERS, JsonShape, StructureError, loads_strict
 from figbench_leaderboard.screenshots import serving
+
+from tests.http_post import post as _post
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
@@ -57,23 +58,6 @@ def test_refusals_window():
     assert r.retry_after("ip:1", now=10.5) is None       # the first refusal left the window
 
 
-def _post(port: int, path: str, body: bytes, source: str = "127.0.0.1", *, send_body: bool = True):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
-    try:
-        conn.putrequest("POST", path)
-        conn.putheader("Content-Type", "application/json")
-        conn.putheader("Content-Length", str(len(body)))
-        conn.endheaders()
-        if send_body:
-            try:
-                for i in range(0, len(body), 1 << 16):
-                    conn.send(body[i:i + (1 << 16)])
-            except (BrokenPipeError, ConnectionResetError):
-                pass   # refused mid-body: the answer is already there
-        r = conn.getresponse()
-        return r.status, r.read()
-    finally:
-        conn.close()
 
 
 def test_served_board_refuses_bombs_cheaply_and_counts_them(tmp_path):
@@ -82,19 +66,20 @@ def test_served_board_refuses_bombs_cheaply_and_counts_them(tmp_path):
         port = srv["port"]
         for _ in range(3):
             t0 = time.perf_counter()
-            status, body = _post(port, "/gradio_api/call/submit_json", payload, "127.0.0.2")
+            status, body = _post(port, "/gradio_api/call/submit_json", payload, source="127.0.0.2", timeout=60)
             took = time.perf_counter() - t0
             assert status == 413 and b"JSON arrays and objects" in body, (status, body[:200])
             assert took < 5.0, took              # before: seconds of parsing per bomb (4.4 s, 245 MB)
         # the fourth body from that address is refused before it is read
-        status, body = _post(port, "/gradio_api/call/submit_json", payload, "127.0.0.2", send_body=False)
+        status, body = _post(port, "/gradio_api/call/submit_json", payload, source="127.0.0.2", send_body=False,
+                             timeout=60)
         assert status == 429 and b"ip:127.0.0.2" in body, (status, body)
         # the raw JSON payload as a bomb (Gradio would parse it itself) from another address
-        status, body = _post(port, "/gradio_api/queue/join", BOMB, "127.0.0.3")
+        status, body = _post(port, "/gradio_api/queue/join", BOMB, source="127.0.0.3", timeout=60)
         assert status == 413
         # everyone else is served: a real submission from another address is accepted
         sub = json.loads((FIX / "predictions_metonymy.json").read_text())
         sub.pop("submitter")
         status, body = _post(port, "/gradio_api/call/submit_json",
-                             json.dumps({"data": [json.dumps(sub), ""]}).encode(), "127.0.0.4")
+                             json.dumps({"data": [json.dumps(sub), ""]}).encode(), source="127.0.0.4", timeout=60)
         assert status == 200 and b"event_id" in body, (status, body)
