@@ -3,14 +3,15 @@
 The paraphrase keeps most of the sentence and rewrites the triggers (and sometimes words next to them).
 :func:`retag` aligns the two token sequences (``difflib``'s longest matching blocks over normalised
 tokens); each trigger's span in the paraphrase is the rewritten stretch between the unchanged tokens
-around it, without edge punctuation. The metaphoric word list of the model's answer, when given, is
-looked up in the paraphrase first (exact, then a fuzzy match by word stems).
+around it, without edge punctuation. The metaphoric word list of the model's answer, when given, then
+places or extends each span (:mod:`figbench.generate.wordlist`: verbatim, by lemmas, then fuzzily).
 
 Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding several triggers (split by a
 guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
 word-list phrase found only fuzzily, several times, away from the stretch or other than the stretch, a
-trigger kept word for word, a sentence rewritten beyond its triggers. A word-list entry never clears a flag: an
-entry that differs from the aligned span is itself one (``word_differs``).
+trigger kept word for word, a sentence rewritten beyond its triggers. An entry that differs from the aligned span
+is itself a flag (``word_differs``) and clears none; only an entry of two or more words that is exactly the
+aligned span answers the doubts about its edges (:data:`figbench.generate.wordlist.RESOLVED_BY_MATCH`).
 """
 
 from __future__ import annotations
