@@ -48,7 +48,7 @@ EXACT_TARGET, FLAGGED_TARGET, FLAGGED_AT_MOST = 0.90, 0.80, 0.25
 #: how the re-tagger's word-list rule was chosen (``provenance.selection`` of result records: ``validation-only``
 #: or ``test-informed``; a test-informed rule is marked in the README)
 SELECTION = {"kind": "validation-only",
-             "note": "word-list rule (lemma look-up, fragment -> aligned stretch, an exact multi-word match answers "
+             "note": "word-list rule (lemma look-up, fragment -> aligned stretch, an exact non-fragment match answers "
                      "weak_boundary/extra_words) designed and tuned on META_m validation and META_1 Dev_small; "
                      "META_m test scored once, after the rule was fixed"}
 

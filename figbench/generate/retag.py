@@ -10,8 +10,8 @@ Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding severa
 guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
 word-list phrase found only fuzzily, several times, away from the stretch or other than the stretch, a
 trigger kept word for word, a sentence rewritten beyond its triggers. An entry that differs from the aligned span
-is itself a flag (``word_differs``) and clears none; only an entry of two or more words that is exactly the
-aligned span answers the doubts about its edges (:data:`figbench.generate.wordlist.RESOLVED_BY_MATCH`).
+is itself a flag (``word_differs``) and clears none; only an entry that is exactly the aligned span and no
+fragment of a longer metaphor answers the doubts about its edges (:data:`figbench.generate.wordlist.RESOLVED_BY_MATCH`).
 """
 
 from __future__ import annotations
