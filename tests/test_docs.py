@@ -147,18 +147,22 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     table, cost = render_retag(bench, ROOT / "results"), render_generation_cost(bench)
     assert wrap("retag", table) in readme and wrap("generation-cost", cost) in readme
     assert "| the model's own lists (" in table
-    assert "| released span | META_m validation | 1,241 | 98.7% |" in table and "$13.43" in cost
+    assert "| released span | META_m validation | 1,241 | 96.8% |" in table and "$13.43" in cost
+    assert "| released span | META_m test (held out) | 1,777 |" in table and "Selection (validation-only)" in table
     assert "| first content word | META_m validation | 1,241 |" in table and "| no word list |" in table
 
     def change(d):
         r = d["results"]["META_m validation, first content word"]
         r.update(exact=0.5, flagged=0.2, disagreements_flagged=0.85, disagreements=621, verdict="flags")
         d["cost_estimate_meta_m_validation_test"]["cost_usd"] = 7.25
+        d["selection"] = {"kind": "test-informed", "note": "the fragment rule was changed after seeing test"}
 
     _edit(bench / "bench_retag.json", change)
     table, cost = render_retag(bench), render_generation_cost(bench)
     assert "| first content word | META_m validation | 1,241 | 50.0% |" in table
     assert "| 20.0% | 85.0% (621) | flags |" in table
+    assert "| released span | META_m test (held out‡) |" in table
+    assert "‡ Selection (test-informed): the fragment rule was changed after seeing test." in table
     assert "$7.25" in cost and "13.43" not in cost
 
 

@@ -30,8 +30,9 @@ def _tags(para: str, words: dict[str, str] | None):
 
 def test_a_word_list_entry_that_differs_from_the_aligned_span_is_flagged_and_clears_no_flag():
     """The flagging rule of the word-list variants: the released span as the list -> its spans, flagged where the
-    alignment alone found another span; the first content word, a dropped last token -> that entry's span,
-    flagged ``word_differs``; every flag of the run without a list stays."""
+    alignment alone found another span; an entry elsewhere, or a dropped last token -> that entry's span, flagged
+    ``word_differs``; a first word inside the aligned stretch names part of it -> the stretch; every flag of the
+    run without a list stays."""
     blind = _tags(MULTI, None)
     same = _tags(MULTI, SPANS)
     assert {m: s for m, (s, _) in same.items()} == SPANS
@@ -39,12 +40,47 @@ def test_a_word_list_entry_that_differs_from_the_aligned_span_is_flagged_and_cle
     assert {m: "word_differs" in f for m, (_, f) in same.items()} == {m: blind[m][0] != w for m, w in SPANS.items()}
     assert same["charged"] == (SPANS["charged"], [])
     first = _tags(MULTI, {m: w.split()[0] for m, w in SPANS.items()})
-    assert first["charged"] == ("ensnared", ["word_differs"]) and "word_differs" in first["killing"][1]
+    assert first["charged"] == (SPANS["charged"], [])  # "ensnared" starts the aligned stretch: the stretch
+    assert first["killing"][0] == "extinguishing" and {"word_differs", "word_elsewhere"} <= set(first["killing"][1])
+    assert first["party"][0] == "conclave" and "word_differs" in first["party"][1]
     dropped = _tags(MULTI, {m: " ".join(w.split()[:-1]) for m, w in SPANS.items()})
     assert dropped["party"][0] == "conclave of festive" and "word_differs" in dropped["party"][1]
     for variant in (same, first, dropped):
         for m, (_, flags) in blind.items():
             assert set(flags) - {"missing"} <= set(variant[m][1]), (m, flags, variant[m])
+
+
+def test_the_word_list_rule_on_hand_made_cases():
+    """Lemma look-up, a fragment extended to its stretch, a match that answers the edge doubts, a single-word
+    metaphor never extended."""
+    from figbench.generate.retag import retag, tokenize
+
+    # a base-form entry is found by lemmas and is exactly the aligned span: no flag
+    base = _tags(MULTI, {"charged": "ensnare in the web of the law"})
+    assert base["charged"] == (SPANS["charged"], [])
+    tags = retag(tokenize(FIG3), TRIGGERS, tokenize(MULTI), {"charged": "ensnare in the web of the law"}, "multi")
+    assert tags[0].how == "word_list_lemma_confirms"
+    # one word or a phrase ending with a function word, strictly inside the stretch: the stretch from the entry on
+    snuff = ("A Vancouver man has been charged with first-degree murder after a snuffing out of a life at an office "
+             "party.")
+    assert _tags(snuff, None)["killing"] == ("snuffing out of a life", [])
+    for entry in ("snuffing", "snuffing out of"):
+        assert _tags(snuff, {"killing": entry})["killing"] == ("snuffing out of a life", [])
+    # a fragment after the stretch's start: the span differs from the aligned one, so it is flagged
+    assert _tags(MULTI, {"charged": "web"})["charged"] == ("web of the law", ["word_differs"])
+    # a phrase ending with a content word inside the stretch is taken as the model's span, flagged
+    assert _tags(MULTI, {"charged": "web of the law"})["charged"] == ("web of the law", ["word_differs"])
+    # an entry of two or more words that is exactly the aligned span answers the edge doubts; "shared" stays
+    assert _tags(MULTI, None)["party"][1] == ["shared", "extra_words", "weak_boundary"]
+    assert _tags(MULTI, {"party": "festive hearts"})["party"] == ("festive hearts", ["shared"])
+    # a one-word entry equal to the span may name only the head of the metaphor: its doubts stay
+    candle = ("A Vancouver man has been charged with first-degree murder after the snuffing out of a candle at an "
+              "office party.")
+    assert _tags(candle, None)["killing"] == ("candle", ["weak_boundary"])
+    assert _tags(candle, {"killing": "candle"})["killing"] == ("candle", ["weak_boundary"])
+    # one-word metaphors (style single): a one-word entry is complete, never extended to a longer stretch
+    single = retag(tokenize(FIG3), TRIGGERS, tokenize(MULTI), {"charged": "ensnared"}, "single")
+    assert (single[0].start, single[0].end) == (5, 6) and "word_differs" in single[0].flags
 
 
 def test_an_untouched_trigger_and_a_rewritten_sentence_are_flagged():

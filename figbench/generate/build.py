@@ -15,8 +15,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from figbench.generate import folder
-from figbench.generate.retag import FLAGS, retag, tokenize, words_for_triggers
+from figbench.generate.retag import FLAGS, retag, tokenize
 from figbench.generate.source import sentence_span, units_of
+from figbench.generate.wordlist import words_for_triggers
 
 #: reviewer actions on a proposed span
 ACTIONS = ("accept", "move", "unusable")

@@ -3,20 +3,20 @@
 The paraphrase keeps most of the sentence and rewrites the triggers (and sometimes words next to them).
 :func:`retag` aligns the two token sequences (``difflib``'s longest matching blocks over normalised
 tokens); each trigger's span in the paraphrase is the rewritten stretch between the unchanged tokens
-around it, without edge punctuation. The metaphoric word list of the model's answer, when given, is
-looked up in the paraphrase first (exact, then a fuzzy match by word stems).
+around it, without edge punctuation. The metaphoric word list of the model's answer, when given, then
+places or extends each span (:mod:`figbench.generate.wordlist`: verbatim, by lemmas, then fuzzily).
 
 Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding several triggers (split by a
 guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
 word-list phrase found only fuzzily, several times, away from the stretch or other than the stretch, a
-trigger kept word for word, a sentence rewritten beyond its triggers. A word-list entry never clears a flag: an
-entry that differs from the aligned span is itself one (``word_differs``).
+trigger kept word for word, a sentence rewritten beyond its triggers. An entry that differs from the aligned span
+is itself a flag (``word_differs``) and clears none; only an entry that is exactly the aligned span and no
+fragment of a longer metaphor answers the doubts about its edges (:data:`figbench.generate.wordlist.RESOLVED_BY_MATCH`).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -158,22 +158,6 @@ def _find(para: list[str], phrase: list[str]) -> list[int]:
     return [i for i in range(len(p) - n + 1) if n and p[i: i + n] == q]
 
 
-def _fuzzy(para: list[str], phrase: list[str]) -> tuple[int, int, float] | None:
-    """Best window of the paraphrase by stem overlap with ``phrase`` (Dice), or None."""
-    want = [_stem(t) for t in phrase if not is_punct(t)]
-    if not want:
-        return None
-    best = None
-    for size in {max(1, len(phrase) - 1), len(phrase), len(phrase) + 1}:
-        for i in range(len(para) - size + 1):
-            got = [_stem(t) for t in para[i: i + size] if not is_punct(t)]
-            common = sum(min(got.count(s), want.count(s)) for s in set(want))
-            score = 2 * common / (len(got) + len(want)) if got else 0.0
-            if best is None or score > best[2] + 1e-9:
-                best = (i, i + size, score)
-    return best if best and best[2] >= 0.5 else None
-
-
 def _split(start: int, end: int, parts: list[tuple[int, int]], para: list[str]) -> list[tuple[int, int]]:
     """Divide the para stretch [start, end) among triggers whose original spans are ``parts`` (in order),
     in proportion to where they sit in the original stretch, cutting at punctuation or function words."""
@@ -210,7 +194,9 @@ def retag(orig: list[str], triggers: list[tuple[str, int, int]], para: list[str]
         tags.update(_tag_gap(orig, para, anchored, weak, trigger_tokens, left, right, group, trim))
     kept_as_is = {mid for mid, tag in tags.items() if tag.how == "unchanged"}
     if words:
-        _apply_word_list(tags, triggers, para, words)
+        from figbench.generate.wordlist import apply_word_list
+
+        apply_word_list(tags, triggers, para, words, style)
     _flag_long(tags.values(), para, style)
     _flag_untouched(tags, triggers, orig, para, kept_as_is)
     if kept_share(orig, para, triggers, anchored) < KEPT_SHARE:
@@ -289,17 +275,6 @@ def _tag_gap(orig: list[str], para: list[str], anchored: dict[int, int], weak: s
     return tags
 
 
-def _apply_word_list(tags: dict[str, Tag], triggers: list[tuple[str, int, int]], para: list[str],
-                     words: dict[str, str]) -> None:
-    """Move each tag onto the phrase the model's word list gives for it (trailing punctuation dropped)."""
-    for mid, _, _ in triggers:
-        phrase = tokenize(words[mid]) if words.get(mid) else []
-        while phrase and is_punct(phrase[-1]):
-            phrase.pop()
-        if phrase:
-            _use_word(tags[mid], para, phrase)
-
-
 def _flag_long(tags: Iterable[Tag], para: list[str], style: str) -> None:
     """Flag ``long`` the changed spans longer than a metaphor of ``style`` should be."""
     longest = 1 if style == "single" else LONG_SPAN
@@ -311,65 +286,5 @@ def _flag_long(tags: Iterable[Tag], para: list[str], style: str) -> None:
             tag.flags.append("long")
 
 
-def _use_word(tag: Tag, para: list[str], phrase: list[str]) -> None:
-    """Put ``tag`` on the word-list phrase's position when it is in the paraphrase; flags are only added."""
-    hits = _find(para, phrase)
-    had_span = tag.start is not None
-    near = [i for i in hits if had_span and i < tag.end and i + len(phrase) > tag.start]
-    if len(near) == 1 or len(hits) == 1:
-        i = (near or hits)[0]
-        _move(tag, i, i + len(phrase), "word_list", [] if near or not had_span else ["word_elsewhere"])
-    elif len(hits) > 1:
-        if not had_span:
-            _move(tag, hits[0], hits[0] + len(phrase), "word_list", [])
-        _add(tag, "word_repeated")
-        tag.how = "word_list"
-    else:
-        found = _fuzzy(para, phrase)
-        if found is None:
-            return
-        a, b = _trim(para, found[0], found[1])
-        if b <= a or (had_span and tag.how == "unchanged"):
-            return
-        _move(tag, a, b, "word_list_fuzzy", ["fuzzy_word"])
-
-
 def _add(tag: Tag, *flags: str) -> None:
     tag.flags.extend(f for f in flags if f not in tag.flags)
-
-
-def _move(tag: Tag, start: int, end: int, how: str, flags: list[str]) -> None:
-    """Move ``tag`` to ``start:end`` (the word list's), flagging a span other than the aligned one; a ``missing``
-    tag that gets a span becomes ``word_unaligned``."""
-    if tag.start is None:
-        tag.flags = [f for f in tag.flags if f != "missing"]
-        _add(tag, "word_unaligned")
-    elif (tag.start, tag.end) != (start, end):
-        _add(tag, "word_differs")
-    _add(tag, *flags)
-    tag.start, tag.end, tag.how = start, end, how
-
-
-def words_for_triggers(triggers: list[tuple[str, str]], original_words: list[str],
-                       metaphoric_words: list[str]) -> dict[str, str]:
-    """mention id -> metaphoric phrase from the answer's two word lists (``triggers``: (mention id, text)).
-
-    A trigger takes the entry of the original word list equal to its text (case-insensitive, first unused),
-    else the entry at its own position when both lists are as long as the trigger list.
-    """
-    out: dict[str, str] = {}
-    if len(original_words) != len(metaphoric_words):
-        if len(metaphoric_words) == len(triggers):
-            return {mid: w for (mid, _), w in zip(triggers, metaphoric_words, strict=True)}
-        return out
-    used: set[int] = set()
-    key = [re.sub(r"\s+", " ", w).strip().lower() for w in original_words]
-    for n, (mid, text) in enumerate(triggers):
-        want = re.sub(r"\s+", " ", text).strip().lower()
-        k = next((i for i, w in enumerate(key) if w == want and i not in used), None)
-        if k is None and len(key) == len(triggers) and n not in used:
-            k = n
-        if k is not None:
-            used.add(k)
-            out[mid] = metaphoric_words[k]
-    return out
