@@ -78,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "learns; see leaderboard/README.md); 0: no budget")
     sv.add_argument("--ladder-eta", type=float, default=0.01,
                     help="the Ladder's step: a hidden score is released only this much above the identity's best")
+    sv.add_argument("--min-account-age-days", type=float, default=0.0, metavar="DAYS",
+                    help="hidden benchmarks: Hugging Face accounts at least this old (the Hub's createdAt; refused "
+                         "when the Hub does not confirm it); 0: no minimum")
     sv.add_argument("--hidden-accounts", default=None, metavar="FILE",
                     help="only these Hugging Face accounts (one per line) may submit to hidden benchmarks")
     sv.set_defaults(func=_serve)
@@ -303,7 +306,8 @@ def _serve(args: argparse.Namespace) -> int:
                              if x.strip() and not x.startswith("#"))
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0,
-                               daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts)
+                               daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
+                               min_account_age_days=args.min_account_age_days)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
           rate_limit=args.rate_limit, policy=policy, private_dir=args.private)
     return 0
