@@ -23,14 +23,7 @@ from figbench.cli import main as figbench_main
 from figbench.tasks import HIDDEN, Benchmark, get_task, unregister_benchmark
 from tests.baseline_splits import detection_split, epic_splits, interpretation_split, use_fixture_splits, wimcor_split
 from tests.conftest import tiny_models
-
-
-def _cli(argv: list[str]) -> str:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        rc = figbench_main(argv)
-    assert rc in (0, None), err.getvalue()
-    return err.getvalue()
+from tests.test_leaderboard_submitter_path import _cli
 
 
 def _gold_free(inputs: Path, task: str) -> None:
