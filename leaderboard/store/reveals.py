@@ -59,14 +59,15 @@ def load(store) -> dict[str, float]:
     from figbench_leaderboard.domain.release import note_reveals
     from figbench_leaderboard.store.errors import StoreError
 
-    try:
-        with store.transaction() as db:
-            ensure(db)
-    except StoreError:   # a read-only store: read what it has
-        pass
-    try:
-        found = {r[0]: float(r[1]) for r in store._read("SELECT benchmark, revealed_at FROM hidden_reveals")}
+    query = "SELECT benchmark, revealed_at FROM hidden_reveals"
+    try:   # a plain read (a board reads this at each new revision); the table is made once, where it is missing
+        found = {r[0]: float(r[1]) for r in store._read(query)}
     except StoreError:
+        try:
+            with store.transaction() as db:
+                ensure(db)
+        except StoreError:   # a read-only store without the table: nothing was revealed there
+            pass
         found = {}
     note_reveals(found)
     return found
