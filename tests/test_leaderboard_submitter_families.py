@@ -37,12 +37,18 @@ def _gold_free(inputs: Path, task: str) -> None:
 
 
 #: (task, benchmark dataset name, the hidden split's source, the baseline runs: (name, argv after the inputs))
-def _cases(model: str):
+def _with_keywords(ds):
+    """Generation inputs: a proverb and keywords (the narrative they are drawn from is the gold)."""
+    return ds.map(lambda ex: {"keywords": [w for w in ex["narrative"].rstrip(".").split() if len(w) > 4][:4]})
+
+
+def _cases(model: str, t5: str):
     return [
         ("metonymy", "fresh_meto_fam", lambda: wimcor_split("test", 20, 7), [
             ("imm", ["baseline", "wimcor", "--method", "imm", "--window", "5", "--model", model]),
             ("finetune", ["baseline", "wimcor", "--method", "finetune", "--window", "5", "--model", model,
-                          "--max-steps", "2", "--batch-size", "8"])]),
+                          "--max-steps", "2", "--batch-size", "8"]),
+            ("predicate", ["baseline", "wimcor", "--method", "predicate", "--window", "5", "--model", model])]),
         ("metaphor_detection", "fresh_det_fam", lambda: detection_split("fresh", 12, 5, "en"), [
             ("lexicon", ["baseline", "meta4xnli", "--task", "detection", "--method", "lexicon", "--train", "en"]),
             ("token_clf", ["baseline", "meta4xnli", "--task", "detection", "--train", "en", "--model", model,
@@ -52,7 +58,9 @@ def _cases(model: str):
                      "--max-train", "12", "--paper-settings"])]),
         ("proverb_prediction", "fresh_pp_fam", lambda: epic_splits("seen")["test"], [
             ("bm25", ["baseline", "epic", "--task", "prediction", "--method", "bm25"]),
-            ("embedding", ["baseline", "epic", "--task", "prediction", "--method", "embedding", "--model", model])]),
+            ("embedding", ["baseline", "epic", "--task", "prediction", "--method", "embedding", "--model", model]),
+            ("finetune", ["baseline", "epic", "--task", "prediction", "--method", "finetune", "--model", model,
+                          "--max-steps", "2"])]),
         ("similar_narratives", "fresh_sim_fam", lambda: epic_splits("seen")["test"], [
             ("distribution", ["baseline", "epic", "--task", "similar", "--method", "distribution", "--scorer",
                               "bm25"]),
@@ -64,18 +72,22 @@ def _cases(model: str):
                           "--max-steps", "2"]),
             ("tagger", ["baseline", "epic", "--task", "alignment", "--method", "tagger", "--model", model,
                         "--max-steps", "2"])]),
+        ("narrative_generation", "fresh_gen_fam", lambda: _with_keywords(epic_splits("seen")["test"]), [
+            ("keywords", ["baseline", "epic", "--task", "generation", "--method", "keywords"]),
+            ("seq2seq", ["baseline", "epic", "--task", "generation", "--method", "seq2seq", "--model", t5,
+                         "--max-steps", "2"])]),
     ]
 
 
 @pytest.mark.slow
 def test_every_family_predicts_hidden_inputs_and_the_board_scores_them(tmp_path, monkeypatch):
     use_fixture_splits(monkeypatch)   # the public train splits (and candidate proverbs) come from the fixtures
-    model = tiny_models().tiny_bert(tmp_path / "tiny")
+    model, t5 = tiny_models().tiny_bert(tmp_path / "tiny"), tiny_models().tiny_t5(tmp_path / "tiny_t5")
     private = PrivateGoldStore(tmp_path / "private")
     made = []
     try:
         runs = []
-        for task, dataset, source, baselines in _cases(model):
+        for task, dataset, source, baselines in _cases(model, t5):
             bench = Benchmark(task, dataset, "harvest", "test", f"{dataset} (hidden)", gold=HIDDEN)
             made.append(bench)
             make_hidden(private, bench, source(), tmp_path / dataset, fresh_ids=True, public=PublicIndex())
