@@ -78,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "learns; see leaderboard/README.md); 0: no budget")
     sv.add_argument("--ladder-eta", type=float, default=0.01,
                     help="the Ladder's step: a hidden score is released only this much above the identity's best")
+    sv.add_argument("--min-account-age-days", type=float, default=0.0, metavar="DAYS",
+                    help="hidden benchmarks: Hugging Face accounts at least this old (the Hub's createdAt; refused "
+                         "when the Hub does not confirm it); 0: no minimum")
     sv.add_argument("--hidden-accounts", default=None, metavar="FILE",
                     help="only these Hugging Face accounts (one per line) may submit to hidden benchmarks")
     sv.set_defaults(func=_serve)
@@ -137,6 +140,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ha.add_argument("--audit-corpora", nargs="+", default=None, metavar="CORPUS",
                     help="the linkage audit reads only these public corpora (default: every corpus figbench can "
                          "load locally, from $FIGBENCH_DATA_DIR)")
+    ha.add_argument("--audit-dump", default=None, metavar="DUMP",
+                    help="the MediaWiki dump (path or glob) a harvested split was made from: its page text is public, "
+                         "and the audit reads it too (required for a `figbench harvest` folder)")
     ha.add_argument("--inputs-out", required=True, metavar="DIR",
                     help="where to write the inputs for submitters (inputs.parquet, inputs.jsonl)")
     ha.set_defaults(func=_hidden_add)
@@ -157,6 +163,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--store", required=True)
     tr.add_argument("which", metavar="TOKEN_OR_HASH")
     tr.set_defaults(func=_tokens_revoke)
+    hr = hsub.add_parser("reveal", help="reveal a hidden benchmark once: scores in full, submissions closed",
+                         description="The maintainer's one-time reveal: from now on the benchmark's rows are released "
+                                     "in full (exact scores, intervals with n_units, counts) in every view, the API, "
+                                     "exports and the Hub files, and it takes no more submissions. Recorded in the "
+                                     "store and mirrored to the Hub; it cannot be undone or repeated.")
+    hr.add_argument("name", metavar="NAME", help="the hidden benchmark: its key (task/dataset/config/split) or label")
+    hr.add_argument("--store", required=True)
+    hr.add_argument("--private", default=None, metavar="DIR", help="the private store (default $FIGBENCH_PRIVATE_DIR)")
+    hr.add_argument("--note", default="", help="why now (kept with the reveal)")
+    hr.set_defaults(func=_hidden_reveal)
     hl = hsub.add_parser("list", help="the hidden benchmarks of the private store")
     hl.add_argument("--private", default=None, metavar="DIR")
     hl.set_defaults(func=_hidden_list)
@@ -290,7 +306,8 @@ def _serve(args: argparse.Namespace) -> int:
                              if x.strip() and not x.startswith("#"))
     policy = HiddenSplitPolicy(daily_quota=args.hidden_quota, min_changed=args.min_changed,
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0,
-                               daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts)
+                               daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
+                               min_account_age_days=args.min_account_age_days)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
           rate_limit=args.rate_limit, policy=policy, private_dir=args.private)
     return 0
@@ -331,9 +348,17 @@ def _hidden_add(args: argparse.Namespace) -> int:
 
     bench = Benchmark(args.task, args.dataset, args.config, args.split, args.label, args.group, gold="hidden",
                       note=args.note)
+    harvest = next((Path(p) for p in [args.data_dir, *(args.data_files or [])]
+                    if p and (Path(p) / "harvest.json").is_file()), None)
+    if harvest is not None and not args.audit_dump:
+        files = json.loads((harvest / "harvest.json").read_text("utf-8")).get("dump", {}).get("files")
+        raise ValueError(f"{harvest}: a `figbench harvest` folder, whose page text is public: pass --audit-dump with "
+                         f"the dump it read ({', '.join(files or ['its dump files'])}) so that the linkage audit "
+                         "measures how derivable its gold is")
     ds = load_source(bench, data_files=args.data_files, data_dir=args.data_dir)
     out = make_hidden(PrivateGoldStore(root), bench, ds, Path(args.inputs_out), fresh_ids=args.fresh_ids,
-                      report=lambda line: print(line, file=sys.stderr), audit_corpora=args.audit_corpora)
+                      report=lambda line: print(line, file=sys.stderr), audit_corpora=args.audit_corpora,
+                      audit_dump=args.audit_dump)
     print(json.dumps(out, indent=2))
     return 0
 
@@ -379,6 +404,25 @@ def _tokens_revoke(args: argparse.Namespace) -> int:
 
     row = _with_store(args.store, lambda s: revoke(s, args.which))
     print(f"revoked {row['identity']} ({row['label']})")
+    return 0
+
+
+def _hidden_reveal(args: argparse.Namespace) -> int:
+    import os
+
+    from figbench_leaderboard.scoring.gold import PRIVATE_ENV, PrivateGoldStore
+    from figbench_leaderboard.store.reveals import reveal
+
+    root = args.private or os.environ.get(PRIVATE_ENV)
+    if not root:
+        raise ValueError(f"no private store: pass --private DIR or set {PRIVATE_ENV}")
+    found = [b for b in PrivateGoldStore(root).benchmarks() if args.name in (b.key, b.label)]
+    if not found:
+        raise ValueError(f"{args.name!r}: no hidden benchmark of the private store has this key or label "
+                         "(figbench leaderboard hidden list)")
+    out = _with_store(args.store, lambda s: reveal(s, found[0].key, note=args.note))
+    print(f"revealed {out['benchmark']}: {out['submissions']} scored submission(s) now released in full; "
+          "submissions closed", file=sys.stderr)
     return 0
 
 

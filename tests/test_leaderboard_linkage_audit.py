@@ -91,3 +91,49 @@ def test_a_private_corpus_is_not_derivable(tmp_path):
                                           (None, "hidden (server only)")])
 def test_gold_marker(share, marker):
     assert gold_marker(Benchmark("cdec", "x", "y", "test", "X", gold=HIDDEN, derivable=share)) == marker
+
+
+@pytest.mark.slow
+def test_a_split_harvested_from_a_dump_is_derivable_from_its_page_text(tmp_path, capsys):
+    """A hidden split made by `figbench harvest wimcor` from a (synthetic) dump: the dump's page text is public, so
+    the audit given the dump reports every item derivable; without the dump `hidden add` refuses the harvest
+    folder; a private corpus audited against the same dump stays private."""
+    import subprocess
+    import sys
+
+    import figbench
+    from figbench.harvest import synthetic
+
+    dump, _ = synthetic.write_dump(tmp_path / "enwiki-20240601-pages-articles-multistream.xml.bz2",
+                                   synthetic.synthetic_pages(n_events=4, backlinks=8, n_towns=4, filler=10),
+                                   pages_per_stream=10)
+    cats = tmp_path / "cats.tsv"
+    cats.write_text(synthetic.categories_tsv(4))
+    out = tmp_path / "harvest"
+    p = subprocess.run([sys.executable, "-m", "figbench.cli", "harvest", "wimcor", "--dump", str(dump), "--out",
+                        str(out), "--categories", str(cats), "--workers", "1", "--quiet"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    split = figbench.load_dataset("wimcor", "sample", data_dir=out, cache_dir=str(tmp_path / "cache"))["test"]
+    bench = Benchmark("metonymy", "harvest_audit", "fresh", "test", "Harvested metonymy (hidden)", gold=HIDDEN)
+    try:
+        found = make_hidden(PrivateGoldStore(tmp_path / "private"), bench, split, tmp_path / "inputs",
+                            fresh_ids=True, public=PublicIndex(), audit_dump=str(dump))
+        assert found["audit"]["items"] == len(split) and found["audit"]["share"] == 1.0, found["audit"]
+        assert gold_marker(PrivateGoldStore(tmp_path / "private").benchmarks()[0]) == \
+            "hidden, derivable from public text (100%)"
+        private = datasets.Dataset.from_list([{"id": f"s{k}", "text": f"Zorvath {k} quelled the brimming qux of "
+                                               f"Plimb near the ninth marrow, said {k}.", "pmw": "Plimb",
+                                               "pmw_start": 0, "pmw_end": 5, "medium": "LOCATION"} for k in range(20)])
+        kept = make_hidden(PrivateGoldStore(tmp_path / "private2"), bench, private, tmp_path / "inputs2",
+                           public=PublicIndex(), audit_dump=str(dump))
+        assert kept["audit"]["share"] == 0.0
+    finally:
+        unregister_benchmark(bench.key)
+    from figbench.cli import main as figbench_main
+
+    rc = figbench_main(["leaderboard", "hidden", "add", "--private", str(tmp_path / "p3"), "--task", "metonymy",
+                        "--dataset", "wimcor", "--config", "sample", "--split", "test", "--label", "H3",
+                        "--from-builder", "--data-dir", str(out), "--inputs-out", str(tmp_path / "i3")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "pass --audit-dump" in err and "enwiki-20240601" in err and not (tmp_path / "p3").exists()

@@ -18,14 +18,17 @@ MAX_ANSWER_TOKENS = 96
 
 
 def pair_examples(rows: Sequence[dict], proverbs: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """One example per aligned span pair: question, narrative, gold character span."""
+    """One example per aligned span pair: question, narrative, gold character span (``start``/``end``; none for a
+    hidden benchmark's inputs)."""
     out = []
     for r in rows:
-        proverb = r.get("proverb") or (proverbs or {}).get(r["proverb_id"], "")
+        proverb = r.get("proverb") or (proverbs or {}).get(r.get("proverb_id"), "")
         for p in r["pairs"]:
-            out.append({"id": p["pair_id"], "narrative_id": r["id"], "proverb_id": r["proverb_id"],
-                        "question": f"{p['proverb_span']} | {proverb}", "narrative": r["narrative"],
-                        "start": int(p["narrative_start"]), "end": int(p["narrative_end"])})
+            ex = {"id": p["pair_id"], "narrative_id": r["id"], "proverb_id": r.get("proverb_id"),
+                  "question": f"{p['proverb_span']} | {proverb}", "narrative": r["narrative"]}
+            if "narrative_start" in p:   # gold (absent from a hidden benchmark's inputs)
+                ex.update(start=int(p["narrative_start"]), end=int(p["narrative_end"]))
+            out.append(ex)
     return out
 
 
@@ -145,6 +148,8 @@ def tagger_examples(rows: Sequence[dict]) -> list[dict[str, Any]]:
         tags = ["O"] * len(words)
         overlap = 0
         for k, p in enumerate(r["pairs"], 1):
+            if "narrative_start" not in p:   # inputs only: nothing to tag
+                continue
             inside = [i for i, (s, e) in enumerate(words) if s < p["narrative_end"] and e > p["narrative_start"]]
             for j, i in enumerate(inside):
                 if tags[i] == "O":

@@ -31,6 +31,7 @@ QUICK = {
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
+    from figbench_baselines.common.inputs_only import add_inputs_option
     from figbench_baselines.common.runs import add_common_args, add_task_option, add_training_run_args
 
     p = bsub.add_parser("epic", help="ePiC proverbs: prediction, alignment, generation, similar narratives",
@@ -53,7 +54,7 @@ def register(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-test", type=int, default=None, help="subsample test narratives")
     p.add_argument("--num-beams", type=int, default=1, help="generation: beam size")
     add_common_args(p, trained=True)
-
+    add_inputs_option(p)
     add_training_run_args(p)
     p.set_defaults(func=run)
 

@@ -19,31 +19,63 @@ from figbench_baselines.common.figurative import (
 from figbench_baselines.common.scoring import Evaluation, benchmark_key, extra_scores, score_with_task
 
 
-def _score(args, task_name: str, config: str, rows, predictions: Any) -> Evaluation:
-    """The task's scores of ``predictions`` on the split ``rows`` come from (the leaderboard's)."""
+def _score(args, task_name: str, config: str, rows, predictions: Any) -> Evaluation | None:
+    """The task's scores of ``predictions`` on the split ``rows`` come from (the leaderboard's); None for an
+    ``--inputs-file`` run (no gold: nothing is scored)."""
     from figbench.tasks import get_task
 
+    if args.inputs_file:
+        return None
     return score_with_task(get_task(task_name), rows.gold_split(), benchmark_key(task_name, "epic", config, "test"),
                            predictions, n_resamples=args.n_resamples, seed=args.seed)
 
 
-def _finish(args, clock, *, ev: Evaluation, config: str, model: dict, predictions: Any, throughput: dict,
-            method: str, counts: dict, options: dict, summary=None) -> int:
+def _finish(args, clock, *, task: str, ev: Evaluation | None, config: str, model: dict, predictions: Any,
+            throughput: dict, method: str, counts: dict, options: dict, summary=None) -> int:
+    """The result record; for an ``--inputs-file`` run the predictions file to submit instead."""
     from figbench_baselines.common.figurative import is_main_process
+    from figbench_baselines.common.inputs_only import write_submission
     from figbench_baselines.common.runs import finish_run
 
     from figbench.results import make_result, provenance
 
+    if args.inputs_file:
+        return write_submission(args, task, {"dataset": "epic", "config": config, "split": "test"}, model=model,
+                                method=method, predictions=predictions, clock=clock, throughput=throughput)
     if not is_main_process():
         return 0
     path = write_predictions(args.predictions_file, predictions)
-    record = make_result(task=ev.task.name, dataset="epic", config=config, split="test", model=model,
+    record = make_result(task=task, dataset="epic", config=config, split="test", model=model,
                          scores=ev.scores, confidence_intervals=ev.confidence_intervals,
                          predictions=None if path else predictions, predictions_path=path,
                          provenance=provenance(clock, seed=args.seed, throughput=throughput), method=method,
                          counts={**ev.counts, **counts}, options={**options, "quick": bool(args.quick)})
     finish_run(record, args, summary)
     return 0
+
+
+def _with_inputs(args, data, task: str, **refused):
+    """``data`` with its test rows: the config's test split (``--max-test`` of it), or for ``--inputs-file`` a hidden
+    benchmark's rows (gold removed; the public train split and candidate proverbs kept)."""
+    if not args.inputs_file:
+        data.test = data.test.sample(args.max_test, args.seed)
+        return data
+    from figbench_baselines.common import inputs_only as io
+
+    io.refuse_subsets(args, max_test=args.max_test, predictions_file=args.predictions_file, submit=args.submit,
+                      **refused)
+    data.test = io.task_inputs(args.inputs_file, task)
+    return data
+
+
+def _input_keywords(args, rows) -> list[list[str]]:
+    """Generation from inputs: the keywords come with each row (``keywords``, a list of words); the narrative they
+    are drawn from is the gold."""
+    bad = next((r["id"] for r in rows if not isinstance(r.get("keywords"), list)), None)
+    if bad is not None:
+        raise ValueError(f"{args.inputs_file}: row {bad!r} has no 'keywords' list (generation inputs are a proverb "
+                         "and its keywords; the narrative is the gold)")
+    return [[str(k) for k in r["keywords"]] for r in rows]
 
 
 # ------------------------------------------------------------------ proverb scores
@@ -116,8 +148,7 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic import prediction as P
     from figbench_baselines.epic.data import load_prediction
 
-    data = load_prediction(args.config, args.data_dir)
-    data.test = data.test.sample(args.max_test, args.seed)
+    data = _with_inputs(args, load_prediction(args.config, args.data_dir), "proverb_prediction")
     scores, throughput, model, _ = proverb_scores(args, data, args.method)
     # the full ranking: the leaderboard scores it (a truncated list would score a missing gold 0)
     top = P.top_k(scores, data.candidates, len(data.candidates))
@@ -135,8 +166,8 @@ def run_prediction(args: argparse.Namespace, clock) -> int:
             method = f"biencoder_{training['epochs']:g}ep"  # a full run: its own leaderboard row
         if getattr(args, "load_model", None):
             options["scored_saved_model"] = args.load_model
-    return _finish(args, clock, ev=ev, config=args.config, model=model, predictions=preds, throughput=throughput,
-                   method=method, counts=counts, options=options)
+    return _finish(args, clock, task="proverb_prediction", ev=ev, config=args.config, model=model, predictions=preds,
+                   throughput=throughput, method=method, counts=counts, options=options)
 
 
 # ------------------------------------------------------------------ similar narratives
@@ -145,8 +176,7 @@ def run_similar(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic import similar as S
     from figbench_baselines.epic.data import load_prediction
 
-    data = load_prediction(args.config, args.data_dir)
-    data.test = data.test.sample(args.max_test, args.seed)
+    data = _with_inputs(args, load_prediction(args.config, args.data_dir), "proverb_prediction")
     ids = [r["id"] for r in data.test]
     if args.method == "embedding":
         from figbench_baselines.common.encoder import model_display_name
@@ -183,12 +213,12 @@ def run_similar(args: argparse.Namespace, clock) -> int:
     preds = {ids[i]: ids[j] for i, j in enumerate(nearest[""])}
     ev = _score(args, "similar_narratives", args.config, data.test, preds)
     for suffix, nn in nearest.items():
-        if suffix:
+        if suffix and ev is not None:
             other = _score(args, "similar_narratives", args.config, data.test,
                            {ids[i]: ids[j] for i, j in enumerate(nn)})
             ev.add(_renamed(other, suffix))
-    return _finish(args, clock, ev=ev, config=args.config, model=model, predictions=preds, throughput=throughput,
-                   method=method, counts={"n_test": len(ids)}, options=options)
+    return _finish(args, clock, task="similar_narratives", ev=ev, config=args.config, model=model, predictions=preds,
+                   throughput=throughput, method=method, counts={"n_test": len(ids)}, options=options)
 
 
 def _renamed(ev: Evaluation, suffix: str):
@@ -235,9 +265,9 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic import alignment as A
     from figbench_baselines.epic.data import load_alignment
 
-    data = load_alignment(args.data_dir)
+    data = _with_inputs(args, load_alignment(args.data_dir), "proverb_alignment", pipeline=args.pipeline)
     train_rows = subsample(data.train, args.max_train, args.seed)
-    test_rows = data.test.sample(args.max_test, args.seed)
+    test_rows = data.test
     train, test = A.pair_examples(train_rows), A.pair_examples(test_rows)
     throughput: dict[str, float] = {}
     options: dict[str, Any] = {}
@@ -284,7 +314,8 @@ def run_alignment(args: argparse.Namespace, clock) -> int:
               "n_wrong_proverb_narratives": wrong}
     if args.method == "tagger":
         counts["n_train_narratives"] = options["training"]["n_train_narratives"]
-    return _finish(args, clock, ev=ev, config="alignment", model=model, predictions=preds, throughput=throughput,
+    return _finish(args, clock, task="proverb_alignment", ev=ev, config="alignment", model=model, predictions=preds,
+                   throughput=throughput,
                    method=method, counts=counts, options=options, summary=skip_summary(data.skipped))
 
 
@@ -339,11 +370,11 @@ def run_generation(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic import generation as G
     from figbench_baselines.epic.data import load_prediction
 
-    data = load_prediction("seen", args.data_dir)
+    data = _with_inputs(args, load_prediction("seen", args.data_dir), "narrative_generation")
     train = subsample(data.train, args.max_train, args.seed)
-    test = data.test.sample(args.max_test, args.seed)
+    test = data.test
     nlp = G.find_tagger_pipeline("en")
-    kw_test = G.keywords([r["narrative"] for r in test], nlp)
+    kw_test = _input_keywords(args, test) if args.inputs_file else G.keywords([r["narrative"] for r in test], nlp)
     src_test = [G.prompt(r["proverb"], k) for r, k in zip(test, kw_test)]
     throughput: dict[str, float] = {}
     options: dict[str, Any] = {"keywords": nlp.meta["name"] if nlp else "heuristic (lookup verbs + capitalised names)"}
@@ -371,9 +402,11 @@ def run_generation(args: argparse.Namespace, clock) -> int:
         model = model_record(model_display_name(args.model), type="other", parameters=n_parameters(s2s))
     preds = {r["id"]: h for r, h in zip(test, hyps)}
     ev = _score(args, "narrative_generation", "seen", test, preds)
-    ev.add(extra_scores({"keyword_recall": [G.keyword_recall(h, k) for h, k in zip(hyps, kw_test)]}, len(test),
+    if ev is not None:
+        ev.add(extra_scores({"keyword_recall": [G.keyword_recall(h, k) for h, k in zip(hyps, kw_test)]}, len(test),
                         n_resamples=args.n_resamples, seed=args.seed, unit="narratives"))
     counts = {"n_test": len(test), "n_train": len(train) if args.method == "seq2seq" else 0,
               "mean_keywords": float(np.mean([len(k) for k in kw_test]))}
-    return _finish(args, clock, ev=ev, config="seen", model=model, predictions=preds, throughput=throughput,
+    return _finish(args, clock, task="narrative_generation", ev=ev, config="seen", model=model, predictions=preds,
+                   throughput=throughput,
                    method=args.method, counts=counts, options=options)

@@ -28,6 +28,7 @@ QUICK = {"metaphor_detection": dict(max_train=3200, max_steps=400, batch_size=8,
 
 
 def register(bsub: argparse._SubParsersAction) -> None:
+    from figbench_baselines.common.inputs_only import add_inputs_option
     from figbench_baselines.common.runs import add_common_args, add_task_option, add_training_run_args
 
     p = bsub.add_parser("meta4xnli", help="Meta4XNLI metaphor detection and interpretation (NLI)",
@@ -63,6 +64,7 @@ def register(bsub: argparse._SubParsersAction) -> None:
                    help="detection with --patience: the split of the training corpora early stopping scores "
                         "(default validation)")
     add_common_args(p, trained=True)
+    add_inputs_option(p)
     add_training_run_args(p)
     p.set_defaults(func=run)
 
@@ -165,8 +167,15 @@ def _run_detection(args, clock) -> int:
         tags = tags or _tag_set(rows)
         M.check_tags(rows, f"meta4xnli/{c}/train", tags)
         train += rows
-    test = load_detection(test_corpus, args.split, args.data_dir, part=args.part)
-    M.check_tags(test, f"meta4xnli/{test_corpus}/{args.split}", tags)
+    if args.inputs_file:   # a hidden benchmark's sentences: tags predicted for every one, nothing scored
+        from figbench_baselines.common import inputs_only as io
+
+        io.refuse_subsets(args, max_test=args.max_test, part=args.part, per_source=args.per_source,
+                          predictions_file=args.predictions_file, submit=args.submit)
+        test = io.task_inputs(args.inputs_file, "metaphor_detection")
+    else:
+        test = load_detection(test_corpus, args.split, args.data_dir, part=args.part)
+        M.check_tags(test, f"meta4xnli/{test_corpus}/{args.split}", tags)
     train = subsample(train, args.max_train, args.seed)
     test = test.sample(args.max_test, args.seed)
     if not any(t != "O" for r in train for t in r["tags"]):
@@ -174,7 +183,8 @@ def _run_detection(args, clock) -> int:
     setting = ("monolingual" if corpora == [test_corpus] else "multilingual" if len(corpora) > 1
                else "cross-domain" if corpora[0] in ("vua", "cometa") or test_corpus in ("vua", "cometa")
                else "cross-lingual")
-    per_source = args.per_source or (setting == "cross-domain" and test_corpus in ("en", "es"))
+    per_source = not args.inputs_file and (args.per_source or (setting == "cross-domain"
+                                                               and test_corpus in ("en", "es")))
     suffix = f"_{args.part}" if args.part else ""
     config = CORPUS_CONFIG[test_corpus]
 
@@ -196,6 +206,13 @@ def _run_detection(args, clock) -> int:
             save_trained(args.save_model, model, tok, {"training": training, "command": _command()})
     with phase(f"predict {len(test)} test sentences"):
         pred, istats = M.predict_tags(tok, model, test, max_length=args.max_length)
+    early_stopped = bool(training.get("early_stopping"))
+    method = f"token_clf_{'+'.join(corpora)}_to_{test_corpus}{suffix}" + ("_earlystop" if early_stopped else "")
+    model_block = _model_block(args, model, {"train_steps": training["train_steps"]}, encoder=training.get("encoder"))
+    if args.inputs_file:
+        return _submission(args, clock, "metaphor_detection", config, model_block, method,
+                           {r["id"]: t for r, t in zip(test, pred)},
+                           {"inference_examples_per_s": istats["inference_examples_per_s"]})
     with phase(f"score (task scores and vocabulary scores, {args.n_resamples} bootstrap resamples)"):
         ev = _score_detection(train, test, pred, config, args.split, n_resamples=args.n_resamples, seed=args.seed)
     options = {"setting": setting, "train": corpora, "test": test_corpus, "part": args.part,
@@ -209,17 +226,24 @@ def _run_detection(args, clock) -> int:
         options["per_source_scores"] = _per_source(
             args, corpora, test_corpus, lambda rows: M.predict_tags(tok, model, rows, max_length=args.max_length)[0],
             train)
-    early_stopped = bool(training.get("early_stopping"))
     return _finish(
-        args, clock, ev=ev, config=config,
-        model=_model_block(args, model, {"train_steps": training["train_steps"]}, encoder=training.get("encoder")),
+        args, clock, ev=ev, config=config, model=model_block,
         predictions={r["id"]: t for r, t in zip(test, pred)},
         throughput={"train_examples_per_s": training["train_examples_per_s"],
                     "inference_examples_per_s": istats["inference_examples_per_s"]},
-        method=f"token_clf_{'+'.join(corpora)}_to_{test_corpus}{suffix}" + ("_earlystop" if early_stopped else ""),
+        method=method,
         counts={"n_train_sentences": training["n_train_sentences"], "n_test_sentences": len(test),
                 "n_test_tokens": sum(len(r["tokens"]) for r in test)},
         options=options)
+
+
+def _submission(args, clock, task: str, config: str, model: dict, method: str, predictions: dict,
+                throughput: dict) -> int:
+    """An ``--inputs-file`` run's predictions file (for the benchmark named beside the inputs)."""
+    from figbench_baselines.common.inputs_only import write_submission
+
+    return write_submission(args, task, {"dataset": FAMILY, "config": config, "split": args.split}, model=model,
+                            method=method, predictions=predictions, clock=clock, throughput=throughput)
 
 
 def _command() -> str:
@@ -293,19 +317,24 @@ def _run_lexicon(args, clock, corpora, test_corpus, train, test, per_source: boo
     pred = M.lexicon_predict(lexicon, test)
     t2 = time.perf_counter()
     config = CORPUS_CONFIG[test_corpus]
+    suffix = f"_{args.part}" if args.part else ""
+    model = model_record("most-frequent-tag lexicon", type="heuristic", parameters=0)
+    method = f"lexicon_{'+'.join(corpora)}_to_{test_corpus}{suffix}"
+    if args.inputs_file:
+        return _submission(args, clock, "metaphor_detection", config, model, method,
+                           {r["id"]: t for r, t in zip(test, pred)},
+                           {"inference_examples_per_s": rate(len(test), t2 - t1)})
     ev = _score_detection(train, test, pred, config, args.split, n_resamples=args.n_resamples, seed=args.seed)
     options = {"train": corpora, "test": test_corpus, "part": args.part}
     if per_source:
         options["per_source_scores"] = _per_source(args, corpora, test_corpus,
                                                    lambda rows: M.lexicon_predict(lexicon, rows), train)
-    suffix = f"_{args.part}" if args.part else ""
     return _finish(
-        args, clock, ev=ev, config=config, model=model_record("most-frequent-tag lexicon", type="heuristic",
-                                                               parameters=0),
+        args, clock, ev=ev, config=config, model=model,
         predictions={r["id"]: t for r, t in zip(test, pred)},
         throughput={"train_examples_per_s": rate(len(train), t1 - t0),
                     "inference_examples_per_s": rate(len(test), t2 - t1)},
-        method=f"lexicon_{'+'.join(corpora)}_to_{test_corpus}{suffix}",
+        method=method,
         counts={"n_train_sentences": len(train), "n_test_sentences": len(test), "lexicon_size": len(lexicon)},
         options=options)
 
@@ -321,17 +350,25 @@ def _run_nli(args, clock) -> int:
     from figbench.tasks import get_task
 
     train = load_nli("train", args.data_dir)
-    test = load_nli(args.split, args.data_dir)
+    if args.inputs_file:   # a hidden benchmark's pairs: every one predicted (none left out), nothing scored
+        from figbench_baselines.common import inputs_only as io
+
+        io.refuse_subsets(args, max_test=args.max_test, lang=args.lang != "both",
+                          predictions_file=args.predictions_file, submit=args.submit)
+        test = io.task_inputs(args.inputs_file, "metaphor_nli")
+    else:
+        test = load_nli(args.split, args.data_dir)
     labels = list(label_names(train.split, "gold_label"))
     if args.lang != "both":
         train = train.where(lambda r: r["language"] == args.lang)
         test = test.where(lambda r: r["language"] == args.lang)
     if args.paper_settings:
-        train, test = train.where(M.is_relevant), test.where(M.is_relevant)
+        train = train.where(M.is_relevant)
+        test = test if args.inputs_file else test.where(M.is_relevant)
     train = M.select_training(train, args.train_on)
     require_rows(train, f"meta4xnli/interpretation/train ({args.train_on}, {args.lang})")
     require_rows(test, f"meta4xnli/interpretation/{args.split} ({args.lang})")
-    M.nli_label_check(train, test, labels)
+    M.nli_label_check(train, [] if args.inputs_file else test, labels)
     train = subsample(train, args.max_train, args.seed)
     test = test.sample(args.max_test, args.seed)
 
@@ -352,12 +389,15 @@ def _run_nli(args, clock) -> int:
         inf_rates.append(istats["inference_examples_per_s"])
         models.append(model)
     predictions = {r["id"]: pred_of[r["id"]] for r in test}
-    task = get_task("metaphor_nli")
-    ev = score_with_task(task, test.gold_split(), benchmark_key(task.name, "meta4xnli", "interpretation", args.split),
-                         predictions, n_resamples=args.n_resamples, seed=args.seed)
     model_block = _model_block(args, models[0], {"train_steps": steps})
     method = (f"nli_train_{args.train_on}" + ("" if args.lang == "both" else f"_{args.lang}")
               + ("_paper" if args.paper_settings else ""))
+    if args.inputs_file:
+        return _submission(args, clock, "metaphor_nli", "interpretation", model_block, method, predictions,
+                           {"inference_examples_per_s": sum(inf_rates) / len(inf_rates)})
+    task = get_task("metaphor_nli")
+    ev = score_with_task(task, test.gold_split(), benchmark_key(task.name, "meta4xnli", "interpretation", args.split),
+                         predictions, n_resamples=args.n_resamples, seed=args.seed)
     return _finish(
         args, clock, ev=ev, config="interpretation", model=model_block, predictions=predictions,
         # one model: its rates; one per language: their mean

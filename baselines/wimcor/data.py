@@ -41,10 +41,27 @@ def example_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
     if row.get("pmw") is not None and text[cs:ce] != row["pmw"]:
         raise ValueError(f"wimcor row {ident}: text[{cs}:{ce}] = {text[cs:ce]!r} is not the PMW {row['pmw']!r}")
     before, pmw, after = text[:cs].split(), text[cs:ce].split(), text[ce:].split()
+    example = {"id": ident, "tokens": before + pmw + after, "pmw_start": len(before),
+               "pmw_end": len(before) + len(pmw)}
+    if row.get("medium") is None:   # a hidden benchmark's inputs: no labels
+        return example
     medium = str(row["medium"]).upper()
-    return {"id": ident, "tokens": before + pmw + after, "pmw_start": len(before),
-            "pmw_end": len(before) + len(pmw), "label": medium,
-            "coarse": str(row.get("coarse") or coarse_of(medium)).lower()}
+    return {**example, "label": medium, "coarse": str(row.get("coarse") or coarse_of(medium)).lower()}
+
+
+def load_inputs_examples(path: str) -> Loaded:
+    """Examples of a hidden benchmark's inputs file (no labels); an unusable row is an error naming the file, since
+    a submission predicts every row."""
+    from figbench_baselines.common.inputs_only import task_inputs
+
+    rows = task_inputs(path, "metonymy")
+    examples = []
+    for row in rows:
+        try:
+            examples.append(example_from_row(row))
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+    return Loaded(Rows.of(rows.split, examples), source=str(path))
 
 
 def load_split_examples(config: str, split: str, data_dir: str | None) -> Loaded:

@@ -499,7 +499,8 @@ class SpanAlignmentTask(Task):
         return (self.pairs_column,)
 
     def inputs_only(self, dataset):
-        """Without the answers: each pair keeps its id and query span only (the narrative span is gold)."""
+        """Without the answers: each scored pair (:meth:`scored_pair`) keeps its id and query span only (the
+        narrative span is gold; a pair in no gold is left out)."""
         import datasets
 
         out = dataset.remove_columns([c for c in self.extra_gold_columns if c in dataset.column_names])
@@ -511,8 +512,18 @@ class SpanAlignmentTask(Task):
         features = out.features.copy()
         features[self.pairs_column] = [{k: inner[k] for k in keep}] if isinstance(feat, list) else \
             datasets.List({k: inner[k] for k in keep})
-        col = self.pairs_column
-        return out.map(lambda ex: {col: [{k: p[k] for k in keep} for p in ex[col]]}, features=features)
+        col, text = self.pairs_column, self.passage_column
+        scored = self.scored_pair if all(k in inner for k in ("narrative_start", "narrative_end")) \
+            and text in out.column_names else (lambda p, t: True)
+        return out.map(lambda ex: {col: [{k: p[k] for k in keep} for p in ex[col] if scored(p, ex.get(text))]},
+                       features=features)
+
+    @staticmethod
+    def scored_pair(pair: Mapping[str, Any], passage: str) -> bool:
+        """Whether a pair is scored: both spans were located in their texts (the others are in no gold)."""
+        start, end = int(pair["narrative_start"]), int(pair["narrative_end"])
+        return pair.get("narrative_match") != "none" and pair.get("proverb_match") != "none" \
+            and 0 <= start < end <= len(passage)
 
     def gold_from_dataset(self, dataset, key: str) -> SpanGold:
         _nonempty(dataset, key)
@@ -523,10 +534,9 @@ class SpanAlignmentTask(Task):
                 pid = str(pair["pair_id"])
                 if pid in spans:
                     raise ValueError(f"gold for {key}: duplicate pair id {pid!r}")
-                start, end = int(pair["narrative_start"]), int(pair["narrative_end"])
-                if pair.get("narrative_match") == "none" or pair.get("proverb_match") == "none" \
-                        or not 0 <= start < end <= len(passage):
+                if not self.scored_pair(pair, passage):
                     continue
+                start, end = int(pair["narrative_start"]), int(pair["narrative_end"])
                 spans[pid] = {"passage": passage, "query": pair.get("proverb_span", ""),
                               "answer": pair["narrative_span"], "start": start, "end": end}
         return SpanGold(key, tuple(spans), spans)

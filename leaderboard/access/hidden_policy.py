@@ -75,6 +75,8 @@ class HiddenSplitPolicy:
     window_s: float = 86400.0
     compare_last: int = 50   #: earlier submissions compared against (per identity and benchmark)
     hf_accounts: frozenset[str] | None = None   #: the Hugging Face accounts allowed (None: every account)
+    #: a Hugging Face account must be at least this old (days; 0: no minimum); an age the Hub cannot confirm refuses
+    min_account_age_days: float = 0.0
 
     def bits_per_window(self) -> float:
         """The most a window's transcripts on one benchmark can reveal (the README's bound)."""
@@ -244,6 +246,24 @@ def record_refusal(store, row: Mapping[str, Any], error: Exception | None = None
     decisions.record(store, row, kind, now=now)
 
 
+def check_account_age(row: Mapping[str, Any], min_days: float) -> None:
+    """Refuse a Hugging Face account younger than ``min_days``, or whose creation date the Hub does not confirm
+    (fails closed); token identities are the maintainer's own and pass."""
+    account = row.get("account") or ""
+    if min_days <= 0 or not account.startswith("hf:"):
+        return
+    from figbench_leaderboard.access.identity import hf_account_created
+
+    created = hf_account_created(account[3:])
+    if created is None:
+        raise UnregisteredError(f"Hugging Face account {account[3:]!r}: the Hub did not confirm when it was created, "
+                                f"and this board's hidden benchmarks need accounts at least {min_days:g} days old")
+    age = (time.time() - created) / 86400.0
+    if age < min_days:
+        raise UnregisteredError(f"Hugging Face account {account[3:]!r} is {age:.0f} days old; this board's hidden "
+                                f"benchmarks need accounts at least {min_days:g} days old")
+
+
 def probe_check(policy: HiddenSplitPolicy, row: Mapping[str, Any], predictions: Any, n_ids: int, *,
                 task: Task | None = None, gold: Gold | None = None):
     """A check for ``Store.add``: refuse a hidden-benchmark submission whose scored difference from one of
@@ -251,6 +271,7 @@ def probe_check(policy: HiddenSplitPolicy, row: Mapping[str, Any], predictions: 
     them, the number of ids whose prediction differs), and count refused probes toward the quota."""
     need = policy.needed_changes(n_ids)
     idents = _identities(row)
+    check_account_age(row, policy.min_account_age_days)   # asks the Hub: before the store's transaction
 
     def check(db: sqlite3.Connection) -> None:
         check_registered(db, row, policy.hf_accounts)

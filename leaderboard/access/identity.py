@@ -25,6 +25,7 @@ import ipaddress
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from figbench_leaderboard.store.tokens import hash_token
@@ -106,6 +107,36 @@ def token_identity(token: str) -> str:
         raise IdentityError(f"submitter token: expected {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} printable ASCII "
                             "characters (figbench submit makes one for you)")
     return hash_token(token)
+
+
+_OVERVIEW_TIMEOUT_S = 10.0
+_OVERVIEW_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="figbench-hf-overview")
+
+
+def hf_account_created(username: str) -> float | None:
+    """When a Hugging Face account was created (Unix time), from the Hub's ``/api/users/NAME/overview`` (at
+    ``HF_ENDPOINT``): its ``createdAt``, which ``huggingface_hub``'s ``User`` keeps as an unknown key. None when the
+    Hub cannot be asked or gives no date (callers refuse then: the age is unconfirmed). Cached 5 minutes."""
+    from datetime import datetime
+
+    key = f"created\x1f{username}"
+    now = time.monotonic()
+    with _whoami_lock:
+        hit = _whoami_cache.get(key)
+        if hit is not None and now - hit[0] < _WHOAMI_TTL_S:
+            return float(hit[1]) if hit[1] else None
+    from huggingface_hub import HfApi, constants
+
+    api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
+    try:   # get_user_overview takes no timeout: a Hub that does not answer in time leaves the age unconfirmed
+        user = _OVERVIEW_POOL.submit(api.get_user_overview, username).result(timeout=_OVERVIEW_TIMEOUT_S)
+        text = getattr(user, "createdAt", None)
+        created = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() if isinstance(text, str) else None
+    except Exception:  # unreachable Hub, unknown user, a date it cannot read: unconfirmed
+        created = None
+    with _whoami_lock:
+        _whoami_cache[key] = (now, str(created) if created is not None else "")
+    return created
 
 
 def hf_username(token: str) -> str:

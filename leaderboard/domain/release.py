@@ -18,6 +18,11 @@ or refused as a probe), so a labelling chosen from them beats the best fixed gue
 ``sqrt((bits * ln 2 + ln(1/alpha)) / (2 n))`` with probability at most ``alpha`` (Hoeffding and a union
 bound over the at most ``2**bits`` labellings a transcript can select).
 
+**Reveal.** A maintainer may reveal a hidden benchmark once (``figbench leaderboard hidden reveal``;
+:mod:`~figbench_leaderboard.store.reveals` records it, closes its submissions and tells this module with
+:func:`note_reveals`). From then on its rows are released in full, like a public benchmark's: exact scores,
+intervals with ``n_units``, counts. Before it, nothing of that leaves the server.
+
 A benchmark this process does not know is treated as hidden (the conservative side).
 """
 
@@ -33,6 +38,23 @@ LADDER_ETA = 0.01   #: the Ladder's step: a new hidden score is released only 0.
 RELEASE_VERSION = 2   #: 1: hidden scores rounded to 0.001 with intervals; 2: the Ladder's headline only
 
 Where = Benchmark | Mapping[str, Any] | str
+#: revealed hidden benchmarks: key -> when (Unix time), as the store holds them (:func:`note_reveals`)
+_REVEALED: dict[str, float] = {}
+
+
+def note_reveals(reveals: Mapping[str, float]) -> None:
+    """The store's reveals (every one: the mapping replaces what was known)."""
+    _REVEALED.clear()
+    _REVEALED.update({str(k): float(v) for k, v in reveals.items()})
+
+
+def _key(where: Where) -> str:
+    return where.key if isinstance(where, Benchmark) else row_key(where) if isinstance(where, Mapping) else str(where)
+
+
+def revealed_at(where: Where) -> float | None:
+    """When the maintainer revealed this hidden benchmark, or None (not revealed, or public)."""
+    return _REVEALED.get(_key(where)) if is_hidden(where) else None
 
 
 def row_key(row: Mapping[str, Any]) -> str:
@@ -63,11 +85,18 @@ def gold_marker(where: Where) -> str:
         return "public test set"
     share = bench.derivable if bench is not None else None
     if share is None:
-        return "hidden (server only)"
-    if share <= 0:
-        return "hidden, private gold"
-    return f"hidden, derivable from public text ({100 * share:.0f}%)" if share >= 0.01 else \
-        "hidden, derivable from public text (<1%)"
+        mark = "hidden (server only)"
+    elif share <= 0:
+        mark = "hidden, private gold"
+    else:
+        mark = f"hidden, derivable from public text ({100 * share:.0f}%)" if share >= 0.01 else \
+            "hidden, derivable from public text (<1%)"
+    when = revealed_at(bench if bench is not None else where)
+    if when is not None:
+        from datetime import UTC, datetime
+
+        mark += f"; revealed {datetime.fromtimestamp(when, UTC):%Y-%m-%d}: scores in full, submissions closed"
+    return mark
 
 
 def ladder_step(best: float | None, score: float, *, eta: float = LADDER_ETA,
@@ -97,11 +126,11 @@ def accuracy_bound(bits: float, n_items: int, alpha: float = 0.01) -> float:
 
 def hidden_released(row: Mapping[str, Any], public: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A hidden row's released copy made under an older rule, cut to what this rule releases: its headline alone,
-    on the Ladder's grid (``None`` for a public row or an unknown task: left as it is)."""
+    on the Ladder's grid (``None`` for a public or revealed row or an unknown task: left as it is)."""
     from figbench.tasks import TASKS
 
     task = TASKS.get(row.get("task"))
-    if not is_hidden(row) or task is None:
+    if not is_hidden(row) or task is None or revealed_at(row) is not None:
         return None
     value = (public or {}).get(task.headline)
     if not isinstance(value, (int, float)):
@@ -112,8 +141,9 @@ def hidden_released(row: Mapping[str, Any], public: Mapping[str, Any] | None) ->
 def released_scores(where: Where, scores: Mapping[str, Any] | None, cis: Mapping[str, Any] | None
                     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """``(scores, intervals)`` as released for the benchmark ``where`` without its Ladder: in full on a public
-    benchmark, nothing on a hidden one (the Ladder's value is written when the submission is scored)."""
-    if not is_hidden(where):
+    benchmark (or a revealed hidden one), nothing on a hidden one (the Ladder's value is written when the
+    submission is scored)."""
+    if not is_hidden(where) or revealed_at(where) is not None:
         return (dict(scores) if scores is not None else None), (dict(cis) if cis is not None else None)
     return {}, {}
 
@@ -121,11 +151,15 @@ def released_scores(where: Where, scores: Mapping[str, Any] | None, cis: Mapping
 def release(row: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a submission row as it may leave the server, with ``gold`` (public/hidden) added; on a
     hidden benchmark only the Ladder's released headline (``public_scores``), no intervals, counts or mismatch
-    flags."""
+    flags; a revealed hidden benchmark in full, with ``revealed`` (when)."""
     out = {k: v for k, v in row.items() if k not in ("public_scores", "public_cis")}
     kind = gold_kind(row)
     out["gold"] = kind
     if kind == PUBLIC:
+        return out
+    when = revealed_at(row)
+    if when is not None:
+        out["revealed"] = when
         return out
     if "scores" in out:
         out["scores"] = dict(row.get("public_scores") or {})

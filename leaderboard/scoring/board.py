@@ -31,7 +31,7 @@ from figbench_leaderboard.access.hidden_policy import (
 from figbench_leaderboard.access.redact import redact
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry, hidden_split
 from figbench_leaderboard.domain.names import name_keys
-from figbench_leaderboard.domain.release import gold_kind, release
+from figbench_leaderboard.domain.release import gold_kind, release, revealed_at
 from figbench_leaderboard.domain.submission import (
     PREDICTIONS_FORMAT,
     SubmissionError,
@@ -249,6 +249,8 @@ class Leaderboard:
             # identity, quota, budget and probe guard, counted in the insert's transaction
             checks.insert(0, probe_check(self.policy, row, row["predictions"], n_ids,
                                          task=self.registry.task(bench), gold=self.gold.get(bench)))
+        if hidden_split(bench):   # first: a revealed benchmark answers nothing more
+            checks.insert(0, _closed_after_reveal(bench.key))
 
         def check(db) -> None:
             for c in checks:
@@ -304,8 +306,8 @@ class Leaderboard:
                 except LeaseLostError as lost:
                     log.warning("%s", lost)
                 return self.store.get(sub["id"])
-            ladder = (ladder_release(self.policy, task, sub["id"])
-                      if self.policy is not None and hidden_split(bench) and sub.get("verified") else None)
+            ladder = (ladder_release(self.policy, task, sub["id"]) if self.policy is not None and hidden_split(bench)
+                      and sub.get("verified") and revealed_at(bench) is None else None)
             try:
                 self.store.finish(sub["id"], scores=result.scores, confidence_intervals=result.confidence_intervals,
                                   counts=result.counts, mismatches=flagged, owner=owner, release=ladder)
@@ -327,3 +329,19 @@ class Leaderboard:
                 break
             n += 1
         return n
+
+
+def _closed_after_reveal(key: str) -> Callable:
+    """A revealed hidden benchmark takes no more submissions (read in the insert's transaction, so a reveal made by
+    another process counts at once)."""
+    from figbench_leaderboard.store import reveals
+
+    def check(db) -> None:
+        when = reveals.revealed_at(db, key)
+        if when is not None:
+            from datetime import UTC, datetime
+
+            raise SubmissionError(f"{key} was revealed on {datetime.fromtimestamp(when, UTC):%Y-%m-%d} (its scores "
+                                  "are public in full now): it takes no more submissions")
+
+    return check

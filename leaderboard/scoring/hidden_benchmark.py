@@ -91,7 +91,13 @@ def _opaque(store: PrivateGoldStore, bench: Benchmark, what: str):
 def with_fresh_ids(store: PrivateGoldStore, bench: Benchmark, dataset):
     """``dataset`` with its id columns replaced by opaque ids (HMAC of the old id under the store's secret)."""
     new = _opaque(store, bench, "id")
-    cols = [c for c in _id_columns(get_task(bench.task)) if c in dataset.column_names]
+    task = get_task(bench.task)
+    cols = [c for c in _id_columns(task) if c in dataset.column_names]
+    pairs = getattr(task, "pairs_column", None)
+    if pairs in dataset.column_names:   # span alignment: each pair's id is an example id, its passage's id a link
+        cols += [c for c in ("id",) if c in dataset.column_names and c not in cols]
+        return dataset.map(lambda ex: {**{c: new(ex[c]) for c in cols},
+                                       pairs: [{**p, "pair_id": new(p["pair_id"])} for p in ex[pairs]]})
     return dataset.map(lambda ex: {c: new(ex[c]) for c in cols})
 
 
@@ -118,12 +124,13 @@ def sanitise(store: PrivateGoldStore, bench: Benchmark, inputs):
 
 def make_hidden(store: PrivateGoldStore, bench: Benchmark, dataset, inputs_out: str | os.PathLike, *,
                 fresh_ids: bool = False, public=None, report=None,
-                audit_corpora: list[str] | None = None) -> dict[str, Any]:
+                audit_corpora: list[str] | None = None, audit_dump: Any = None) -> dict[str, Any]:
     """Sanitise ``dataset``'s inputs (:func:`sanitise`), audit them against public text (``public``: a
     :class:`~figbench_leaderboard.scoring.linkage_audit.PublicIndex`, default every public corpus figbench can
     load locally) BEFORE anything is written, then write ``bench``'s gold (with the audited share) into
     ``store`` and its inputs to ``inputs_out`` (``inputs.parquet`` and ``inputs.jsonl``); returns a summary (no
-    gold in it). ``report``: called with the audit's one-line summary before anything is written."""
+    gold in it). ``report``: called with the audit's one-line summary before anything is written. ``audit_dump``:
+    the MediaWiki dump a harvested split was made from, whose page text the audit reads as public text too."""
     from dataclasses import replace
 
     from figbench_leaderboard.scoring.linkage_audit import audit, local_public_index
@@ -135,6 +142,8 @@ def make_hidden(store: PrivateGoldStore, bench: Benchmark, dataset, inputs_out: 
     inputs, changed = sanitise(store, bench, task.inputs_only(dataset))
     if public is None:
         public = local_public_index(task, corpora=audit_corpora)
+    if audit_dump is not None:
+        public.add_dump(audit_dump)
     found = audit(task, inputs, gold, public)
     line = (f"linkage audit: {found.reconstructed} of {found.items} items ({100 * found.share:.1f}%) have their gold "
             f"reconstructed from public text ({found.linked} linked; {dict(found.sources) or 'no public match'})")

@@ -12,7 +12,10 @@ can load locally, by
 * **token span** match inside the linked sentence (the mention's tokens, at its offsets or elsewhere),
 
 and then reads the linked public items' gold: an item's gold is *reconstructed* when the public gold gives it
-(a label: the same label; a cluster: the same cluster mates, among the linked items). The share of reconstructed
+(a label: the same label; a cluster: the same cluster mates, among the linked items). For a split harvested from
+a MediaWiki dump (``figbench harvest``), the dump's page text is public too (:meth:`PublicIndex.add_dump`): an
+item whose sentence is on a public page counts as reconstructed, since the harvester, run on that page, gives its
+gold (the page's links and articles are the gold). The share of reconstructed
 items is printed, stored in the benchmark's declaration and shown on the board: *hidden, private gold* only at
 0%, else *hidden, derivable from public text (N%)*.
 """
@@ -31,6 +34,7 @@ FUZZY = 0.6   #: Jaccard of word 3-gram shingles from which two sentences are th
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_COLUMNS = ("sentence", "text", "context", "sentence_text", "narrative", "premise", "hypothesis")
 _SPAN_COLUMNS = (("token_start", "token_end"), ("span_start", "span_end"), ("start", "end"))
+PAGE = "\x1fpage"   #: the gold of public page text: what the harvester makes of the page
 
 
 @dataclass
@@ -111,6 +115,35 @@ class PublicIndex:
             n += 1
         return n
 
+    def add_dump(self, dump: Any) -> int:
+        """Index the prose paragraphs of every page of a MediaWiki dump (a path, a glob or a list, as ``figbench
+        harvest --dump`` takes it) as public page text; returns the paragraphs indexed."""
+        from figbench.harvest import dump as dumps
+        from figbench.harvest.wikitext import blocks, parse
+
+        def paragraphs():
+            for part in dumps.partitions(dump):
+                for page in dumps.iter_pages(part):
+                    if page.redirect is None and page.text:
+                        yield from ({"text": b.text} for b in blocks(parse(page.text)) if b.kind == "prose" and b.text)
+
+        n = 0
+        for row in paragraphs():
+            words = _sentence(row)
+            if not words:
+                continue
+            key = " ".join(words)
+            if key not in self._sentences:
+                self._sentences[key] = len(self._shingle_sets)
+                shingles = _shingles(words)
+                self._shingle_sets.append(shingles)
+                for sh in shingles:
+                    self.by_shingle[sh].append(self._sentences[key])
+            self._sentence_items[self._sentences[key]].append(len(self.items))
+            self.items.append((key, None, PAGE, "dump page text"))
+            n += 1
+        return n
+
     def link(self, row: Mapping[str, Any], used: set[int] | None = None) -> int | None:
         """The public item an inputs row links to (sentence exact or fuzzy, then its span; among equal ones the
         first not ``used`` yet: a sentence repeated in several documents links one to one), or None."""
@@ -131,6 +164,9 @@ class PublicIndex:
             sid = best[0]
         span = _span(row, row.get("sentence") if isinstance(row.get("sentence"), list) else None)
         candidates = self._sentence_items[sid]
+        page = next((i for i in candidates if self.items[i][2] == PAGE), None)
+        if page is not None:   # on a public page: the item's text is public, whatever its span
+            return page
         same = [i for i in candidates if span is not None and self.items[i][1] == span]
         if same:
             return next((i for i in same if i not in (used or ())), same[0])
@@ -145,15 +181,20 @@ def audit(task, inputs, gold, index: PublicIndex) -> Audit:
     out = Audit(items=len(rows))
     linked: dict[str, str] = {}   # item id -> public gold key
     used: set[int] = set()
+    on_pages = 0
     for row in rows:
         hit = index.link(row, used)
         if hit is None:
             continue
-        used.add(hit)
         out.linked += 1
         out.sources[index.items[hit][3]] += 1
+        if index.items[hit][2] == PAGE:   # harvested from a public page: the harvester gives its gold
+            on_pages += 1
+            continue
+        used.add(hit)
         if index.items[hit][2] is not None and id_col:
             linked[str(row[id_col])] = index.items[hit][2]
+    out.reconstructed = on_pages
     clusters = getattr(gold, "clusters", None)
     if clusters is not None:   # a clustering: the same cluster mates among the linked items
         mine = {str(m): k for k, c in enumerate(clusters) for m in c}
@@ -163,12 +204,12 @@ def audit(task, inputs, gold, index: PublicIndex) -> Audit:
             by_public[pub].add(m)
             by_gold[mine[m]].add(m)
         gold_size = Counter(mine.values())
-        out.reconstructed = sum(1 for m, pub in linked.items()
-                                if by_public[pub] == by_gold[mine[m]] and len(by_gold[mine[m]]) == gold_size[mine[m]])
+        out.reconstructed += sum(1 for m, pub in linked.items()
+                                 if by_public[pub] == by_gold[mine[m]] and len(by_gold[mine[m]]) == gold_size[mine[m]])
         return out
     labels = getattr(gold, "labels", None)
     if isinstance(labels, Mapping):
-        out.reconstructed = sum(1 for i, pub in linked.items() if pub.split("\x1f", 1)[1] == str(labels.get(i)))
+        out.reconstructed += sum(1 for i, pub in linked.items() if pub.split("\x1f", 1)[1] == str(labels.get(i)))
         return out
     out.reconstructed = out.linked   # a kind whose gold the audit cannot compare: a linked item counts
     return out

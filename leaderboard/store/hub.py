@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.store import hub_state
+from figbench_leaderboard.store import hub_state, reveals
 from figbench_leaderboard.store.errors import StoreError
 from figbench_leaderboard.store.hub_layout import (
     HubStoreError,
@@ -177,6 +177,7 @@ class HubStore(Store):
             local = hub_state.dirty(db)  # a crashed process left unpushed still is
             hub_state.import_state(db, private)
             db.execute(f"DELETE FROM hub_state_dirty WHERE tbl NOT IN ({', '.join('?' * len(local))})", local)
+        reveals.load(self)   # a reveal from the Hub is known before its rows are imported
         n = import_layout(self, public, private, imported=imported, recover=False)
         if imported:   # what came from the Hub is there already; repairs and recoveries are pushed
             with self.transaction() as db:
@@ -279,6 +280,12 @@ class HubStore(Store):
 
     # --- writes -----------------------------------------------------------------------------------
     def state_changed(self) -> None:
+        self._mark()
+
+    def republish(self, ids: list[str]) -> None:
+        with self.transaction() as db:
+            db.executemany(f"INSERT INTO hub_dirty (id, since) VALUES (?, {_NOW_SQL}) "
+                           "ON CONFLICT (id) DO UPDATE SET seq = seq + 1", [(i,) for i in ids])
         self._mark()
 
     def add(self, sub: Mapping[str, Any], *, now: float | None = None, **kwargs: Any) -> str:

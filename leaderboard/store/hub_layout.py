@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.domain.release import gold_kind, hidden_released, release
+from figbench_leaderboard.domain.release import gold_kind, hidden_released, release, revealed_at
 from figbench_leaderboard.store.errors import DuplicateSubmissionError, MalformedRowError, StoreError
 from figbench_leaderboard.store.sqlite import Store
 
@@ -95,7 +95,7 @@ def result_json(sub: Mapping[str, Any]) -> dict[str, Any]:
     out = {"config": {"model_name": sub["model_name"], "model_sha": sub["model_revision"] or "main",
                       "model_type": sub["model_type"], "params": sub["model_parameters"]},
            "results": {key: shown.get("scores") or {}}}
-    if shown["gold"] != "hidden":   # a hidden row: the Ladder's headline only, no intervals, counts or flags
+    if shown["gold"] != "hidden" or "revealed" in shown:   # a hidden row: the Ladder's headline only
         out.update(confidence_intervals={key: shown.get("confidence_intervals") or {}},
                    counts={key: shown.get("counts") or {}}, mismatches=shown.get("mismatches") or {})
     return {**out, "gold": shown["gold"], "submission_id": sub["id"], "verified": bool(sub["verified"])}
@@ -229,7 +229,7 @@ def _row_from_files(path: Path, req: Mapping[str, Any], res: Mapping[str, Any] |
                    confidence_intervals=sec.get("confidence_intervals") or res.get("confidence_intervals", {}).get(key),
                    counts=sec.get("counts") or res.get("counts", {}).get(key),
                    mismatches=sec.get("mismatches") or res.get("mismatches"))
-        if gold_kind(req) != "public":   # the released copy as released (a hidden row's Ladder value)
+        if gold_kind(req) != "public" and revealed_at(req) is None:   # as released (a hidden row's Ladder value)
             row.update(public_scores=hidden_released(req, res.get("results", {}).get(key)) or {}, public_cis={})
     if row.get("scores") is not None and not _scores_ok(row["scores"]):
         log.error("import: %s (submission %s): its scores are not numbers by name; imported without them",

@@ -1,6 +1,7 @@
 """Store state besides the submissions, mirrored to the Hub's private repository: issued submitter tokens
-(:mod:`~figbench_leaderboard.store.tokens`) and hidden-benchmark decisions
-(:mod:`~figbench_leaderboard.store.decisions`), one file per table, ``state/<table>.json``.
+(:mod:`~figbench_leaderboard.store.tokens`), hidden-benchmark decisions
+(:mod:`~figbench_leaderboard.store.decisions`) and reveals (:mod:`~figbench_leaderboard.store.reveals`), one file
+per table, ``state/<table>.json``.
 
 Triggers mark a table in ``hub_state_dirty`` in the same transaction as its change, so a crash before the push
 leaves the mark for the next start; a pull merges the Hub's rows into the local table (a revocation is never
@@ -15,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from figbench_leaderboard.store import decisions, tokens
+from figbench_leaderboard.store import decisions, reveals, tokens
 
 log = logging.getLogger(__name__)
 STATE_DIR = "state"
@@ -24,6 +25,7 @@ NOW_SQL = "(julianday('now') - 2440587.5) * 86400.0"   #: Unix time in SQL (SQLi
 MIRRORED: dict[str, tuple[str, tuple[str, ...]]] = {
     "submitter_tokens": ("identity", ("revoked_at",)),
     "hidden_decisions": ("id", ()),
+    "hidden_reveals": ("benchmark", ()),
 }
 
 
@@ -31,6 +33,7 @@ def ensure_tables(db: sqlite3.Connection) -> None:
     """The mirrored tables, the dirty marks and their triggers (inside a transaction)."""
     tokens.ensure(db)
     decisions.ensure(db)
+    reveals.ensure(db)
     db.execute("CREATE TABLE IF NOT EXISTS hub_state_dirty (tbl TEXT PRIMARY KEY, since REAL NOT NULL)")
     for table in MIRRORED:
         for event in ("INSERT", "UPDATE", "DELETE"):
