@@ -42,11 +42,13 @@ def _time(fn, repeats: int) -> tuple[float, object]:
 def old_package(rev: str) -> str:
     """The ``leaderboard/`` tree of git revision ``rev`` (every file, sub-packages included) as an importable
     package; returns its name."""
+    import atexit
     import shutil
     import tarfile
 
     name = "figbench_leaderboard_old"
     tmp = Path(tempfile.mkdtemp(prefix="lb-old-"))
+    atexit.register(shutil.rmtree, tmp, True)
     archive = subprocess.run(["git", "archive", "--format=tar", rev, "leaderboard/"], cwd=ROOT, check=True,
                              capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
