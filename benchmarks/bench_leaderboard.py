@@ -6,7 +6,9 @@ tab's content in well under 2 s, a Queue tick on an unchanged board costs one ``
 test coreference submission (1,780 mentions, 1,000 bootstrap resamples) is scored in under 2 s.
 
 ``--old REV`` times the same store with the leaderboard code of git revision REV (e.g. the commit
-before issue 13) side by side: its files are copied from git into a temporary package.
+before issue 13) side by side: its whole ``leaderboard/`` tree (sub-packages and package data) is exported
+from git (``git archive``) into a temporary package; a revision with the layered layout (``ui/``,
+``store/``, ...) is timed by the same code as the working tree, an older flat one by its own API.
 
     python benchmarks/bench_leaderboard.py [--sizes 500 5000] [--repeats 3] [--old 36cbd24]
 """
@@ -38,29 +40,46 @@ def _time(fn, repeats: int) -> tuple[float, object]:
 
 
 def old_package(rev: str) -> str:
-    """The ``leaderboard/`` folder of git revision ``rev`` as an importable package; returns its name."""
+    """The ``leaderboard/`` tree of git revision ``rev`` (every file, sub-packages included) as an importable
+    package; returns its name."""
+    import atexit
+    import shutil
+    import tarfile
+
     name = "figbench_leaderboard_old"
-    dest = Path(tempfile.mkdtemp(prefix="lb-old-")) / name
-    dest.mkdir()
-    files = subprocess.run(["git", "ls-tree", "--name-only", rev, "leaderboard/"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split()
-    for f in files:
-        if f.endswith(".py"):
-            text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=ROOT, check=True, capture_output=True,
-                                  text=True).stdout
-            (dest / Path(f).name).write_text(text.replace("figbench_leaderboard", name))
-    sys.path.insert(0, str(dest.parent))
+    tmp = Path(tempfile.mkdtemp(prefix="lb-old-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    archive = subprocess.run(["git", "archive", "--format=tar", rev, "leaderboard/"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tmp, filter="data")
+    dest = tmp / name
+    shutil.move(str(tmp / "leaderboard"), dest)
+    for f in dest.rglob("*.py"):
+        f.write_text(f.read_text("utf-8").replace("figbench_leaderboard", name), "utf-8")
+    sys.path.insert(0, str(tmp))
     return name
 
 
-def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
-    from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
-    from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
-    from figbench_leaderboard.scoring.board import Leaderboard
-    from figbench_leaderboard.scoring.gold import JsonGoldProvider
-    from figbench_leaderboard.store.sqlite import Store
-    from figbench_leaderboard.ui import plots, tables
-    from figbench_leaderboard.ui.board_view import BoardView
+def _layered(pkg: str) -> bool:
+    """Whether package ``pkg`` has the leaderboard's layered layout (``ui/``, ``store/``, ``scoring/``, ...)."""
+    import importlib.util
+
+    return importlib.util.find_spec(f"{pkg}.ui") is not None
+
+
+def bench_new(store_dir: str, repeats: int, pkg: str = "figbench_leaderboard") -> dict[str, float]:
+    """The tabs' costs with the layered leaderboard package ``pkg`` (the working tree's, or a revision's)."""
+    def mod(path: str):
+        return importlib.import_module(f"{pkg}.{path}")
+
+    HiddenSplitPolicy = mod("access.hidden_policy").HiddenSplitPolicy
+    BenchmarkRegistry = mod("domain.benchmarks").BenchmarkRegistry
+    Leaderboard = mod("scoring.board").Leaderboard
+    JsonGoldProvider = mod("scoring.gold").JsonGoldProvider
+    Store = mod("store.sqlite").Store
+    plots, tables = mod("ui.plots"), mod("ui.tables")
+    BoardView = mod("ui.board_view").BoardView
 
     reg = BenchmarkRegistry()
     out: dict[str, float] = {}
@@ -108,6 +127,9 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
 
 
 def bench_old(pkg: str, store_dir: str, repeats: int) -> dict[str, float]:
+    """The same costs with revision ``pkg``'s code: the layered layout as the working tree's, else the flat one."""
+    if _layered(pkg):
+        return bench_new(store_dir, repeats, pkg)
     tables = importlib.import_module(f"{pkg}.tables")
     Store = importlib.import_module(f"{pkg}.store").Store
     reg = importlib.import_module(f"{pkg}.benchmarks").BenchmarkRegistry()

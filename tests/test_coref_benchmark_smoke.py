@@ -11,6 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.ci_stage   # the whole benchmark script (20 s): in make test-ci; make test keeps its corpus maker below
+# and figbench's CoNLL scores against scorch's (test_cdec_pipeline.py::test_scorch_agrees_on_conll)
 def test_benchmark_script_prints_ratios(monkeypatch, capsys):
     """The script as ``python benchmarks/bench_coref.py`` runs it, in this process (its own start-up is ~10 s of
     importing evaluate, which the test process has already paid)."""

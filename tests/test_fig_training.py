@@ -260,6 +260,8 @@ def test_same_command_twice_gives_the_same_numbers_and_a_saved_model_rescores_th
     assert c["options"]["training"]["history"] == training["history"]
 
 
+@pytest.mark.ci_stage   # a second accelerate launch start-up (20 s): in make test-ci; make test launches the same
+# training loop (baselines/common/training.py) in test_cdec_training.py's accelerate launch test
 @pytest.mark.slow
 def test_accelerate_launch_one_process_gives_the_plain_run_numbers(tiny, m4_dir, tmp_path):
     assert main(_command(tiny, m4_dir, tmp_path / "plain.json")) == 0

@@ -119,8 +119,18 @@ def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline:
         time.sleep(0.05)
 
 
+@pytest.fixture(scope="module")
+def undisturbed(longer_dump, tmp_path_factory):
+    """An undisturbed harvest of the longer dump (one worker): its report and its output folder."""
+    from figbench.harvest import wec
+
+    folder = tmp_path_factory.mktemp("ref")
+    return wec.harvest(longer_dump, folder, wec.WecOptions(min_cluster_size=1), workers=1,
+                       partition_bytes=1000), folder
+
+
 @pytest.mark.parametrize("stage", ["scan", "extract"])
-def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_dump, tmp_path, stage):
+def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_dump, undisturbed, tmp_path, stage):
     """The only worker killed in the middle of a stage (its copy of the scattered object lost with it): the lost
     tasks are retried (the object scattered again) and the corpus is the same as an undisturbed run's."""
     import json
@@ -130,7 +140,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_
     from figbench.harvest import wec
 
     opts = wec.WecOptions(min_cluster_size=1)
-    ref = wec.harvest(longer_dump, tmp_path / "ref", opts, workers=1, partition_bytes=1000)
+    ref, ref_dir = undisturbed
     out = tmp_path / "out"
     killed: list[int] = []
     t = threading.Thread(target=_kill_a_worker_when,
@@ -146,7 +156,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_
     assert got["kept"] == ref["kept"] and got["removed"] == ref["removed"]
     for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json",
                  "Test_Event_gold_mentions_validated.json"):
-        assert (out / name).read_bytes() == (tmp_path / "ref" / name).read_bytes()
+        assert (out / name).read_bytes() == (ref_dir / name).read_bytes()
     assert json.loads((out / "harvest.json").read_text())["dump"] == ref["dump"]
 
 

@@ -183,8 +183,10 @@ def test_killed_harvest_resumes(syn_dump, syn_out, tmp_path):
         assert json.loads((out / name).read_text()) == json.loads((ref / name).read_text())
 
 
-def test_scheduler_option_uses_an_existing_dask_cluster(tmp_path):
+def test_scheduler_option_uses_an_existing_dask_cluster(tmp_path, monkeypatch):
     from dask.distributed import Client, LocalCluster
+
+    monkeypatch.setattr(driver, "CONNECT_TIMEOUT", "2s")   # the unreachable one below: retried for 2 s, not 20
 
     with LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None) as lc:
         opts = wec.WecOptions(min_cluster_size=1)

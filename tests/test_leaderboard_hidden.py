@@ -319,7 +319,8 @@ def test_fresh_ids_hide_public_source_ids(tmp_path, monkeypatch):
     try:
         _run("leaderboard", "hidden", "add", "--private", str(private), "--task", "cdec", "--dataset", "ecbmeta_gen",
              "--config", "meta_x", "--split", "test", "--label", "ECB+META generated (hidden)", "--data-files",
-             str(src), "--fresh-ids", "--inputs-out", str(tmp_path / "out"))
+             str(src), "--fresh-ids", "--inputs-out", str(tmp_path / "out"),
+             "--audit-corpora", "wec_eng")   # the audit itself: test_leaderboard_linkage_audit.py
         store = PrivateGoldStore(private)
         bench = store.register()[0]
         gold = store.get(bench)

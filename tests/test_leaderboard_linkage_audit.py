@@ -137,3 +137,34 @@ def test_a_split_harvested_from_a_dump_is_derivable_from_its_page_text(tmp_path,
                         "--from-builder", "--data-dir", str(out), "--inputs-out", str(tmp_path / "i3")])
     err = capsys.readouterr().err
     assert rc == 1 and "pass --audit-dump" in err and "enwiki-20240601" in err and not (tmp_path / "p3").exists()
+
+
+def test_the_arrow_batches_index_what_row_iteration_indexes():
+    """``_rows`` (Arrow batches, only the indexed columns) against ``datasets``' own row iteration: the same
+    index, token lists, offsets, missing values and gold included."""
+    from figbench_leaderboard.scoring.linkage_audit import _rows
+
+    rows = [{"mention_id": f"m{k}", "sentence": [f"w{k}", "the", "fall", "of", "Rome"][: 2 + k % 4] if k % 7 else [],
+             "token_start": k % 2, "token_end": 1, "text": None if k % 3 else f"t{k}", "cluster_id": f"c{k % 4}",
+             "unused": "x" * k} for k in range(5000)]   # more than one batch
+    ds = datasets.Dataset.from_list(rows)
+    by_rows, by_batches = PublicIndex(), PublicIndex()
+    expected = sum(1 for r in rows if r["sentence"] or r["text"])   # rows with no sentence text are passed over
+    assert by_rows.add_split("s", ds, "cluster_id") == by_batches.add_split("s", _rows(ds, "cluster_id"),
+                                                                            "cluster_id") == expected < 5000
+    assert by_batches.items == by_rows.items and by_batches.by_shingle == by_rows.by_shingle
+    assert "unused" not in next(iter(_rows(ds, "cluster_id")))
+    full = datasets.Dataset.from_list([dict(r, sentence=r["sentence"] or ["x"]) for r in rows[:50]])
+    assert "text" not in next(iter(_rows(full, "cluster_id")))   # never consulted after a sentence in every row
+
+
+def test_the_default_audits_every_local_corpus(data_root, monkeypatch):
+    """No ``corpora``: every corpus figbench knows is indexed (here narrowed to WEC-Eng, the quickest to
+    index; a name that is no corpus is passed over)."""
+    from figbench_leaderboard.scoring.linkage_audit import local_public_index
+
+    import figbench
+
+    monkeypatch.setattr(figbench, "CORPORA", ("wec_eng", "no_such_corpus"))
+    every = local_public_index(CDEC)
+    assert every.items and {s.split("/")[0] for *_, s in every.items} == {"wec_eng"}

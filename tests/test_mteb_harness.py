@@ -16,25 +16,29 @@ import pytest
 from figbench.cli import main
 from tests.conftest import corpus_path
 
-mteb = pytest.importorskip("mteb")
+
+@pytest.fixture(scope="module")
+def mteb():
+    """mteb, imported by the tests that use it (its import costs every xdist worker 2 s at collection)."""
+    return pytest.importorskip("mteb")
 
 
 @pytest.fixture(scope="module")
-def minilm():
+def minilm(mteb):
     from figbench_baselines.common.encoder import default_model_path
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(default_model_path(), device="cpu")
 
 
-def _score(model, task, tmp_path):
+def _score(mteb, model, task, tmp_path):
     result = mteb.evaluate(model, task, cache=None, show_progress_bar=False, prediction_folder=tmp_path / "pred")
     [res] = result.task_results
     return res.get_score(), json.loads((tmp_path / "pred" / task.prediction_file_name).read_text())
 
 
 @pytest.mark.slow
-def test_every_figbench_mteb_task_runs_offline(minilm, tmp_path, monkeypatch, capsys):
+def test_every_figbench_mteb_task_runs_offline(mteb, minilm, tmp_path, monkeypatch, capsys):
     for corpus in ("epic", "wimcor", "meta4xnli", "ecbplus", "ecbmeta"):
         corpus_path(corpus)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -45,18 +49,20 @@ def test_every_figbench_mteb_task_runs_offline(minilm, tmp_path, monkeypatch, ca
     assert [ln.split()[0] for ln in listed] == [c.metadata.name for c in TASK_CLASSES]
     assert {ln.split()[1] for ln in listed} == {"Retrieval", "Classification", "PairClassification", "Clustering"}
     for task in tasks(max_examples=40):
-        score, predictions = _score(minilm, task, tmp_path / task.metadata.name)
+        score, predictions = _score(mteb, minilm, task, tmp_path / task.metadata.name)
         assert 0.0 <= score <= 1.0, task.metadata.name
         assert predictions["default"]["test"], task.metadata.name   # MTEB wrote its per-example predictions
 
 
+@pytest.mark.ci_stage   # MTEB and the baseline each on all 1,000 narratives (80 s): in make test-ci; make test runs
+# the same task through mteb.evaluate above and the baseline's embedding path in test_fig_epic_baselines.py
 @pytest.mark.slow
-def test_similar_narratives_equals_the_figbench_baseline(minilm, tmp_path, monkeypatch):
+def test_similar_narratives_equals_the_figbench_baseline(mteb, minilm, tmp_path, monkeypatch):
     corpus_path("epic")
     monkeypatch.setenv("FIGBENCH_CACHE", str(tmp_path / "cache"))
     from figbench.harnesses.mteb_tasks import FigbenchEpicSimilarNarratives
 
-    score, _ = _score(minilm, FigbenchEpicSimilarNarratives(), tmp_path)
+    score, _ = _score(mteb, minilm, FigbenchEpicSimilarNarratives(), tmp_path)
     out = tmp_path / "similar.json"
     assert main(["baseline", "epic", "--task", "similar", "--config", "seen", "--method", "embedding",
                  "--n-resamples", "0", "--out", str(out)]) == 0

@@ -370,6 +370,9 @@ def run_generation(args: argparse.Namespace, clock) -> int:
     from figbench_baselines.epic import generation as G
     from figbench_baselines.epic.data import load_prediction
 
+    if args.method != "keywords" and not args.model:   # before the data and the tagger are loaded
+        raise ValueError("epic --task generation --method seq2seq needs --model "
+                         "(a seq2seq HF id or path, e.g. t5-small)")
     data = _with_inputs(args, load_prediction("seen", args.data_dir), "narrative_generation")
     train = subsample(data.train, args.max_train, args.seed)
     test = data.test
@@ -382,9 +385,6 @@ def run_generation(args: argparse.Namespace, clock) -> int:
         hyps = G.keyword_baseline([r["proverb"] for r in test], kw_test)
         model = model_record("proverb+keywords copy", type="heuristic", parameters=0)
     else:
-        if not args.model:
-            raise ValueError("epic --task generation --method seq2seq needs --model "
-                             "(a seq2seq HF id or path, e.g. t5-small)")
         from figbench_baselines.common.encoder import model_display_name
         from figbench_baselines.common.figurative import set_threads
         from figbench_baselines.common.runs import train_config_from_args

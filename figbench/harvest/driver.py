@@ -85,6 +85,8 @@ TRANSFER_TIMEOUT = 600.0
 #: what a stage does with a partition whose task raises: ``stop`` the harvest (the default) or ``skip`` its bad
 #: streams (each multistream partition is retried stream by stream; the streams that still fail are skipped)
 ON_ERROR = ("stop", "skip")
+#: how long connecting to a given ``--scheduler`` is retried before the harvest stops, naming it
+CONNECT_TIMEOUT = "20s"
 
 
 class TaskError(ValueError):
@@ -147,7 +149,7 @@ def cluster(scheduler: str | None = None, workers: int | None = None) -> Iterato
 
     if scheduler:
         try:
-            client = Client(scheduler, timeout="20s")
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except OSError as e:
             raise ConnectionError(f"cannot reach the dask scheduler at {scheduler}: {e}") from e
         try:
