@@ -166,5 +166,5 @@ def test_the_default_audits_every_local_corpus(data_root, monkeypatch):
     import figbench
 
     monkeypatch.setattr(figbench, "CORPORA", ("wec_eng", "no_such_corpus"))
-    every = local_public_index(CDEC)
+    every = local_public_index(CDEC, data_dir=str(data_root))
     assert every.items and {s.split("/")[0] for *_, s in every.items} == {"wec_eng"}
