@@ -108,7 +108,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     max_bytes = int(max_upload_mb * 1024 * 1024)
     worker = Worker(board).start() if start_worker else None
     refusals = Refusals(board.store.rate_limit.max_submissions, board.store.rate_limit.window_s)
-    cpu = CpuBudget()
+    cpu = CpuBudget(max_total_s=1.0, total_window_s=10.0)   # per sender 2 s a minute; all senders 10% of a core
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes, refusals=refusals, cpu=cpu)
     demo.queue(default_concurrency_limit=4)
     untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
