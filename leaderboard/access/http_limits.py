@@ -20,6 +20,7 @@ cap in memory, and a flood of bombs costs the board a few milliseconds per reque
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -177,14 +178,16 @@ def scope_identity(scope: dict) -> str | None:
 class BodyLimit:
     """ASGI middleware: refuse HTTP request bodies over ``max_bytes`` or with more JSON structure than
     ``shape`` allows with 413, and every body of an identity refused ``max_refusals`` times in ``window_s``
-    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.limits.RateLimit` giving both);
+    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.limits.RateLimit` giving both), each 429
+    after ``tarpit_s`` (the body unread: a flood's refused senders cost the board next to nothing);
     ``structure=False`` turns the structure scan off (benchmarks' baseline)."""
 
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
                  window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
                  max_separators: int | None = None, refusals: Refusals | None = None,
-                 cpu: CpuBudget | None = None) -> None:
+                 cpu: CpuBudget | None = None, tarpit_s: float = 1.0) -> None:
         self.app = app
+        self.tarpit_s = tarpit_s
         self.max_bytes = int(max_bytes)
         if rate_limit is not None:
             max_refusals, window_s = rate_limit.max_submissions, rate_limit.window_s
@@ -196,6 +199,8 @@ class BodyLimit:
                             if v is not None}
 
     async def _refuse(self, send: Any, status: int, message: str, headers: list | None = None) -> None:
+        if status == 429 and self.tarpit_s:
+            await asyncio.sleep(self.tarpit_s)   # a sender over its limits retries at most once per tarpit_s
         body = json.dumps({"error": message}).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
