@@ -160,10 +160,6 @@ def _wait(spent: deque[tuple[float, float]], budget: float, window_s: float, now
     return 1.0
 
 
-#: server CPU seconds per MB of a submission body spent outside the handler (receiving it, Gradio's parse of the
-#: request and its queue), charged to the sender's and the board's budgets when the body is complete: measured
-#: 0.08 s for a 6.6 MB cdec cluster beside 0.09 s in the handler (2026-11-27, benchmarks/bench_flood.py's shape)
-BODY_CPU_S_PER_MB = 0.012
 #: the API's submission routes, refused unread while the board's validation budget is spent (the Submit tab's
 #: upload is not validated when it arrives: its submission is refused by the handler, see ``Submissions``)
 SUBMISSION_PREFIXES = ("/gradio_api/call/submit_json", "/gradio_api/call/v2/submit_json")
@@ -280,8 +276,6 @@ class BodyLimit:
                         await self._refuse(send, 413, why)
                     refused = True
                     return {"type": "http.disconnect"}
-                if submission and self.cpu is not None and not message.get("more_body", False):
-                    self.cpu.charge(who, seen / 1e6 * BODY_CPU_S_PER_MB)   # Gradio's share, before it parses
             return message
 
         try:
