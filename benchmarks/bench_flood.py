@@ -22,7 +22,7 @@ CPU time is charged to the sender (2 s a minute), and a cluster far larger than 
 count. Target for each shape: page-load p95 under 0.5 s with 6 clients.
 
     python benchmarks/bench_flood.py [--clients 6] [--seconds 30] [--modes unguarded guarded]
-                                     [--shapes lists keys cluster]
+                                     [--shapes lists keys cluster] [--json benchmarks/bench_flood.json]
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "tests" / "fixtures" / "leaderboard" / "gold.json"
 BOMB = "[" + ",".join(["[]"] * 3_300_000) + "]"      # 9.9 MB
 FIX = ROOT / "tests" / "fixtures" / "leaderboard"
+#: page-load p95 during a flood, seconds (issues 20 and 33)
+TARGET_P95 = 0.5
 
 
 def shape_payload(shape: str) -> str:
@@ -216,16 +218,18 @@ def flood_shape(mode: str, shape: str, k: int, port: int, pid: int, fn: int, idl
     cpu0, wall0 = _cpu_s(pid), time.perf_counter()
     attack.start()
     time.sleep(1.0)   # the flood is under way
-    loads, t_end = [], time.time() + args.seconds
+    loads, load_avg, t_end = [], [], time.time() + args.seconds
     while time.time() < t_end:
         loads.append(page_load(port, fn))
+        load_avg.append(os.getloadavg()[0])
         time.sleep(0.05)
     server_cpu, wall = _cpu_s(pid) - cpu0, time.perf_counter() - wall0
     flood_out = results.get(timeout=600)
     attack.join(timeout=60)
     return {"mode": mode, "shape": shape, "idle_p50": statistics.median(idle), "idle_p95": _pct(idle, 0.95),
             "flood_n": len(loads), "flood_p50": statistics.median(loads), "flood_p95": _pct(loads, 0.95),
-            "flood_max": max(loads), "server_peak_mb": _hwm_mb(pid), "server_cpu": server_cpu / wall, **flood_out}
+            "flood_max": max(loads), "server_peak_mb": _hwm_mb(pid), "server_cpu": server_cpu / wall,
+            "load_avg": [min(load_avg), max(load_avg)], **flood_out}
 
 
 def run_mode(mode: str, store: Path, args: argparse.Namespace) -> list[dict]:
@@ -274,6 +278,9 @@ def main() -> None:
                     help="what the attackers send (see shape_payload)")
     ap.add_argument("--pause", type=float, default=65.0, help="idle seconds between two shapes (the CPU budget's "
                     "window)")
+    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "bench_flood.json"),
+                    help="where the run is recorded (empty: nowhere)")
+    ap.add_argument("--note", default="", help="what else ran on the machine, for the record")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--store", help=argparse.SUPPRESS)
@@ -290,6 +297,7 @@ def main() -> None:
         s = Store(store)
         fill_store(s, args.rows)
         s.close()
+        load_start = os.getloadavg()[0]
         print(f"{args.rows} submissions; {args.clients} clients flooding {args.shapes} for {args.seconds:g} s per "
               f"mode and shape; page load = GET /, /config, overview event; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
@@ -304,9 +312,45 @@ def main() -> None:
                       f"{r['clients_cpu']:.2f} cores | load average {os.getloadavg()[0]:.1f}", flush=True)
         for r in results:
             if r["mode"] == "guarded":
-                ok = r["flood_p95"] < 0.5
-                print(f"target page-load p95 < 0.5 s during the {r['shape']} flood: {'met' if ok else 'NOT met'} "
-                      f"({r['flood_p95']:.3f} s)")
+                ok = r["flood_p95"] < TARGET_P95
+                print(f"target page-load p95 < {TARGET_P95} s during the {r['shape']} flood: "
+                      f"{'met' if ok else 'NOT met'} ({r['flood_p95']:.3f} s)")
+        if args.json:
+            write_json(Path(args.json), args, load_start, results)
+            print(f"wrote {args.json}")
+
+
+def _commit() -> str:
+    """The checkout's short commit, ``+changes`` when the working tree differs from it."""
+    import subprocess
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short=7", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no", "--", "leaderboard") else "")
+
+
+def write_json(path: Path, args: argparse.Namespace, load_start: float, results: list[dict]) -> None:
+    """Append this run (commit, date, load, settings, results) to ``path`` (``figbench docs`` renders the
+    README and leaderboard README flood numbers from it); a run of the same commit and shapes replaces the
+    earlier one."""
+    import datetime
+
+    data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    runs = [r for r in data.get("runs", []) if not (r["commit"] == _commit() and r["shapes"] == args.shapes
+                                                   and r["modes"] == args.modes)]
+    runs.append({
+        "commit": _commit(), "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        "load_avg_start": round(load_start, 1), "cpus": os.cpu_count(), "clients": args.clients,
+        "seconds": args.seconds, "rows": args.rows, "modes": args.modes, "shapes": args.shapes,
+        "note": args.note,
+        "results": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in results]})
+    out = {"about": "benchmarks/bench_flood.py: page loads (GET /, /config, the overview event) while clients flood "
+                    "submit_json; one entry per run with the commit it measured, its date and the load; "
+                    "`figbench docs --write` renders README 'Measured' and leaderboard/README 'Speed' from it",
+           "target_p95_s": TARGET_P95, "runs": runs}
+    path.write_text(json.dumps(out, indent=1) + "\n", "utf-8")
 
 if __name__ == "__main__":
     main()

@@ -126,7 +126,7 @@ def test_every_block_anchor_is_a_line_of_its_file():
 
 def _bench_copy(tmp_path):
     """A temp copy of the committed benchmark outputs the README blocks are rendered from."""
-    for name in ("bench_retag.json", "bench_harvest.json", "measured.json"):
+    for name in ("bench_retag.json", "bench_harvest.json", "measured.json", "bench_flood.json"):
         shutil.copy(ROOT / "benchmarks" / name, tmp_path / name)
     return tmp_path
 
@@ -266,6 +266,25 @@ def test_contributing_names_only_real_commands_and_the_makefile_parallelism():
         assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"CONTRIBUTING.md: no Makefile target {target}"
     assert "-n $(JOBS)" in makefile and "n + 1" in makefile and "-n auto" not in text
     assert "`JOBS` = `nproc` + 1" in text and "figbench:table" not in text
+
+
+def test_the_flood_numbers_render_from_bench_flood_json(tmp_path):
+    """Issue 33: the flood benchmark's numbers (README "Measured", leaderboard/README "Speed") are generated from
+    the JSON bench_flood.py writes, each run with its commit, date and load."""
+    from figbench.commands.docs_benchmarks import render_measured
+    from figbench.commands.docs_flood import render_flood
+
+    bench = _bench_copy(tmp_path)
+    table = render_flood(bench)
+    assert wrap("flood", table) in (ROOT / "leaderboard" / "README.md").read_text("utf-8")
+    _edit(bench / "bench_flood.json", lambda d: d["runs"][-1].update(commit="abc1234", date="2031-01-02"))
+    _edit(bench / "bench_flood.json", lambda d: d["runs"][-1]["results"][0].update(flood_p95=0.25, flood_n=41))
+    assert "| `abc1234`, 2031-01-02, load average " in render_flood(bench)
+    row = next(ln for ln in render_measured(bench).splitlines() if "`abc1234`" in ln and "41 loads" in ln)
+    assert "p95 0.250 s (target under 0.5 s: met)" in row
+    _edit(bench / "bench_flood.json", lambda d: d.pop("runs"))
+    with pytest.raises(ValueError, match=r"bench_flood.json: missing field 'runs'"):
+        render_flood(bench)
 
 
 def test_the_measured_rows_render_from_measured_json_with_commit_date_load_and_go_stale(tmp_path):

@@ -150,12 +150,28 @@ def test_cpu_budget_window():
     assert b.retry_after("ip:1", now=60.5) is None   # the first charge left the window
 
 
+def test_cpu_budget_of_all_senders_together():
+    """Issue 33: six addresses, each within its own 2 s a minute, cannot take more than the board's 1 s in 10."""
+    from figbench_leaderboard.access.http_limits import CpuBudget
+
+    b = CpuBudget(2.0, window_s=60, max_total_s=1.0, total_window_s=10)
+    assert b.busy_for(now=0) is None
+    for i in range(6):
+        b.charge(f"ip:{i}", 0.45, now=float(i))
+    assert all(b.retry_after(f"ip:{i}", now=6) is None for i in range(6))   # each within its own budget
+    assert b.busy_for(now=6) == pytest.approx(7)   # under 1 s once the charges of t = 0..3 left the window
+    assert b.busy_for(now=14) is None
+    assert "the board (all senders)" in CpuBudget(2.0, max_total_s=0.0).refusal("ip:9")
+    assert CpuBudget(2.0, max_total_s=0.0).refusal("ip:9", board=False) is None
+
+
 def test_an_aborted_body_is_one_log_line(open_board):
     """Clients that announce 1 MB and hang up after 1 KB: one line each in the server's log, no traceback
     (before: a full traceback per disconnect, 16 MB of log for 3,000)."""
     import socket
 
     log = Path(open_board["log"])
+    time.sleep(10)   # the key bombs before spent the board's validation budget (1 s in 10): the API refuses unread
     before = log.read_text()
     upload = (b"/gradio_api/upload", b"multipart/form-data; boundary=XX", b'--XX\r\nContent-Disposition: form-data; '
               b'name="files"; filename="a.json"\r\nContent-Type: application/json\r\n\r\n')

@@ -250,3 +250,86 @@ def test_every_column_corrupted_is_quarantined_or_harmless(tmp_path, capsys):
         sid = next(s for s, c in victims.items() if c == (col, value, field))
         line = next((ln for ln in listing if ln.startswith(sid)), None)
         assert line is not None and field in line, (col, value, line)
+
+
+# --- issue 33: the same shapes arriving in the Hub's files (the local Hub of test_leaderboard_hub) --------
+
+#: model name -> (how its Hub files are damaged, the field ``list --quarantined`` names)
+HUB_DAMAGE = {
+    "hub-text-bound": ("confidence_intervals", "confidence_intervals"),   # results (and private) file
+    "hub-created-1e20": ("created_at", "created_at"),
+    "hub-params-2e63": ("model_parameters", "model_parameters"),
+    "hub-name-number": ("model_name", "model_name"),     # JSON has no bytes: a number, then a list
+    "hub-name-list": ("model_name", "model_name"),
+    "hub-model-list": ("metadata.model", "metadata.model"),
+    "hub-provenance-text": ("metadata.provenance", "metadata.provenance"),
+}
+
+
+def _damage_hub_files(hub, ids: dict[str, str]) -> None:
+    public, private = hub.repos["figbench/board"], hub.repos["figbench/board-private"]
+    req_of = {json.loads(v)["id"]: k for k, v in public.items() if k.startswith("requests/")}
+    res_of = {json.loads(v)["submission_id"]: k for k, v in public.items() if k.startswith("results/")}
+    priv_of = {json.loads(v)["id"]: k for k, v in private.items() if k.startswith("predictions/")}
+
+    def edit(repo: dict, path: str, fn) -> None:
+        obj = json.loads(repo[path])
+        fn(obj)
+        repo[path] = json.dumps(obj).encode()
+
+    def text_bounds(obj: dict, cis: dict) -> None:
+        for interval in cis.values():
+            interval["low"] = "x"
+
+    sid = ids["hub-text-bound"]
+    edit(public, res_of[sid], lambda o: [text_bounds(o, c) for c in o["confidence_intervals"].values()])
+    edit(private, priv_of[sid], lambda o: text_bounds(o, o["confidence_intervals"]))
+    edit(public, req_of[ids["hub-created-1e20"]], lambda o: o.update(created_at=1e20))
+    edit(public, req_of[ids["hub-params-2e63"]], lambda o: o.update(model_parameters=2**63 - 1, params=2**63 - 1))
+    edit(public, req_of[ids["hub-name-number"]], lambda o: o.update(model_name=12345, model=12345))
+    edit(public, req_of[ids["hub-name-list"]], lambda o: o.update(model_name=["a", "b"]))
+    edit(public, req_of[ids["hub-model-list"]], lambda o: o["metadata"].update(model=[1, 2]))
+    edit(public, req_of[ids["hub-provenance-text"]], lambda o: o["metadata"].update(provenance="a string"))
+
+
+def test_hub_import_quarantines_each_bad_field(tmp_path, monkeypatch, capsys):
+    """A Hub results/request file with each of the issue's bad fields: the import quarantines the row and
+    ``list --quarantined`` names row and field; start (pull), every view, list, export and a restart succeed."""
+    from huggingface_hub import constants
+
+    from tests.test_leaderboard_hub import TOKEN, FakeHub
+    from tests.test_leaderboard_hub_restart import _store
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)   # the tests' local Hub is reachable
+    hub = FakeHub(private={"figbench/board-private"})
+    hub.repos = {"figbench/board": {}, "figbench/board-private": {}}
+    try:
+        board = Leaderboard(_store(hub, tmp_path / "a"), JsonGoldProvider(GOLD), limits=Limits(n_resamples=20))
+        ids = {name: board.submit(_sub(name))["id"] for name in (*GOOD, *HUB_DAMAGE)}
+        board.run_pending()
+        board.store.close()                                   # pushes every row to the local Hub
+        _damage_hub_files(hub, ids)
+        for k, v in {"HF_ENDPOINT": hub.url, "HF_TOKEN": TOKEN, "FIGBENCH_LEADERBOARD_PRIVATE_REPO":
+                     "figbench/board-private", "FIGBENCH_LEADERBOARD_CACHE": str(tmp_path / "b")}.items():
+            monkeypatch.setenv(k, v)
+        spec = "hf://datasets/figbench/board"
+        capsys.readouterr()
+        _views_and_commands(spec, tmp_path, list(ids.values()))   # a fresh cache: everything from the Hub
+        listing = capsys.readouterr().out.splitlines()
+        for name, (_, field) in HUB_DAMAGE.items():
+            line = next((ln for ln in listing if ln.startswith(ids[name])), None)
+            assert line is not None and field in line, (name, listing)
+        assert figbench_main(["leaderboard", "list", "--store", spec, "--json"]) == 0
+        assert sorted(r["model_name"] for r in json.loads(capsys.readouterr().out)) == sorted(GOOD)
+        # a usable file of the same submission, later, is imported and leaves the listing
+        public = hub.repos["figbench/board"]
+        path = next(k for k, v in public.items() if k.startswith("requests/") and ids["hub-name-number"][:12] in k)
+        fixed = json.loads(public[path])
+        fixed.update(model_name="hub-name-number", model="hub-name-number", updated_at=fixed["updated_at"] + 1)
+        public[path] = json.dumps(fixed).encode()
+        assert figbench_main(["leaderboard", "list", "--store", spec, "--quarantined", "--json"]) == 0
+        assert ids["hub-name-number"] not in {r["id"] for r in json.loads(capsys.readouterr().out)}
+        assert figbench_main(["leaderboard", "list", "--store", spec, "--json"]) == 0
+        assert "hub-name-number" in {r["model_name"] for r in json.loads(capsys.readouterr().out)}
+    finally:
+        hub.close()

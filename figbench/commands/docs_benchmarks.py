@@ -351,13 +351,16 @@ def _current_counts() -> dict[str, int]:
 
 
 def render_measured(benchmarks: Path = BENCHMARKS) -> str:
-    """README "Measured": one row per measurement of ``measured.json`` with its commit, date and load; a row
-    whose sizes (fast runs, board rows) differ from the checkout's says it is stale."""
+    """README "Measured": one row per measurement of ``measured.json`` with its commit, date and load, then the
+    latest flood run's rows (``bench_flood.json``); a row whose sizes (fast runs, board rows) differ from the
+    checkout's says it is stale."""
     data = load(benchmarks, MEASURED_JSON, "the measurement named in each row")
     path = Path(benchmarks) / MEASURED_JSON
     now = _current_counts()
+    from figbench.commands.docs_flood import measured_rows
+
     lines = ["| what | measured | commit, date, load |", "|---|---|---|"]
-    for i, row in enumerate(field(data, path, "rows")):
+    for i, row in enumerate([*field(data, path, "rows"), *measured_rows(benchmarks)]):
         for k in ("what", "measured", "commit", "date", "load"):
             if k not in row:
                 raise ValueError(f"{path}: rows[{i}] has no field {k!r}")

@@ -6,7 +6,8 @@
   ``[ {`` and ``, :``, escapes included, counted on the raw bytes) and cut off with 413 once it holds more
   JSON structure than any submission needs, before Gradio or the board builds a single Python object.
 * **Work per sender.** The CPU seconds the board spends validating an identity's submissions are charged to
-  it (:class:`CpuBudget`): past ``max_cpu_s`` a minute its bodies are answered 429 unread.
+  it (:class:`CpuBudget`): past ``max_cpu_s`` a minute its bodies are answered 429 unread; past the board's
+  budget for all senders together (1 s in 10 as served), every body sent to the submission API is.
 * **Cost to the sender.** Each refusal, whatever its status (the API's ``200 {"ok": false}`` too: the
   handlers record theirs in the same :class:`Refusals`), counts against the sender's identity (the client address as
   :func:`~figbench_leaderboard.access.identity.client_address` finds it); with ``max_refusals`` refusals in
@@ -19,6 +20,7 @@ cap in memory, and a flood of bombs costs the board a few milliseconds per reque
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -79,11 +81,18 @@ class CpuBudget:
     """Server CPU seconds spent validating each identity's submissions in a sliding window (thread-safe):
     at ``max_cpu_s`` in ``window_s`` the identity's next bodies are refused unread (429) until enough of
     that work has left the window. A refusal answered ``200 {"ok": false}`` (a key bomb, a cluster of
-    made-up ids) costs its sender here as well as in :class:`Refusals`."""
+    made-up ids) costs its sender here as well as in :class:`Refusals`.
 
-    def __init__(self, max_cpu_s: float | None = 2.0, window_s: float = 60.0, *, max_identities: int = 100_000) -> None:
+    All identities together get ``max_total_s`` in ``total_window_s`` (:meth:`busy_for`): many addresses
+    flooding at once cannot take more of the server than that, whatever their number (page loads stay fast);
+    past it every body is refused unread until the work leaves the window."""
+
+    def __init__(self, max_cpu_s: float | None = 2.0, window_s: float = 60.0, *, max_identities: int = 100_000,
+                 max_total_s: float | None = None, total_window_s: float = 10.0) -> None:
         self.max_cpu_s, self.window_s, self.max_identities = max_cpu_s, window_s, max_identities
+        self.max_total_s, self.total_window_s = max_total_s, total_window_s
         self._spent: dict[str, deque[tuple[float, float]]] = {}
+        self._total: deque[tuple[float, float]] = deque()
         self._lock = threading.Lock()
 
     def _recent(self, who: str, now: float) -> deque[tuple[float, float]]:
@@ -93,9 +102,12 @@ class CpuBudget:
         return spent
 
     def charge(self, who: str | None, cpu_s: float, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if self.max_total_s is not None:
+            with self._lock:
+                self._total.append((now, cpu_s))
         if who is None or self.max_cpu_s is None:
             return
-        now = time.monotonic() if now is None else now
         with self._lock:
             if who not in self._spent and len(self._spent) >= self.max_identities:
                 for k in [k for k in self._spent if not self._recent(k, now)]:
@@ -110,15 +122,47 @@ class CpuBudget:
             return None
         now = time.monotonic() if now is None else now
         with self._lock:
-            spent = self._recent(who, now)
-            total = sum(c for _, c in spent)
-            if total < self.max_cpu_s:
-                return None
-            for t, c in spent:   # the earliest moment the window's total falls under the budget
-                total -= c
-                if total < self.max_cpu_s:
-                    return max(1.0, self.window_s - (now - t))
-            return 1.0
+            return _wait(self._recent(who, now), self.max_cpu_s, self.window_s, now)
+
+    def busy_for(self, now: float | None = None) -> float | None:
+        """Seconds until the board takes validation work from anyone again; None while all senders together
+        are within ``max_total_s``."""
+        if self.max_total_s is None:
+            return None
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            while self._total and now - self._total[0][0] > self.total_window_s:
+                self._total.popleft()
+            return _wait(self._total, self.max_total_s, self.total_window_s, now)
+
+    def refusal(self, who: str | None, *, board: bool = True) -> str | None:
+        """Why a body from ``who`` is refused now (its own budget, or with ``board`` the board's), None when it
+        is not."""
+        wait = self.retry_after(who)
+        if wait is not None:
+            return f"too much validation work for {who} in the last {self.window_s:.0f} s; try again in {wait:.0f} s"
+        wait = self.busy_for() if board else None
+        if wait is not None:
+            return (f"too much validation work for the board (all senders) in the last {self.total_window_s:.0f} s; "
+                    f"try again in {wait:.0f} s")
+        return None
+
+
+def _wait(spent: deque[tuple[float, float]], budget: float, window_s: float, now: float) -> float | None:
+    """Seconds until the ``(time, cpu_s)`` charges in ``spent`` total under ``budget``; None when they do."""
+    total = sum(c for _, c in spent)
+    if total < budget:
+        return None
+    for t, c in spent:   # the earliest moment the window's total falls under the budget
+        total -= c
+        if total < budget:
+            return max(1.0, window_s - (now - t))
+    return 1.0
+
+
+#: the API's submission routes, refused unread while the board's validation budget is spent (the Submit tab's
+#: upload is not validated when it arrives: its submission is refused by the handler, see ``Submissions``)
+SUBMISSION_PREFIXES = ("/gradio_api/call/submit_json", "/gradio_api/call/v2/submit_json")
 
 
 def scope_identity(scope: dict) -> str | None:
@@ -134,14 +178,16 @@ def scope_identity(scope: dict) -> str | None:
 class BodyLimit:
     """ASGI middleware: refuse HTTP request bodies over ``max_bytes`` or with more JSON structure than
     ``shape`` allows with 413, and every body of an identity refused ``max_refusals`` times in ``window_s``
-    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.limits.RateLimit` giving both);
+    with 429 (``rate_limit``: a :class:`~figbench_leaderboard.store.limits.RateLimit` giving both), each 429
+    after ``tarpit_s`` (the body unread: a flood's refused senders cost the board next to nothing);
     ``structure=False`` turns the structure scan off (benchmarks' baseline)."""
 
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
                  window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
                  max_separators: int | None = None, refusals: Refusals | None = None,
-                 cpu: CpuBudget | None = None) -> None:
+                 cpu: CpuBudget | None = None, tarpit_s: float = 1.0) -> None:
         self.app = app
+        self.tarpit_s = tarpit_s
         self.max_bytes = int(max_bytes)
         if rate_limit is not None:
             max_refusals, window_s = rate_limit.max_submissions, rate_limit.window_s
@@ -153,24 +199,27 @@ class BodyLimit:
                             if v is not None}
 
     async def _refuse(self, send: Any, status: int, message: str, headers: list | None = None) -> None:
+        if status == 429 and self.tarpit_s:
+            await asyncio.sleep(self.tarpit_s)   # a sender over its limits retries at most once per tarpit_s
         body = json.dumps({"error": message}).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close"), *(headers or [])]})
         await send({"type": "http.response.body", "body": body})
 
-    async def _refused_early(self, send: Any, who: str | None, length: bytes | None) -> bool:
-        """Answer a sender over its refusal limit (429) or a declared length over the limit (413)."""
+    async def _refused_early(self, send: Any, who: str | None, length: bytes | None, submission: bool) -> bool:
+        """Answer a sender over its refusal limit or CPU budget, or a submission (``submission``: the API, an
+        upload) while the board's validation budget is spent (429); a declared length over the limit (413)."""
         wait = self.refusals.retry_after(who)
         if wait is not None:
             await self._refuse(send, 429, f"too many refused requests from {who}; try again in {wait:.0f} s",
                                [(b"retry-after", str(int(wait)).encode())])
             return True
-        wait = self.cpu.retry_after(who) if self.cpu is not None else None
-        if wait is not None:
-            await self._refuse(send, 429, f"too much validation work for {who} in the last "
-                               f"{self.cpu.window_s:.0f} s; try again in {wait:.0f} s",
-                               [(b"retry-after", str(int(wait)).encode())])
+        cpu = self.cpu
+        why = (cpu.refusal(who) if submission else cpu.refusal(who, board=False)) if cpu is not None else None
+        if why is not None:
+            wait = max(cpu.retry_after(who) or 0, (cpu.busy_for() if submission else 0) or 0, 1.0)
+            await self._refuse(send, 429, why, [(b"retry-after", str(int(wait)).encode())])
             return True
         if length is not None:
             try:
@@ -192,7 +241,9 @@ class BodyLimit:
             return
         has_body, length = _body_headers(scope)
         who = scope_identity(scope) if has_body else None
-        if has_body and await self._refused_early(send, who, length):
+        path = scope.get("path", "")
+        submission = path.startswith(SUBMISSION_PREFIXES)
+        if has_body and await self._refused_early(send, who, length, submission):
             return
         seen = 0
         shape = JsonShape(**self._shape_args) if self.structure and has_body else None

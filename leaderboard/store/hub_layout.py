@@ -180,6 +180,7 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
         if problem:
             log.error("import: %s (submission %s) skipped, the store keeps what it had: %s", path.name, req["id"],
                       problem)
+            store.quarantine_import(req["id"], path.name, req, problem)   # listed by `list --quarantined`
             continue
         sid = req["id"]
         row = _row_from_files(path, req, results.get(sid), secrets.get(sid, {}))
@@ -187,6 +188,7 @@ def import_layout(store: Store, folder: str | os.PathLike, private: str | os.Pat
             db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
         repaired = _import_row(store, row, req)
         store._bad_ids().pop(sid, None)   # a quarantined local copy was replaced
+        store.release_import(sid)
         if imported is not None:
             imported.append(sid)
             if repaired in imported:   # changed here: not as imported any more

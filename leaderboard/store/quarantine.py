@@ -7,6 +7,7 @@ decodes and finds damaged.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -132,6 +133,9 @@ def _json_problem(row: Mapping[str, Any]) -> str | None:
     return None
 #: a WHERE condition: the row is well formed (not quarantined)
 WELL_FORMED = f"{PROBLEM_SQL} IS NULL"
+#: Hub files the import skipped: listed with the quarantined rows
+_IMPORT_TABLE = ("CREATE TABLE IF NOT EXISTS import_quarantine (id TEXT PRIMARY KEY, status TEXT, model_name TEXT, "
+                 "problem TEXT NOT NULL)")
 
 
 class Quarantine:
@@ -147,7 +151,32 @@ class Quarantine:
         for r in out:
             bad[r["id"]] = r["problem"]
             self._note(r["id"], r["problem"])
+        if self._import_table():
+            out += [dict(r) for r in self._read("SELECT id, status, model_name, problem FROM import_quarantine "
+                                                 "ORDER BY id")]
         return out
+
+    def quarantine_import(self, sid: str, file: str, raw: Mapping[str, Any], problem: str) -> None:
+        """Record a Hub file the import could not store (a field no row can hold, e.g. ``model_name`` not text):
+        :meth:`quarantined` lists it (the store keeps whatever copy it had) until a usable file replaces it."""
+        def text(v: Any) -> str:
+            return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=repr)[:120]
+
+        with self.transaction() as db:
+            db.execute(_IMPORT_TABLE)
+            db.execute("INSERT OR REPLACE INTO import_quarantine (id, status, model_name, problem) VALUES (?, ?, ?, ?)",
+                       (sid, text(raw.get("status")), text(raw.get("model_name")),
+                        f"{problem} (Hub file {file}, not imported)"))
+
+    def _import_table(self) -> bool:
+        return bool(self._read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'import_quarantine'"))
+
+    def release_import(self, sid: str) -> None:
+        """A usable file of ``sid`` was imported: it is no longer listed as quarantined at import."""
+        if not self._import_table():
+            return
+        with self.transaction() as db:
+            db.execute("DELETE FROM import_quarantine WHERE id = ?", (sid,))
 
     def _bad_ids(self) -> dict[str, str]:
         """Quarantined ids -> problem: what :meth:`quarantined` found (``open_store`` runs it when a board or the

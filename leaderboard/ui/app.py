@@ -108,7 +108,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     max_bytes = int(max_upload_mb * 1024 * 1024)
     worker = Worker(board).start() if start_worker else None
     refusals = Refusals(board.store.rate_limit.max_submissions, board.store.rate_limit.window_s)
-    cpu = CpuBudget()
+    cpu = CpuBudget(max_total_s=1.0, total_window_s=10.0)   # per sender 2 s a minute; all senders 10% of a core
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes, refusals=refusals, cpu=cpu)
     demo.queue(default_concurrency_limit=4)
     untrusted_forwarding()   # the client address is the connection's unless a configured proxy vouches otherwise
@@ -116,6 +116,11 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
         demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block, quiet=True,
                     max_file_size=max_bytes, ssr_mode=False, theme=offline_theme(), css=css(), head=head_html(),
                     footer_links=["api"], show_error=False, mcp_server=False, pwa=False,
+                    # no self-probe: once serving, launch() asks for its own page again (HEAD /, 3 s
+                    # timeout) and raises when that is slow, which on a loaded machine took down a board
+                    # already answering requests (issue 33); the probe is for notebooks without
+                    # localhost, and _frontend gates nothing else (Gradio 6.31)
+                    _frontend=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
                                                           refusals=refusals, cpu=cpu),

@@ -92,11 +92,10 @@ class Submissions:
         """``submit()`` charged to ``client``: its CPU time to the page's budget, a ValueError to its refusals;
         refused at once (ValueError) while the client is over its budget."""
         page = self.page
-        wait = page.cpu.retry_after(client) if page.cpu is not None else None
-        if wait is not None:
+        why = page.cpu.refusal(client) if page.cpu is not None else None
+        if why is not None:
             self._refused(client)
-            raise ValueError(f"too much validation work for {client} in the last {page.cpu.window_s:.0f} s; "
-                             f"try again in {wait:.0f} s")
+            raise ValueError(why)
         t0 = time.thread_time()
         try:
             return submit()
