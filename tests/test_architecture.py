@@ -18,7 +18,7 @@ PACKAGE, FOLDER = "figbench_leaderboard", ROOT / "leaderboard"
 #: bottom to top: a module may import its own layer and the layers before it in this tuple
 LAYERS = ("domain", "store", "access", "scoring", "ui", "commands")
 #: the modules at the top of ``leaderboard/``: the entry points
-COMMANDS = frozenset({"__init__", "cli", "client", "export", "screenshots", "space"})
+COMMANDS = frozenset({"__init__", "cli", "client", "export", "maintainer", "screenshots", "space"})
 #: third-party UI packages only the ``ui`` and commands layers may import
 UI_ONLY = ("gradio", "plotly")
 
