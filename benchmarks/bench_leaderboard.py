@@ -59,7 +59,7 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
     from figbench_leaderboard.scoring.board import Leaderboard
     from figbench_leaderboard.scoring.gold import JsonGoldProvider
     from figbench_leaderboard.store.sqlite import Store
-    from figbench_leaderboard.ui import plots, tables
+    from figbench_leaderboard.ui import plots, submission_tables, tables, task_tables
     from figbench_leaderboard.ui.board_view import BoardView
 
     reg = BenchmarkRegistry()
@@ -88,7 +88,7 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
     out["overview (cached view, new filter)"], _ = _time(warm_overview, repeats)
     out["store read (board rows)"], rows = _time(board.store.board_rows, repeats)
     out["family tables (every task)"], _ = _time(
-        lambda: [tables.task_table(rows, reg, t) for t in reg.tasks], repeats)
+        lambda: [task_tables.task_table(rows, reg, t) for t in reg.tasks], repeats)
 
     makers = [(lambda t=t, p=p: plots.paired_figure(plots.paired_frame(rows, reg, t, p), t, p, reg))
               if p.kind == "paired"
@@ -100,8 +100,8 @@ def bench_new(store_dir: str, repeats: int) -> dict[str, float]:
     out["plots: slowest single plot (build + JSON)"] = max(t for t, _ in per_plot)
     out["plots: all declared plots + size"] = sum(t for t, _ in per_plot)
     out["largest plot JSON (MB)"] = max(len(j) for _, j in per_plot) / 1e6
-    out["queue page (50 newest)"], _ = _time(lambda: tables.queue_table(board.store.queue_page(limit=50), reg,
-                                                                         newest_first=True), repeats)
+    out["queue page (50 newest)"], _ = _time(lambda: submission_tables.queue_table(board.store.queue_page(limit=50),
+                                                                                 reg, newest_first=True), repeats)
     out["queue tick, board unchanged"], _ = _time(view.revision, repeats)
     out["overview rows"] = float(len(disp))
     return out
