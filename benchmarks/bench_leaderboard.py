@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import io
 import json
 import os
@@ -79,6 +80,10 @@ def bench_new(store_dir: str, repeats: int, pkg: str = "figbench_leaderboard") -
     JsonGoldProvider = mod("scoring.gold").JsonGoldProvider
     Store = mod("store.sqlite").Store
     plots, tables = mod("ui.plots"), mod("ui.tables")
+    # the tables module was split after the layering: a revision before it keeps them in ui.tables
+    task_tables = mod("ui.task_tables") if importlib.util.find_spec(f"{pkg}.ui.task_tables") else tables
+    submission_tables = (mod("ui.submission_tables") if importlib.util.find_spec(f"{pkg}.ui.submission_tables")
+                         else tables)
     BoardView = mod("ui.board_view").BoardView
 
     reg = BenchmarkRegistry()
@@ -107,7 +112,7 @@ def bench_new(store_dir: str, repeats: int, pkg: str = "figbench_leaderboard") -
     out["overview (cached view, new filter)"], _ = _time(warm_overview, repeats)
     out["store read (board rows)"], rows = _time(board.store.board_rows, repeats)
     out["family tables (every task)"], _ = _time(
-        lambda: [tables.task_table(rows, reg, t) for t in reg.tasks], repeats)
+        lambda: [task_tables.task_table(rows, reg, t) for t in reg.tasks], repeats)
 
     makers = [(lambda t=t, p=p: plots.paired_figure(plots.paired_frame(rows, reg, t, p), t, p, reg))
               if p.kind == "paired"
@@ -119,8 +124,8 @@ def bench_new(store_dir: str, repeats: int, pkg: str = "figbench_leaderboard") -
     out["plots: slowest single plot (build + JSON)"] = max(t for t, _ in per_plot)
     out["plots: all declared plots + size"] = sum(t for t, _ in per_plot)
     out["largest plot JSON (MB)"] = max(len(j) for _, j in per_plot) / 1e6
-    out["queue page (50 newest)"], _ = _time(lambda: tables.queue_table(board.store.queue_page(limit=50), reg,
-                                                                         newest_first=True), repeats)
+    out["queue page (50 newest)"], _ = _time(lambda: submission_tables.queue_table(board.store.queue_page(limit=50),
+                                                                                 reg, newest_first=True), repeats)
     out["queue tick, board unchanged"], _ = _time(view.revision, repeats)
     out["overview rows"] = float(len(disp))
     return out

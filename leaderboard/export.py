@@ -17,7 +17,8 @@ from pathlib import Path
 from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.domain.release import gold_kind, release
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui.tables import overview, submissions_frame
+from figbench_leaderboard.ui.submission_tables import submissions_frame
+from figbench_leaderboard.ui.tables import overview
 
 _CARD = """---
 pretty_name: figbench leaderboard export

@@ -18,7 +18,7 @@ PACKAGE, FOLDER = "figbench_leaderboard", ROOT / "leaderboard"
 #: bottom to top: a module may import its own layer and the layers before it in this tuple
 LAYERS = ("domain", "store", "access", "scoring", "ui", "commands")
 #: the modules at the top of ``leaderboard/``: the entry points
-COMMANDS = frozenset({"__init__", "cli", "client", "export", "screenshots", "space"})
+COMMANDS = frozenset({"__init__", "cli", "client", "export", "maintainer", "screenshots", "space"})
 #: third-party UI packages only the ``ui`` and commands layers may import
 UI_ONLY = ("gradio", "plotly")
 
@@ -192,10 +192,10 @@ CDEC_PACKAGE, CDEC_FOLDER = "figbench_baselines.cdec", ROOT / "baselines" / "cde
 #: bottom to top, as LAYERS: the folders steps/, models/, specs/ and the modules at the top of cdec/
 CDEC_LAYERS = ("steps", "models", "command", "specs", "reproduce")
 CDEC_FOLDERS = frozenset({"steps", "models", "specs"})
-#: the modules at the top of ``baselines/cdec/``: ``figbench baseline cdec`` (cli, its pipeline), compare's
-#: command, and reproduce (which runs the specs)
-CDEC_TOP = {"cli": "command", "pipeline": "command", "compare": "command", "reproduce": "reproduce",
-            "__init__": "reproduce"}
+#: the modules at the top of ``baselines/cdec/``: ``figbench baseline cdec`` (cli, its pipeline, its --train-only),
+#: compare's command, and reproduce (which runs the specs)
+CDEC_TOP = {"cli": "command", "pipeline": "command", "training": "command", "compare": "command",
+            "reproduce": "reproduce", "__init__": "reproduce"}
 
 
 def cdec_layer_of(module: str) -> str:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 from figbench_baselines.cdec.models import wise_ft
-from figbench_baselines.cdec.pipeline import run, train_only
+from figbench_baselines.cdec.pipeline import run
+from figbench_baselines.cdec.training import train_only
 
 from figbench.results import validate_result
 from tests.cdec_args import cdec_args as _args

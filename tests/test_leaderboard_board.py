@@ -12,7 +12,7 @@ from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.store.errors import DuplicateSubmissionError, RateLimitError
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui import plots, tables
+from figbench_leaderboard.ui import plots, submission_tables, tables, task_tables
 from figbench_leaderboard.ui.detail_html import detail_html
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
@@ -279,9 +279,9 @@ def test_tables_and_filters(board):
     assert cols == ["Model", "Revision", "Type", "Parameters", "ECB+"]
     asc = tables.filter_table(ov, sort_by="Average", descending=False)
     assert asc["Model"].tolist() == ["big-llm", "lemma-fixture"]
-    fam = tables.family_table(board.store.list(), board.registry, "coreference")
+    fam = task_tables.family_table(board.store.list(), board.registry, "coreference")
     assert fam.loc[0, "Benchmark"] == "ECB+" and "[" in fam.loc[0, "conll_f1"]
-    q = tables.queue_table(board.store.list())
+    q = submission_tables.queue_table(board.store.list())
     assert set(q["Status"]) == {"FINISHED"}
     task = board.registry.task("cdec")
     paired = next(p for p in task.plots if p.kind == "paired")   # the robustness plot, from the declaration
@@ -294,7 +294,7 @@ def test_gold_never_in_tables_or_detail(board):
     board.run_pending()
     rows = board.store.list()
     text = json.dumps(rows) + detail_html(board.store.get(rows[0]["id"]), board.registry)
-    text += tables.overview(rows, board.registry).to_json() + tables.submissions_frame(rows).to_json()
+    text += tables.overview(rows, board.registry).to_json() + submission_tables.submissions_frame(rows).to_json()
     gold_only = ["m1", "m2", "m3"]  # gold cluster as stored on the server
     assert json.dumps(gold_only) not in text
 
@@ -392,7 +392,7 @@ def test_board_formatting_languages_and_revision_column(tmp_path):
     assert "Revision" not in shown.columns
     assert shown.loc[0, "Parameters"] == "22.7M" and shown.loc[0, "Average"].startswith("50.0")
     assert shown.loc[0, "Meta4XNLI detection ES"].split(" [")[0] == "0.0"
-    task = tables.task_table(board.store.board_rows(), board.registry, "metaphor_detection")
+    task = task_tables.task_table(board.store.board_rows(), board.registry, "metaphor_detection")
     assert "Revision" not in task.columns and (task["Out-of-vocabulary span F1"] == "–").all()
 
 
@@ -408,4 +408,4 @@ def test_a_test_informed_submission_says_so_in_its_detail_and_the_export(board):
     page = detail_html(row, board.registry)
     assert "test-informed (a choice behind these numbers was made after seeing test results)" in page
     assert "redesigned after &lt;b&gt;test&lt;/b&gt; outputs" in page
-    assert tables.submissions_frame([row])["selection"].tolist() == ["test-informed"]
+    assert submission_tables.submissions_frame([row])["selection"].tolist() == ["test-informed"]

@@ -25,7 +25,7 @@ from figbench_leaderboard.scoring.gold import JsonGoldProvider, PrivateGoldStore
 from figbench_leaderboard.store.hub_layout import result_json, write_layout
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui import task_tables
 from figbench_leaderboard.ui.about_text import about_markdown, gold_legend, header_text
 from figbench_leaderboard.ui.detail_html import detail_html
 
@@ -143,7 +143,7 @@ def test_public_benchmarks_are_released_in_full_and_say_so(tmp_path):
     about = about_markdown(registry, HiddenSplitPolicy())
     assert "WiMCor (sample): *public test set*" in about and "ePiC seen: *public test set*" in about
     assert "600 of the 1,000 seen-test narratives" in about          # the ePiC overlap note
-    table = tables.task_table(board.store.board_rows(), registry, "metonymy")
+    table = task_tables.task_table(board.store.board_rows(), registry, "metonymy")
     assert set(table["Gold"]) == {"public test set"}
     readme = (ROOT / "leaderboard" / "README.md").read_text("utf-8")
     assert "| WiMCor (sample) | public |" in readme and "## Public and hidden benchmarks" in readme
@@ -236,7 +236,7 @@ def test_hidden_gold_is_absent_from_every_public_artifact(heldout, tmp_path):
     registry = board.registry
     detail = detail_html(board.released(exact), registry)
     assert "hidden" in detail
-    table = tables.task_table(board.store.board_rows(released=True), registry, "metonymy")
+    table = task_tables.task_table(board.store.board_rows(released=True), registry, "metonymy")
     assert set(table["Gold"]) == {"hidden, private gold"}
     artifacts["html"] = detail + table.to_html() + about_markdown(registry, board.policy) + gold_legend(registry)
     assert "WiMCor fresh (hidden): *hidden, private gold*" in artifacts["html"]

@@ -19,7 +19,7 @@ from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.store.errors import RateLimitError
 from figbench_leaderboard.store.limits import RateLimit
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui import tables, task_tables
 
 HIDDEN = "metonymy/wimcor/heldout/test"   # a hidden benchmark (gold held by the server only; see hidden_bench)
 SAMPLE = "metonymy/wimcor/sample/test"     # public: WiMCor's released test split
@@ -237,7 +237,7 @@ def test_only_declared_metrics_are_accepted(tmp_path):
     row = board.store.get(out["id"])
     assert set(row["reported_scores"]) == {"micro_f1"}
     assert set(row["scores"]) <= set(board.registry.task("metonymy").metric_names)
-    table = tables.task_table(board.store.board_rows(), board.registry, "metonymy")
+    table = task_tables.task_table(board.store.board_rows(), board.registry, "metonymy")
     assert len(table.columns) < 15
 
 

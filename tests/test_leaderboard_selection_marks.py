@@ -11,7 +11,7 @@ from figbench_leaderboard.domain.selection import LEGEND, row_test_informed
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui import plots, tables
+from figbench_leaderboard.ui import plots, tables, task_tables
 from figbench_leaderboard.ui.about_text import about_markdown
 from figbench_leaderboard.ui.detail_html import detail_html
 
@@ -50,8 +50,8 @@ def test_a_test_informed_submissions_scores_carry_the_mark_in_the_tables(board, 
         assert TEST_INFORMED not in shown.loc["plain", col] + shown.loc["untrained", col]
     assert shown.loc["plain", label] + TEST_INFORMED == shown.loc["informed", label]   # same scores, one mark
 
-    for table in (tables.task_table(rows, board.registry, "metonymy"),
-                  tables.family_table(rows, board.registry, board.registry.task("metonymy").family)):
+    for table in (task_tables.task_table(rows, board.registry, "metonymy"),
+                  task_tables.family_table(rows, board.registry, board.registry.task("metonymy").family)):
         by_model = table.drop(columns="Submission").set_index("Model")
         informed, plain = _numbers(by_model.loc["informed"]), _numbers(by_model.loc["plain"])
         assert informed and len(informed) == len(plain)

@@ -21,7 +21,7 @@ from figbench_leaderboard.domain.benchmarks import BenchmarkRegistry
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
 from figbench_leaderboard.store.sqlite import Store
-from figbench_leaderboard.ui import plots, tables
+from figbench_leaderboard.ui import plots, tables, task_tables
 from figbench_leaderboard.ui.about_text import about_markdown, readme_sections
 
 import datasets
@@ -91,7 +91,7 @@ def test_a_registered_task_appears_on_the_board(idiom_task, tmp_path):
     ov = tables.overview(rows, registry, "Idioms")
     assert ov["Model"].tolist() == ["good-model", "weak-model"] and ov["Rank"].tolist() == [1, 2]
     # its own table with the declared columns (titles)
-    table = tables.task_table(rows, registry, "idiom_literal")
+    table = task_tables.task_table(rows, registry, "idiom_literal")
     assert list(table.columns)[-2:] == ["Accuracy", "Macro F1"] and table.loc[0, "Model"] == "good-model"
     # its plot, from its Plot declaration
     [(task, plot)] = [(t, p) for t, p in plots.declared_plots(registry) if t.name == "idiom_literal"]
@@ -134,7 +134,7 @@ def test_a_registered_task_is_served_with_its_own_tab(idiom_task, tmp_path):
         from figbench_leaderboard.ui.board_view import BoardView
 
         view = BoardView(board)
-        frame = tables.task_table(view.rows(), board.registry, "idiom_literal")
+        frame = task_tables.task_table(view.rows(), board.registry, "idiom_literal")
         assert frame.loc[0, "Model"] == "served-model" and frame.loc[0, "Accuracy"].startswith("90.0 [")
     finally:
         demo.close()

@@ -182,7 +182,8 @@ def normalise(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def main(args: argparse.Namespace) -> int:
-    from figbench_baselines.cdec.pipeline import run, train_only
+    from figbench_baselines.cdec.pipeline import run
+    from figbench_baselines.cdec.training import train_only
     from figbench_baselines.common.encoder import ModelLoadError
     from figbench_baselines.common.runs import finish_run
 

@@ -6,8 +6,9 @@ process killed mid-write leaves the last committed state (SQLite's journal rolls
 * **Duplicates.** A partial unique index makes two live submissions of the same model, revision and
   benchmark impossible even under races; FAILED rows do not count.
 * **Leases** (:mod:`~figbench_leaderboard.store.leases`), **limits** and **names**
-  (:mod:`~figbench_leaderboard.store.limits`), **quarantine** (:mod:`~figbench_leaderboard.store.quarantine`):
-  mixed into :class:`Store` from their own modules.
+  (:mod:`~figbench_leaderboard.store.limits`), **quarantine** (:mod:`~figbench_leaderboard.store.quarantine`),
+  **upgrades** of a store an older version wrote (:mod:`~figbench_leaderboard.store.upgrades`): mixed into
+  :class:`Store` from their own modules.
 * **Errors** (disk full, read-only store, unreadable file) are
   :class:`~figbench_leaderboard.store.errors.StoreError` in plain words.
 * **Revision.** ``meta.rev`` grows with every visible change (triggers), so readers cache views.
@@ -37,7 +38,6 @@ from figbench_leaderboard.store.leases import DEFAULT_LEASE_S, MAX_ATTEMPTS, Lea
 from figbench_leaderboard.store.limits import Limits, Quota, RateLimit
 from figbench_leaderboard.store.quarantine import PROBLEM_SQL, WELL_FORMED, Quarantine
 from figbench_leaderboard.store.schema import (
-    ADDED_COLUMNS,
     BOARD_COLUMNS,
     DB_NAME,
     INDEXES,
@@ -52,9 +52,10 @@ from figbench_leaderboard.store.schema import (
     encode_predictions,
     loads,
 )
+from figbench_leaderboard.store.upgrades import Upgrades
 
 
-class Store(Leases, Limits, Quarantine):
+class Store(Leases, Limits, Quarantine, Upgrades):
     """SQLite store of submissions in ``folder/leaderboard.sqlite`` (one connection per thread)."""
 
     def __init__(self, folder: str | os.PathLike, *, rate_limit: RateLimit | None = None,
@@ -165,55 +166,6 @@ class Store(Leases, Limits, Quarantine):
                                                loads(r["confidence_intervals"] or "{}")), r["id"]) for r in rows])
         self._update_name_keys(db)
         self._update_hidden_releases(db)
-
-    def _update_hidden_releases(self, db: sqlite3.Connection) -> None:
-        """Once per store: hidden rows released under the old rule (every metric rounded, intervals with their
-        ``n_units``) keep only their headline, on the Ladder's grid, and no interval."""
-        from figbench_leaderboard.domain.release import RELEASE_VERSION, hidden_released
-
-        version = db.execute("SELECT value FROM meta WHERE key = 'release_rule'").fetchone()
-        if version is not None and version[0] == RELEASE_VERSION:
-            return
-        with self.transaction() as tx:
-            rows = tx.execute("SELECT id, task, dataset, config, split, public_scores FROM submissions WHERE "
-                              f"public_scores IS NOT NULL AND {WELL_FORMED}").fetchall()
-            updates = [(dumps(pub), r["id"]) for r in rows
-                       if (pub := hidden_released(dict(r), loads(r["public_scores"]))) is not None]
-            tx.executemany("UPDATE submissions SET public_scores = ?, public_cis = '{}' WHERE id = ?", updates)
-            tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('release_rule', ?)", (RELEASE_VERSION,))
-
-    def _update_name_keys(self, db: sqlite3.Connection) -> None:
-        """Fill in the look-alike keys of rows without them, and recompute all of them when the keys changed."""
-        from figbench_leaderboard.domain.names import KEY_VERSION, name_keys
-
-        version = db.execute("SELECT value FROM meta WHERE key = 'name_keys'").fetchone()
-        stale = version is None or version[0] != KEY_VERSION
-        if not stale and not db.execute("SELECT COUNT(*) FROM submissions WHERE name_key IS NULL OR name_key2 IS NULL"
-                                         ).fetchone()[0]:
-            return
-        with self.transaction() as tx:
-            where = "" if stale else " WHERE name_key IS NULL OR name_key2 IS NULL"
-            names = [r[0] for r in tx.execute(f"SELECT DISTINCT model_name FROM submissions{where}").fetchall()]
-            tx.executemany("UPDATE submissions SET name_key = ?, name_key2 = ? WHERE model_name = ?",
-                           [(*name_keys(n), n) for n in names])
-            tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('name_keys', ?)", (KEY_VERSION,))
-
-    @staticmethod
-    def _add_columns(db: sqlite3.Connection) -> None:
-        """Add the columns of newer versions to an older store, under the write lock: two processes opening
-        the same old (or new) store at once would otherwise both see a column missing and both add it."""
-        if set(ADDED_COLUMNS) <= {r[1] for r in db.execute("PRAGMA table_info(submissions)")}:
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            have = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}   # re-read under the lock
-            for col, decl in ADDED_COLUMNS.items():
-                if col not in have:
-                    db.execute(f"ALTER TABLE submissions ADD COLUMN {col} {decl}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     @staticmethod
     def _public(row: Mapping[str, Any], scores: Any, cis: Any) -> tuple[str | None, str | None]:

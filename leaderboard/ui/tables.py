@@ -7,9 +7,9 @@
   code of the benchmark, e.g. ``..._en_to_en`` / ``..._es_to_es``) are one row with per-language columns.
 * :func:`filter_table` / :func:`display_overview`: search, filters, sorting; then strings (one
   decimal, "–" for blanks, ``22.7M`` parameters).
-* :func:`task_table`: every declared column of one task with intervals; :func:`family_table`: a
-  family's tasks in one frame (metric keys as columns).
-* :func:`queue_table`, :func:`submissions_frame`.
+
+The tables of one task or family are in :mod:`figbench_leaderboard.ui.task_tables`, the queue and the
+export's frame of submissions in :mod:`figbench_leaderboard.ui.submission_tables`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from figbench_leaderboard.domain.benchmarks import Benchmark, BenchmarkRegistry
-from figbench_leaderboard.domain.release import gold_kind, gold_marker
 from figbench_leaderboard.domain.selection import marked, row_test_informed
 from figbench_leaderboard.ui import formatting as fmt
 
@@ -297,131 +296,3 @@ def download_frame(df: pd.DataFrame, registry: BenchmarkRegistry) -> pd.DataFram
             out[col] = out[col].map(fmt.csv_safe).astype(object)
     return out
 
-
-# --- per task and per family ---------------------------------------------------------------------
-
-
-def task_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, task: str, *,
-               show_unverified: bool = False, top: int | None = None) -> pd.DataFrame:
-    """One row per (model, benchmark) of ``task``: every declared column as ``value [low, high]``
-    (percent, titles as headers), best headline first within each benchmark; ``top``: the best ``top``
-    models of each benchmark only. Type and size are the overview's."""
-    decl = registry.task(task)
-    benches = {b.key: b for b in registry.task_benchmarks(task)}
-    columns = list(decl.table_columns())
-    titles = {m: decl.metric(m).title for m in columns}
-    fraction = {m: decl.metric(m).fraction for m in columns}
-    order = {k: i for i, k in enumerate(benches)}
-    records = []
-    for (name, rev, verified, key), r in latest_finished(rows).items():
-        if key not in benches or (not verified and not show_unverified):
-            continue
-        cis, ti = r.get("confidence_intervals") or {}, row_test_informed(r)
-        rec = {"Model": name if verified else f"{name} (unverified)", "Revision": rev or fmt.BLANK,
-               "Benchmark": benches[key].label, "Gold": gold_marker(benches[key]), "Submission": r["id"][:8]}
-        for m in columns:
-            rec[titles[m]] = marked(fmt.pct_ci(r["scores"].get(m), cis.get(m))
-                                    if fraction[m] else fmt.BLANK if r["scores"].get(m) is None
-                                    else f"{r['scores'][m]:.1f}", ti)
-        head = r["scores"].get(decl.headline)
-        rec["_sort"] = -1e9 if head is None else (head if decl.higher_is_better else -head)
-        rec["_bench"] = order[key]
-        rec["_v"] = not verified
-        records.append(rec)
-    cols = ["Model", "Revision", "Benchmark", "Gold", "Submission"] + [decl.metric(m).title for m in columns]
-    df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench", "_v"])
-    df = df.sort_values(["_v", "_bench", "_sort"], ascending=[True, True, False], kind="stable")
-    if top is not None:
-        df = df.groupby("_bench", sort=False, group_keys=False).head(top)
-    df = df.drop(columns=["_sort", "_bench", "_v"]).reset_index(drop=True)
-    if not (df["Revision"] != fmt.BLANK).any():
-        df = df.drop(columns="Revision")
-    return df
-
-
-def family_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry, family: str) -> pd.DataFrame:
-    """One row per (model, benchmark) of a family with each task's declared columns as 'value [low, high]'
-    (metric keys as columns; the data behind the family tab)."""
-    tasks = registry.family_tasks(family)
-    benches = {b.key: b for t in tasks for b in registry.task_benchmarks(t.name)}
-    metrics = list(dict.fromkeys(m for t in tasks for m in t.table_columns()))
-    records = []
-    for (name, rev, verified, key), r in latest_finished(rows).items():
-        if key not in benches:
-            continue
-        b = benches[key]
-        rec = {"Model": name, "Revision": rev, "Type": r["model_type"], "Parameters": r["model_parameters"],
-               "Benchmark": b.label, "Gold": gold_marker(b), "Verified": "yes" if verified else "no",
-               "Submission": r["id"][:12]}
-        cis, ti = r.get("confidence_intervals") or {}, row_test_informed(r)
-        for m in metrics:
-            rec[m] = marked(fmt.pct_ci(r["scores"].get(m), cis.get(m)), ti) if m in r["scores"] else fmt.BLANK
-        rec["_sort"] = r["scores"].get(registry.headline(b), -1)
-        rec["_bench"] = list(benches).index(key)
-        records.append(rec)
-    cols = MODEL_COLUMNS + ["Benchmark", "Gold", "Verified", "Submission"] + metrics
-    df = pd.DataFrame.from_records(records, columns=cols + ["_sort", "_bench"])
-    df = df.sort_values(["_bench", "_sort"], ascending=[True, False], kind="stable").drop(columns=["_sort", "_bench"])
-    df["Parameters"] = df["Parameters"].astype("Int64")
-    return df.reset_index(drop=True)
-
-
-# --- queue and export ---------------------------------------------------------------------------
-
-QUEUE_HEADERS = ["Submission", "Submitted", "Status", "Model", "Benchmark", "Submitter", "Reason"]
-
-
-def queue_table(rows: Iterable[Mapping[str, Any]], registry: BenchmarkRegistry | None = None, *,
-                newest_first: bool = False, reason_chars: int = 120) -> pd.DataFrame:
-    """Submissions with status and the failure reason (``rows`` oldest first unless ``newest_first``)."""
-    def label(r):
-        key = bench_key(r)
-        return registry.get(key).label if registry is not None and registry.has(key) else key
-
-    records = [{"Submission": r["id"][:8], "Submitted": fmt.when(r["created_at"]), "Status": r["status"],
-                "Model": r["model_name"] + (f" @{r['model_revision']}" if r.get("model_revision") else ""),
-                "Benchmark": label(r), "Submitter": r.get("submitter") or fmt.BLANK,
-                "Reason": (r.get("reason") or "")[:reason_chars]} for r in rows]
-    df = pd.DataFrame.from_records(records, columns=QUEUE_HEADERS)
-    return df if newest_first else df.iloc[::-1].reset_index(drop=True)
-
-
-def submissions_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Flat table of every submission (fractions, not percent): metadata, scores, CIs, counts.
-
-    Free-form values are coerced to their column's type (text or integer) so one odd submission never
-    breaks the export of the board."""
-    records = []
-    for r in rows:
-        meta = r.get("metadata") or {}
-        model = meta.get("model") or {}
-        prov = meta.get("provenance") or {}
-        seed = prov.get("seed")
-        rec = {"id": r["id"], "created_at": fmt.when(r["created_at"]), "status": r["status"], "reason": r["reason"],
-               "task": r["task"], "dataset": r["dataset"], "config": r["config"], "split": r["split"],
-               "gold": r.get("gold") or gold_kind(r),
-               "model_name": r["model_name"], "model_revision": r["model_revision"], "model_type": r["model_type"],
-               "model_parameters": r["model_parameters"], "model_link": _text(model.get("link")),
-               "model_licence": _text(model.get("licence")), "submitter": r["submitter"],
-               "verified": bool(r["verified"]), "description": _text(meta.get("description")),
-               "paper": _text(meta.get("paper")), "method": _text(meta.get("method")),
-               "figbench_version": _text(prov.get("figbench_version")), "command": _text(prov.get("command")),
-               "seed": seed if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63 else None,
-               "selection": _text((prov.get("selection") or {}).get("kind")
-                                  if isinstance(prov.get("selection"), Mapping) else None),
-               "mismatched_scores": ",".join(sorted(r.get("mismatches") or {})) or None}
-        for k, v in (r.get("scores") or {}).items():
-            rec[f"score.{k}"] = v
-        for k, ci in (r.get("confidence_intervals") or {}).items():
-            rec[f"ci_low.{k}"] = ci.get("low")
-            rec[f"ci_high.{k}"] = ci.get("high")
-        records.append(rec)
-    df = pd.DataFrame.from_records(records)
-    for col in ("model_parameters", "seed"):
-        if col in df:
-            df[col] = df[col].astype("Int64")
-    return df
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)

@@ -4,8 +4,8 @@ import html
 
 from figbench_leaderboard.domain.selection import LEGEND as SELECTION_LEGEND
 from figbench_leaderboard.ui import formatting as fmt
-from figbench_leaderboard.ui import tables
 from figbench_leaderboard.ui.tabs.page import Opened, Page, error_html
+from figbench_leaderboard.ui.task_tables import task_table
 
 
 def task_tables(page: Page, family: str, show_unverified: bool, top) -> str | tuple[str, ...]:
@@ -13,7 +13,7 @@ def task_tables(page: Page, family: str, show_unverified: bool, top) -> str | tu
     top_n = None if top == "all" else int(top)
 
     def build(r, t):
-        df = tables.task_table(r, page.registry, t.name, show_unverified=bool(show_unverified), top=top_n)
+        df = task_table(r, page.registry, t.name, show_unverified=bool(show_unverified), top=top_n)
         return fmt.html_table(df, table_id=f"task-{t.name}-grid", links={"Submission": df["Submission"].tolist()})
 
     out = [page.view.cached(("task", t.name, bool(show_unverified), top_n), lambda r, t=t: build(r, t))

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from figbench_leaderboard.ui import formatting as fmt
-from figbench_leaderboard.ui import tables
+from figbench_leaderboard.ui import submission_tables
 from figbench_leaderboard.ui.tabs.page import Opened, Page
 
 QUEUE_PAGE = 50
@@ -19,7 +19,7 @@ def queue_html(page: Page, status, page_no) -> tuple[str, str, Any]:
     rows = store.queue_page(limit=QUEUE_PAGE, offset=page_no * QUEUE_PAGE, status=None if status == "all" else status)
     counts = store.status_counts()
     summary = " · ".join(f"{s}: {counts.get(s, 0):,}" for s in STATUSES)
-    df = tables.queue_table(rows, page.registry, newest_first=True)
+    df = submission_tables.queue_table(rows, page.registry, newest_first=True)
     return (fmt.html_table(df, table_id="queue-grid", links={"Submission": df["Submission"].tolist()},
                            empty="No submissions."), summary, page.view.revision())
 
