@@ -121,7 +121,10 @@ def run_task(func: Callable, part: Partition, shared: Any, on_error: str = "stop
             return None, {"error": _one_line(e), "partition": part.as_dict()}
         payloads, stats = [], {}
         subs = streams(part)
-        if len(subs) == 1:  # a whole file (or one stream): nothing smaller to retry
+        if part.end == 0:  # a whole file: read again page by page, skipping (and listing) its bad pages
+            payloads, stats, skipped = _page_by_page(func, part, shared)
+            subs = []
+        elif len(subs) == 1:  # one stream: nothing smaller to retry
             skipped.append({"partition": part.as_dict(), "error": _one_line(e), "pages": index_titles(part)})
             subs = []
         for sub in subs:
@@ -136,6 +139,25 @@ def run_task(func: Callable, part: Partition, shared: Any, on_error: str = "stop
     stats = {**stats, "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
              "max_rss_mb": peak, "rss_mb": now, "pid": os.getpid(), "skipped": skipped}
     return payloads, stats
+
+
+def _page_by_page(func: Callable, part: Partition, shared: Any) -> tuple[list, dict, list[dict]]:
+    """``func`` over a whole file read page by page (:func:`~figbench.harvest.dump.skipping_bad_pages`): (payloads,
+    stats, one skipped entry per bad page, with its ``page`` number, title and ``line``, or for a file that cannot
+    be read to its end the pages after the last one read). A task that fails with no bad page found (the fault is
+    not in the XML) skips the whole file, saying so; one that reads cleanly page by page skips nothing."""
+    from figbench.harvest.dump import skipping_bad_pages
+
+    try:
+        with skipping_bad_pages() as bad:
+            payload, stats = func(part, shared)
+    except Exception as e:
+        return [], {}, [{"partition": part.as_dict(), "error": _one_line(e), "pages": None,
+                         "not_read": "every page of the file"}]
+    return [payload], stats, [{"partition": part.as_dict(), "error": b["error"], "page": b["page"], "line": b["line"],
+                               "pages": [b["title"]] if b["title"] else None,
+                               **({"not_read": "every page after the last one read"} if b["page"] is None else {})}
+                              for b in bad]
 
 
 @contextmanager
