@@ -396,24 +396,26 @@ def _pages_one_by_one(part: Partition, bad: list[dict]) -> Iterator[Page]:
                     continue
                 header, buf = buf[:max(cut, 0)], buf[max(cut, 0):]
                 line += header.count("\n")
-            while True:  # buf starts at a <page>, or holds what lies between pages
-                start = buf.find("<page>")
-                if start < 0:
-                    line += buf[:-6].count("\n") if chunk else 0
-                    buf = buf[-6:] if chunk else ""
+            pos = 0  # buf[pos:] is unread: a page's start, or what lies between pages (lines counted up to pos)
+            while True:
+                start = buf.find("<page>", pos)
+                if start < 0:  # keep a marker cut by the chunk's end
+                    keep = max(pos, len(buf) - len("<page>")) if chunk else len(buf)
+                    line += buf.count("\n", pos, keep)
+                    buf = buf[keep:]
                     break
-                line += buf[:start].count("\n")
-                buf = buf[start:]
-                end, after = buf.find("</page>"), buf.find("<page>", 6)
+                line += buf.count("\n", pos, start)
+                end, after = buf.find("</page>", start), buf.find("<page>", start + 1)
                 if 0 <= after and (end < 0 or after < end):  # never closed: up to the next page
                     end = after
                 elif end >= 0:
                     end += len("</page>")
                 elif chunk:
-                    break  # the page goes on in the next chunk
+                    buf = buf[start:]  # the page goes on in the next chunk
+                    break
                 else:  # never closed: the end of the file
                     end = len(buf)
-                page, buf, first = buf[:end], buf[end:], line
+                page, pos, first = buf[start:end], end, line
                 line += page.count("\n")
                 number += 1
                 for p in read(page, first):
