@@ -183,3 +183,20 @@ def test_a_stage_without_workers_times_out_with_a_clear_error(small_dump):
         tasks = driver.Tasks(client, "scan", wimcor.scan, None, "stop", timeout=2)
         with pytest.raises(driver.TaskError, match=r"scan: no partition finished in 2 s \(\d+ waiting, 0 workers\)"):
             list(tasks.run(parts))
+
+
+def test_a_cluster_left_without_workers_fails_long_before_the_task_timeout(small_dump):
+    """A cluster whose every worker was lost and none restarted (seen once under heavy load: a killed worker's
+    nanny did not start another) fails after ``no_worker_timeout``, not after the hour-long task timeout."""
+    import time
+
+    from dask.distributed import Client, LocalCluster
+
+    parts = dump.partitions(small_dump, partition_bytes=1000)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as lc, Client(lc) as client:
+        tasks = driver.Tasks(client, "extract", wimcor.scan, None, "stop", timeout=600, no_worker_timeout=2, poll=0.5)
+        t0 = time.monotonic()
+        with pytest.raises(driver.TaskError, match=r"extract: the cluster has had no worker for \d+ s \(\d+ partitions "
+                                                   r"waiting\): its workers were lost and none restarted"):
+            list(tasks.run(parts))
+        assert time.monotonic() - t0 < 60
