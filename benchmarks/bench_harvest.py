@@ -274,6 +274,9 @@ def main() -> None:
     ap.add_argument("--merge", action="store_true",
                     help="update the existing --json: with --real-dump add that comparison and harvest nothing, "
                          "else harvest the prefix again and replace its rows (the earlier ones kept aside)")
+    ap.add_argument("--as-rerun", action="store_true",
+                    help="keep the --json run as it is and write this one under its 'rerun' key (a smaller rerun "
+                         "beside the committed 1 GiB run; the README renders both)")
     ap.add_argument("--out", default="/tmp/bench_harvest", help="folder of the dumps and harvests (not the repo)")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "bench_harvest.json"), help="where the rows go")
     args = ap.parse_args()
@@ -284,11 +287,17 @@ def main() -> None:
     record: dict = {"args": {k: v for k, v in vars(args).items() if k not in ("json", "out")},
                     "machine": "", "date": time.strftime("%Y-%m-%d"), "rows": [], "stage_cpu": None, "loaded": {}}
 
+    kept = json.loads(Path(args.json).read_text("utf-8")) if args.as_rerun else None
+
+    def write() -> None:
+        out = record if kept is None else {**kept, "rerun": record}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n", "utf-8")
+
     def save() -> None:
         record["machine"] = (f"{os.cpu_count()} CPU cores shared with other jobs (1-minute load average "
                              f"{min(loads):.1f}-{max(loads):.1f} at the run's checkpoints)")
         record["driver_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-        Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+        write()
 
     if args.merge:  # --real-dump: add that comparison; else: measure the prefix rows again (1 and N workers)
         record = json.loads(Path(args.json).read_text("utf-8"))
@@ -317,10 +326,10 @@ def main() -> None:
         print(f"  real / synthetic: {real['cpu_ms_per_page'] / syn['cpu_ms_per_page']:.2f}x per page, "
               f"{record['real_cpu']['per_mb_ratio']:.2f}x per MB", flush=True)
         if args.real_only:
-            Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+            write()
             return
         if args.merge:
-            Path(args.json).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+            write()
             return
     prefix = make_slice(path, root / "prefix", args.prefix_mb)
     cats = root / "categories.tsv"

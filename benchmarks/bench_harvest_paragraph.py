@@ -3,8 +3,8 @@ tokenizing of what the boilerplate filter drops.
 
 1. One paragraph with N links to the event (N = ``--links``, default 1,000 and 3,000): the extract stage, the
    filters and the split files, in a fresh process each; CPU seconds, peak RSS, the payload's pickled size and
-   the JSON written. Linear work: 3x the links, about 3x each figure (quadratic would be 9x), except the JSON,
-   whose layout (WEC-Eng's: every record carries its paragraph's tokens) is quadratic by format.
+   the JSON written (the split files and the paragraphs file, each paragraph once). Linear work: 3x the links,
+   about 3x each figure (quadratic would be 9x; the release's layout, every record repeating its paragraph, was).
 2. A paragraph with a link and a run of ``--braces`` unclosed braces: extract with the boilerplate filter on
    (the paragraph is not tokenized) and off (spaCy tokenizes the braces), side by side.
 
@@ -38,7 +38,7 @@ def _run(text: str, filters_off: tuple[str, ...], queue) -> None:
         splits, report = wec.apply_filters(payload["mentions"], payload["paragraphs"], opts, events, lambda a: "")
         files = wec.write_splits(Path(d), splits, payload["paragraphs"], events, {"earthquake": "EVENT_UNK"})
         c2 = time.process_time()
-        json_mb = sum((Path(d) / f).stat().st_size for f in files.values()) / 2**20
+        json_mb = sum((Path(d) / f).stat().st_size for f in [*files.values(), wec.CONTEXTS_FILE]) / 2**20
         queue.put({"extract_cpu_s": round(c1 - c0, 2), "filter_write_cpu_s": round(c2 - c1, 2),
                    "peak_rss_mb": driver.memory_mb()[0], "payload_mb": round(len(pickle.dumps(payload)) / 2**20, 2),
                    "json_mb": round(json_mb, 1), "mentions": len(payload["mentions"]),

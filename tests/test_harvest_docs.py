@@ -100,3 +100,20 @@ def test_heavier_real_pages_raise_the_estimate(bench):
     assert float(re.search(r"The estimate uses (\d+) core-hours", text).group(1)) > 1.5 * hours
     _edit(bench, lambda d: d.pop("real_cpu"))
     assert "Real pages are heavier" not in render_harvest_estimate(bench)
+
+
+def test_the_rerun_with_real_page_sizes_is_rendered_as_measured(bench):
+    data = json.loads((bench / "bench_harvest.json").read_text("utf-8"))
+    rerun = data["rerun"]
+    text = render_harvest_scale(bench)
+    rc = rerun["real_cpu"]
+    assert f"{rc['real']['cpu_ms_per_page']:.2f} ms against synthetic pages {rc['synthetic']['cpu_ms_per_page']:.2f}" \
+        in text and rerun["machine"] in text
+    assert ("**only its" in text) == (not any(r["dump"] == "full" for r in rerun["rows"]))
+    _edit(bench, lambda d: d["rerun"]["rows"].append({**d["rerun"]["rows"][0], "dump": "full"}))
+    assert "**only its" not in render_harvest_scale(bench) and "harvested whole" in render_harvest_scale(bench)
+    _edit(bench, lambda d: d["rerun"].pop("machine"))
+    with pytest.raises(ValueError, match="field 'rerun' has no field 'machine'"):
+        render_harvest_scale(bench)
+    _edit(bench, lambda d: d.pop("rerun"))
+    assert "Rerun with" not in render_harvest_scale(bench)

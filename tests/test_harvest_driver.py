@@ -92,6 +92,30 @@ def test_on_error_skip_skips_and_counts_the_bad_stream(tmp_path):
     assert "## Skipped" in card and titles[0] in card
 
 
+def test_on_error_skip_skips_only_the_bad_page_of_a_plain_file(tmp_path):
+    """A plain (non-multistream) bz2 file with one page of non-UTF-8 bytes: that page is skipped and listed (its
+    number, title and line), every other page is harvested (before: the whole file was skipped)."""
+    import bz2
+    import json
+
+    from figbench.harvest import wec
+
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=6, n_towns=1, filler=20))
+    k = len(pages) // 2
+    body = [synthetic.page_xml(p, t, x, redirect=r).encode() for p, t, x, r in pages]
+    body[k] = body[k].replace(b"</text>", b"\xc3(</text>")  # an invalid UTF-8 sequence
+    path = tmp_path / "enwiki-20240601-pages-articles1.xml.bz2"
+    path.write_bytes(bz2.compress(synthetic.header().encode() + b"".join(body) + synthetic.FOOTER.encode()))
+    report = wec.harvest(path, tmp_path / "out", wec.WecOptions(ner_model="none"), workers=1, on_error="skip")
+    assert report["dump"]["pages"] == len(pages) - 1
+    skipped = report["skipped"]
+    assert [s["stage"] for s in skipped] == ["scan", "extract"]
+    assert all(s["pages"] == [pages[k][1]] and s["page"] == k + 1 and s["line"] > 1 for s in skipped)
+    assert json.loads((tmp_path / "out" / "harvest.json").read_text())["skipped"] == skipped
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"page {k + 1} (line {skipped[0]['line']} of its XML)" in card and pages[k][1] in card
+
+
 def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline: float) -> None:
     """Kill the dask worker processes (children started by multiprocessing's spawn) once ``done`` partitions of
     ``stage`` are recorded."""
@@ -155,7 +179,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_
     assert len(stats) > 4 and len({s["pid"] for s in stats}) == 2  # the worker was replaced mid-stage
     assert got["kept"] == ref["kept"] and got["removed"] == ref["removed"]
     for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json",
-                 "Test_Event_gold_mentions_validated.json"):
+                 "Test_Event_gold_mentions_validated.json", "Event_gold_mention_contexts.json"):
         assert (out / name).read_bytes() == (ref_dir / name).read_bytes()
     assert json.loads((out / "harvest.json").read_text())["dump"] == ref["dump"]
 
@@ -169,3 +193,20 @@ def test_a_stage_without_workers_times_out_with_a_clear_error(small_dump):
         tasks = driver.Tasks(client, "scan", wimcor.scan, None, "stop", timeout=2)
         with pytest.raises(driver.TaskError, match=r"scan: no partition finished in 2 s \(\d+ waiting, 0 workers\)"):
             list(tasks.run(parts))
+
+
+def test_a_cluster_left_without_workers_fails_long_before_the_task_timeout(small_dump):
+    """A cluster whose every worker was lost and none restarted (seen once under heavy load: a killed worker's
+    nanny did not start another) fails after ``no_worker_timeout``, not after the hour-long task timeout."""
+    import time
+
+    from dask.distributed import Client, LocalCluster
+
+    parts = dump.partitions(small_dump, partition_bytes=1000)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as lc, Client(lc) as client:
+        tasks = driver.Tasks(client, "extract", wimcor.scan, None, "stop", timeout=600, no_worker_timeout=2, poll=0.5)
+        t0 = time.monotonic()
+        with pytest.raises(driver.TaskError, match=r"extract: the cluster has had no worker for \d+ s \(\d+ partitions "
+                                                   r"waiting\): its workers were lost and none restarted"):
+            list(tasks.run(parts))
+        assert time.monotonic() - t0 < 60

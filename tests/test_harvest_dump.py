@@ -159,3 +159,47 @@ def test_a_header_stream_holding_pages_loses_no_page(tmp_path):
         parts = dump.partitions(path, partition_bytes=partition_bytes)
         titles = [p.title for part in parts for p in dump.iter_pages(part)]
         assert titles == [t for _, t, _, _ in pages]
+
+
+def _plain_dump(path: Path, pages: list, bad: dict[int, bytes]) -> Path:
+    """A plain (one-stream) bz2 dump of ``pages`` whose page ``k`` is replaced by the bytes ``bad[k]``."""
+    body = synthetic.header().encode() + b"".join(
+        bad.get(k, synthetic.page_xml(p, t, x, redirect=r).encode()) for k, (p, t, x, r) in enumerate(pages))
+    path.write_bytes(bz2.compress(body + synthetic.FOOTER.encode()))
+    return path
+
+
+@pytest.mark.parametrize("flaw", ["non-utf8", "unclosed"])
+def test_a_bad_page_of_a_plain_file_is_skipped_alone(tmp_path, flaw):
+    """Under skipping_bad_pages a whole (non-multistream) file is read page by page: the one bad page is listed
+    (number, title, line) and every other page is read; without it the read stops at the bad page."""
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=4, n_towns=1, filler=10))
+    k = 7
+    p, title, text, _ = pages[k]
+    good = synthetic.page_xml(p, title, text).encode()
+    bad = good.replace(b"</text>", b"\xff\xfe junk</text>") if flaw == "non-utf8" else good.replace(b"</page>", b"")
+    assert bad != good
+    path = _plain_dump(tmp_path / "enwiki-20240601-pages-articles1.xml.bz2", pages, {k: bad})
+    (part,) = dump.partitions(path)
+    with pytest.raises(dump.DumpError, match="truncated or corrupt"):
+        list(dump.iter_pages(part))
+    with dump.skipping_bad_pages() as skipped:
+        got = list(dump.iter_pages(part))
+    assert [g.title for g in got] == [t for i, (_, t, _, _) in enumerate(pages) if i != k]
+    (entry,) = skipped
+    assert entry["page"] == k + 1 and entry["title"] == title and entry["line"] > 1
+    assert path.name in entry["error"] and f"page {k + 1}" in entry["error"]
+
+
+def test_a_plain_file_cut_short_names_the_last_page_read(tmp_path):
+    pages = list(synthetic.synthetic_pages(n_events=2, backlinks=4, n_towns=1, filler=1500))
+    path = _plain_dump(tmp_path / "enwiki-20240601-pages-articles1.xml.bz2", pages, {})
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 2 // 3])  # a truncated bz2 stream
+    (part,) = dump.partitions(path)
+    with dump.skipping_bad_pages() as skipped:
+        got = list(dump.iter_pages(part))
+    assert 0 < len(got) < len(pages) and [g.title for g in got] == [t for _, t, _, _ in pages[:len(got)]]
+    (entry,) = skipped
+    assert entry["page"] is None and f"after page {len(got)} ({got[-1].title!r}" in entry["error"]
+    assert "not read" in entry["error"]

@@ -54,5 +54,32 @@ def test_filters_read_the_shared_paragraph(tmp_path):
     assert report["removed"]["named_entity"] == 1 and sum(report["kept"].values()) == 3
     rows = [wec.to_record(m, payload["paragraphs"], events, {"earthquake": "EVENT_UNK"})
             for s in splits.values() for m in s]
+    contexts = {p["id"]: p["tokens"] for p in payload["paragraphs"]}
     for r in rows:
-        assert r["mention_context"][r["tokens_number"][0]:r["tokens_number"][-1] + 1] == r["tokens_str"].split()
+        context = contexts[r["context_id"]]
+        assert context[r["tokens_number"][0]:r["tokens_number"][-1] + 1] == r["tokens_str"].split()
+
+
+def _written_bytes(tmp_path, n: int) -> int:
+    """Bytes of the split and paragraph files for ``n`` kept links in one paragraph."""
+    text = " ".join(f"On day {i} [[{EVENT}|the quake number {i}]] struck." for i in range(n))
+    payload = _extract(tmp_path / f"d{n}", text)
+    opts = wec.WecOptions(min_cluster_size=1, filters=("context", "boilerplate"))
+    events = {EVENT: (1, "earthquake")}
+    splits, report = wec.apply_filters(payload["mentions"], payload["paragraphs"], opts, events, lambda a: "")
+    assert sum(report["kept"].values()) == n
+    out = tmp_path / f"o{n}"
+    out.mkdir()
+    wec.write_splits(out, splits, payload["paragraphs"], events, {"earthquake": "EVENT_UNK"})
+    return sum(f.stat().st_size for f in out.iterdir())
+
+
+def test_the_output_is_linear_in_a_paragraphs_links(tmp_path):
+    """Each paragraph is written once: 3x the links, about 3x the bytes (repeating the paragraph in every record,
+    the release's layout, gives about 9x: 300 links wrote 6.2 MB, 900 links 55 MB, 8.9x)."""
+    (tmp_path / "d300").mkdir(), (tmp_path / "d900").mkdir()
+    small, big = _written_bytes(tmp_path, 300), _written_bytes(tmp_path, 900)
+    assert 2.5 < big / small < 3.5, (small, big)
+    print(f"300 links: {small:,} bytes; 900 links: {big:,} bytes ({big / small:.2f}x)")
+    (contexts,) = [p for p in (tmp_path / "o300").iterdir() if p.name == "Event_gold_mention_contexts.json"]
+    assert contexts.read_text().count('"day", "299"') == 1

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from figbench.corpora.wec_eng import CONTEXTS_FILE, ORIGINAL_FILES
 from figbench.harvest import driver, synthetic, wec
 
 DATA = Path(os.environ.get("FIGBENCH_DATA_DIR", "/work/shared/data"))
@@ -58,6 +59,47 @@ def test_filters_are_counted_and_the_output_loads(syn_out):
     assert "enwiki" in card and "2024-06-01" in card and "| named_entity | on | 16 |" in card
     assert "civilian attack" in card  # the event infobox list used
     assert not (out / driver.WORK).exists()
+
+
+def test_the_shared_paragraphs_load_as_the_released_layout(syn_out, tmp_path):
+    """Each paragraph is written once (records carry ``context_id``); the same folder written in the release's
+    layout (every record repeats its paragraph as ``mention_context``) loads to the same rows, both configs."""
+    import figbench
+
+    out, _ = syn_out
+    table = json.loads((out / CONTEXTS_FILE).read_text())
+    assert len({c["context_id"] for c in table}) == len(table)
+    contexts = {c["context_id"]: c["mention_context"] for c in table}
+    released = tmp_path / "released"
+    released.mkdir()
+    n = 0
+    for name in ORIGINAL_FILES.values():
+        records = json.loads((out / name).read_text())
+        assert all("mention_context" not in r for r in records)
+        n += len(records)
+        old = [{**{k: v for k, v in r.items() if k != "context_id"}, "mention_context": contexts[r["context_id"]]}
+               for r in records]
+        (released / name).write_text(json.dumps(old))
+    assert n and len(contexts) <= n
+    for config in ("events", "documents"):
+        a = figbench.load_dataset("wec_eng", config, data_dir=out, cache_dir=str(tmp_path / "ca"))
+        b = figbench.load_dataset("wec_eng", config, data_dir=released, cache_dir=str(tmp_path / "cb"))
+        assert set(a) == set(b) and all(a[s].to_list() == b[s].to_list() for s in a), config
+
+
+def test_a_paragraph_id_missing_from_the_contexts_file_names_both_files(syn_out, tmp_path):
+    from figbench.corpora import wec_eng
+
+    out, _ = syn_out
+    name = ORIGINAL_FILES["validation"]
+    records = json.loads((out / name).read_text())
+    records[0]["context_id"] = "404"
+    (tmp_path / name).write_text(json.dumps(records))
+    with pytest.raises(ValueError, match=rf"{name}: record 0 .*names context_id '404'.*{CONTEXTS_FILE} does not"):
+        wec_eng.read_records(tmp_path / name)
+    (tmp_path / CONTEXTS_FILE).write_text((out / CONTEXTS_FILE).read_text())
+    with pytest.raises(ValueError, match=rf"record 0 .*context_id '404' is not in .*{CONTEXTS_FILE}"):
+        wec_eng.read_records(tmp_path / name)
 
 
 def test_a_switched_off_filter_keeps_its_mentions(syn_dump, syn_out, tmp_path):
@@ -179,7 +221,7 @@ def test_killed_harvest_resumes(syn_dump, syn_out, tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"{done_before} of" in again.stderr and "resuming" in again.stderr
     ref, _ = syn_out
-    for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json"):
+    for name in ("Train_Event_gold_mentions.json", "Dev_Event_gold_mentions_validated.json", CONTEXTS_FILE):
         assert json.loads((out / name).read_text()) == json.loads((ref / name).read_text())
 
 

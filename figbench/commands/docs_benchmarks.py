@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from figbench.commands.docs import ROOT, Block
+from figbench.commands.docs_harvest_rerun import render_rerun
 
 #: the folder of the committed benchmark outputs
 BENCHMARKS = ROOT / "benchmarks"
@@ -268,6 +269,7 @@ def render_harvest_scale(benchmarks: Path = BENCHMARKS) -> str:
                     "per stage " + ", ".join(
                         f"{k} {sc['baseline'][k]:.1f} -> {sc['current'][k]:.1f} s" for k in
                         ("wec_scan", "wec_extract", "wimcor_scan", "wimcor_extract")) + ").")
+    text.append(render_rerun(data, path))
     if max(r["compressed_mb"] for r in rows) < ONE_GB_MB:
         text.append(f"**Not done**: a >= 1 GB dump; the largest harvested is the {big[0]['compressed_mb']:.1f} MB "
                     "one.")

@@ -5,6 +5,10 @@ Two source layouts are accepted in the ``wec_eng`` corpus folder:
 * ``original``: the JSON files of the Hub release (``Train_Event_gold_mentions.json``,
   ``Dev_Event_gold_mentions_validated.json``, ``Test_Event_gold_mentions_validated.json``), one
   list of mention records per split, each with its whole Wikipedia paragraph as context;
+  A harvest (``figbench harvest wec``) writes the same split files with each paragraph once: its mention
+  records carry a ``context_id`` instead of ``mention_context``, and :data:`CONTEXTS_FILE` beside them lists
+  every paragraph once (``{"context_id": ..., "mention_context": [tokens]}``); :func:`read_records` puts the
+  tokens back, so both give the same rows;
 * ``ucdcr``: uCDCR's unified ``{train,val,test}/event_mentions.json`` (under ``ucdcr/`` in the
   corpus folder, or the uCDCR ``output_data`` folder itself), whose contexts are shorter windows.
 
@@ -57,6 +61,8 @@ ORIGINAL_FILES = {
     "validation": "Dev_Event_gold_mentions_validated.json",
     "test": "Test_Event_gold_mentions_validated.json",
 }
+#: the harvested original layout's paragraphs, each once (split records name theirs by ``context_id``)
+CONTEXTS_FILE = "Event_gold_mention_contexts.json"
 _UCDCR_SPLIT_DIRS = {"train": "train", "validation": "val", "test": "test"}
 #: uCDCR layout: split -> candidate paths (corpus folder with ``ucdcr/``, or the uCDCR folder itself)
 UCDCR_FILES = {
@@ -157,6 +163,10 @@ class Sources:
         for s, p in sorted(self.files.items()):
             st = p.stat()
             parts.append(f"{s}={p}:{st.st_size}:{st.st_mtime_ns}")
+        contexts = self.root / CONTEXTS_FILE
+        if self.layout == "original" and contexts.is_file():  # a harvest's paragraphs: edited, rebuilt
+            st = contexts.stat()
+            parts.append(f"contexts={contexts}:{st.st_size}:{st.st_mtime_ns}")
         parts += [f"missing:{s}" for s in sorted(self.missing)]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
 
@@ -251,16 +261,50 @@ def _fail(path: Path, index: int, record: Any, problem: str) -> ValueError:
     return ValueError(f"wec_eng: {path}: record {index} (mention_id {mid!r}): {problem}")
 
 
-def read_records(path: str | Path) -> list[dict]:
-    """The list of mention records of one split file; ValueError naming the file when it is not one."""
-    path = Path(path)
+def _json_list(path: Path, what: str) -> list:
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except json.JSONDecodeError as e:
         raise ValueError(f"wec_eng: {path} is not valid JSON (truncated or corrupt?): {e}") from e
     if not isinstance(data, list):
-        raise ValueError(f"wec_eng: {path}: expected a JSON list of mention records, got {type(data).__name__}")
+        raise ValueError(f"wec_eng: {path}: expected a JSON list of {what}, got {type(data).__name__}")
+    return data
+
+
+def read_contexts(path: str | Path) -> dict[str, list]:
+    """context id -> paragraph tokens of a harvest's :data:`CONTEXTS_FILE`; ValueError naming the file and item."""
+    path = Path(path)
+    contexts: dict[str, list] = {}
+    for i, item in enumerate(_json_list(path, "paragraphs")):
+        if not isinstance(item, dict) or "context_id" not in item or "mention_context" not in item:
+            raise ValueError(f"wec_eng: {path}: item {i} is not {{'context_id': ..., 'mention_context': [...]}}")
+        cid = str(item["context_id"])
+        if cid in contexts:
+            raise ValueError(f"wec_eng: {path}: item {i}: duplicate context_id {cid!r}")
+        contexts[cid] = item["mention_context"]
+    return contexts
+
+
+def read_records(path: str | Path) -> list[dict]:
+    """The list of mention records of one split file; ValueError naming the file when it is not one.
+
+    Records of a harvest (a ``context_id``, no ``mention_context``) get their paragraph's tokens from
+    :data:`CONTEXTS_FILE` beside the file (one list shared by the paragraph's records)."""
+    path = Path(path)
+    data = _json_list(path, "mention records")
+    shared = [i for i, r in enumerate(data) if isinstance(r, dict) and "mention_context" not in r and "context_id" in r]
+    if shared:
+        table = path.parent / CONTEXTS_FILE
+        if not table.is_file():
+            raise _fail(path, shared[0], data[shared[0]], f"names context_id {data[shared[0]]['context_id']!r} but "
+                                                          f"the paragraphs file {table} does not exist")
+        contexts = read_contexts(table)
+        for i in shared:
+            cid = str(data[i]["context_id"])
+            if cid not in contexts:
+                raise _fail(path, i, data[i], f"context_id {cid!r} is not in {table}")
+            data[i]["mention_context"] = contexts[cid]
     return data
 
 

@@ -39,11 +39,17 @@ def skipped_section(report: dict) -> str:
     rows = []
     for s in skipped:
         p = s["partition"]
-        pages = "unknown (no index)" if s["pages"] is None else f"{len(s['pages'])}: " + ", ".join(s["pages"])
-        rows.append((s["stage"], f"`{Path(p['path']).name}` bytes {p['start']}:{p['end'] or 'end'}", pages,
-                     s["error"].replace("|", "\\|")))
-    return (f"## Skipped\n\n{len(skipped)} bad stream(s) skipped (`--on-error skip`); their pages are not in the "
-            "corpus.\n\n" + _table(rows, ("stage", "stream", "pages (from the index)", "error")) + "\n")
+        where = f"`{Path(p['path']).name}` bytes {p['start']}:{p['end'] or 'end'}"
+        if s.get("page"):
+            where = f"`{Path(p['path']).name}` page {s['page']} (line {s['line']} of its XML)"
+        if s.get("not_read"):
+            pages = s["not_read"] + (f" (from line {s['line']} of its XML)" if s.get("line") else "")
+        else:
+            pages = "unknown (no index)" if s["pages"] is None else f"{len(s['pages'])}: " + ", ".join(s["pages"])
+        rows.append((s["stage"], where, pages, s["error"].replace("|", "\\|")))
+    return (f"## Skipped\n\n{len(skipped)} bad stream(s) or page(s) skipped (`--on-error skip`); their pages are "
+            "not in the corpus.\n\n" + _table(rows, ("stage", "stream or page", "pages (titles from the index or "
+                                                       "the page)", "error")) + "\n")
 
 
 def write(out: Path, title: str, sections: list[str], report: dict) -> None:

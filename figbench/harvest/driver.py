@@ -80,6 +80,10 @@ def memory_mb() -> tuple[float, float]:
 RETRIES = 3
 #: seconds a stage waits for its next partition to finish (a hung worker or a cluster without workers fails)
 TASK_TIMEOUT = 3600.0
+#: seconds a stage waits while the cluster has no worker at all (every worker lost and none restarted)
+NO_WORKER_TIMEOUT = 300.0
+#: seconds between the stage's checks of the cluster while it waits
+POLL_S = 10.0
 #: seconds a scatter to the workers or the fetch of a result may take
 TRANSFER_TIMEOUT = 600.0
 #: what a stage does with a partition whose task raises: ``stop`` the harvest (the default) or ``skip`` its bad
@@ -123,7 +127,10 @@ def run_task(func: Callable, part: Partition, shared: Any, on_error: str = "stop
             return None, {"error": _one_line(e), "partition": part.as_dict()}
         payloads, stats = [], {}
         subs = streams(part)
-        if len(subs) == 1:  # a whole file (or one stream): nothing smaller to retry
+        if part.end == 0:  # a whole file: read again page by page, skipping (and listing) its bad pages
+            payloads, stats, skipped = _page_by_page(func, part, shared)
+            subs = []
+        elif len(subs) == 1:  # one stream: nothing smaller to retry
             skipped.append({"partition": part.as_dict(), "error": _one_line(e), "pages": index_titles(part)})
             subs = []
         for sub in subs:
@@ -138,6 +145,25 @@ def run_task(func: Callable, part: Partition, shared: Any, on_error: str = "stop
     stats = {**stats, "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
              "max_rss_mb": peak, "rss_mb": now, "pid": os.getpid(), "skipped": skipped}
     return payloads, stats
+
+
+def _page_by_page(func: Callable, part: Partition, shared: Any) -> tuple[list, dict, list[dict]]:
+    """``func`` over a whole file read page by page (:func:`~figbench.harvest.dump.skipping_bad_pages`): (payloads,
+    stats, one skipped entry per bad page, with its ``page`` number, title and ``line``, or for a file that cannot
+    be read to its end the pages after the last one read). A task that fails with no bad page found (the fault is
+    not in the XML) skips the whole file, saying so; one that reads cleanly page by page skips nothing."""
+    from figbench.harvest.dump import skipping_bad_pages
+
+    try:
+        with skipping_bad_pages() as bad:
+            payload, stats = func(part, shared)
+    except Exception as e:
+        return [], {}, [{"partition": part.as_dict(), "error": _one_line(e), "pages": None,
+                         "not_read": "every page of the file"}]
+    return [payload], stats, [{"partition": part.as_dict(), "error": b["error"], "page": b["page"], "line": b["line"],
+                               "pages": [b["title"]] if b["title"] else None,
+                               **({"not_read": "every page after the last one read"} if b["page"] is None else {})}
+                              for b in bad]
 
 
 @contextmanager
@@ -176,14 +202,41 @@ class Tasks:
     A partition whose worker died (the scheduler gives up on it: ``KilledWorker``) or whose input was lost with a
     worker (the scattered ``shared`` object: 'lost dependencies') is submitted again, up to ``retries`` times, with
     the object scattered again when no worker holds it any more. Every wait is bounded: ``timeout`` seconds for the
-    next partition to finish, ``transfer_timeout`` for a scatter or a result."""
+    next partition to finish, ``no_worker_timeout`` while the cluster has no worker at all (all lost, none
+    restarted), ``transfer_timeout`` for a scatter or a result."""
 
     def __init__(self, client, name: str, func: Callable, shared: Any, on_error: str,
                  progress: Callable[[str], None] | None = None, *, retries: int = RETRIES,
-                 timeout: float = TASK_TIMEOUT, transfer_timeout: float = TRANSFER_TIMEOUT):
+                 timeout: float = TASK_TIMEOUT, transfer_timeout: float = TRANSFER_TIMEOUT,
+                 no_worker_timeout: float = NO_WORKER_TIMEOUT, poll: float = POLL_S):
         self.client, self.name, self.func, self.shared, self.on_error = client, name, func, shared, on_error
         self.progress, self.retries, self.timeout, self.transfer_timeout = progress, retries, timeout, transfer_timeout
+        self.no_worker_timeout, self.poll = no_worker_timeout, poll
         self.data = None
+
+    def _wait(self, pending: dict) -> None:
+        """Until a partition finishes; TaskError after ``timeout`` s, or ``no_worker_timeout`` s without a worker."""
+        from dask.distributed import wait
+
+        start = time.monotonic()
+        workerless = None
+        while True:
+            left = self.timeout - (time.monotonic() - start)
+            if left <= 0:
+                raise TaskError(f"{self.name}: no partition finished in {self.timeout:.0f} s ({len(pending)} "
+                                f"waiting, {len(self.client.scheduler_info().get('workers', {}))} workers): "
+                                "a hung worker or a cluster without workers")
+            try:
+                wait(list(pending), timeout=min(self.poll, left), return_when="FIRST_COMPLETED")
+                return
+            except TimeoutError:
+                pass
+            now = time.monotonic()
+            if self.client.scheduler_info().get("workers"):
+                workerless = None
+            elif (workerless := workerless or now) and now - workerless >= self.no_worker_timeout:
+                raise TaskError(f"{self.name}: the cluster has had no worker for {now - workerless:.0f} s "
+                                f"({len(pending)} partitions waiting): its workers were lost and none restarted")
 
     def _scatter(self) -> None:
         if self.shared is None:
@@ -207,18 +260,12 @@ class Tasks:
 
     def run(self, todo: list[Partition]) -> Iterator[tuple[Partition, list, dict]]:
         """(partition, payloads, stats) of each of ``todo`` as it finishes."""
-        from dask.distributed import wait
-
         pending = {self._submit(p): p for p in todo}
         tries: dict[str, int] = {}
         try:
             while pending:
                 try:
-                    wait(list(pending), timeout=self.timeout, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    raise TaskError(f"{self.name}: no partition finished in {self.timeout:.0f} s ({len(pending)} "
-                                    f"waiting, {len(self.client.scheduler_info().get('workers', {}))} workers): "
-                                    "a hung worker or a cluster without workers") from None
+                    self._wait(pending)
                 except CancelledError:
                     pass  # a future cancelled (its input lost): handled below
                 for fut in [f for f in pending if f.status != "pending"]:

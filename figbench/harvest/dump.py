@@ -19,6 +19,8 @@ import io
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
@@ -322,30 +324,137 @@ def _page(el) -> Page:
     return Page(ns, pid, title, redirect, text, ts)
 
 
+#: the bad pages of :func:`skipping_bad_pages` (None outside it: a bad page stops the read)
+_BAD_PAGES: ContextVar[list[dict] | None] = ContextVar("figbench_bad_pages", default=None)
+
+
+@contextmanager
+def skipping_bad_pages() -> Iterator[list[dict]]:
+    """Within it, :func:`iter_pages` reads a whole (non-multistream) file page by page and skips a page that is
+    not well-formed XML (non-UTF-8 bytes, a bad tag, a ``<page>`` never closed), appending to the yielded list
+    ``{"page": its number in the file, "title", "line": its first line in the decompressed XML, "error"}``. A
+    file that cannot be decompressed to its end gets one entry (``"page": None``) naming the last page read:
+    the pages after it are not read."""
+    bad: list[dict] = []
+    token = _BAD_PAGES.set(bad)
+    try:
+        yield bad
+    finally:
+        _BAD_PAGES.reset(token)
+
+
+def _parse_pages(stream: IO[bytes], part: Partition) -> Iterator[Page]:
+    """The pages of an XML export stream (expat errors propagate)."""
+    from xml.etree.ElementTree import iterparse
+
+    root = None
+    for event, el in iterparse(stream, events=("start", "end")):
+        if root is None:
+            root = el
+            if _local(el.tag) != "mediawiki":
+                raise DumpError(f"{part.path}: not a MediaWiki XML export (root element <{_local(el.tag)}>)")
+            continue
+        if event == "end" and _local(el.tag) == "page":
+            page = _page(el)
+            root.clear()  # the page (and anything before it) is done: memory stays flat
+            yield page
+
+
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+
+
+def _pages_one_by_one(part: Partition, bad: list[dict]) -> Iterator[Page]:
+    """:func:`iter_pages` of a whole file under :func:`skipping_bad_pages`: each ``<page>...</page>`` of the
+    decompressed text (markup cannot hold a literal ``<page>``: text is escaped) parsed on its own, after the
+    file's header; undecodable bytes are kept as they are (surrogate escapes), so the parser sees them."""
+    import html
+    from xml.etree.ElementTree import ParseError
+
+    stream = open_partition(part)
+    enc = _encoding(stream.peek(4)[:4])  # type: ignore[attr-defined]
+    errors = "surrogateescape" if enc == "utf-8" else "surrogatepass"  # UTF-16: lone surrogates kept
+    text = io.TextIOWrapper(stream, encoding=enc, errors=errors, newline="")
+    header, buf, line, number, last = None, "", 1, 0, None
+
+    def read(page: str, first: int) -> list[Page]:
+        data = (header + page + "</mediawiki>\n").encode(enc, errors)
+        try:
+            return list(_parse_pages(io.BytesIO(data), part))
+        except (ParseError, ValueError) as e:
+            m = _TITLE.search(page)
+            bad.append({"page": number, "title": html.unescape(m.group(1)) if m else None, "line": first,
+                        "error": f"{part.path}: page {number} (line {first}) is not well-formed: {_short(e)}"})
+            return []
+
+    try:
+        while True:
+            chunk = text.read(1 << 20)
+            buf += chunk
+            if header is None:
+                cut = buf.find("<page>")
+                if cut < 0 and chunk:
+                    continue
+                header, buf = buf[:max(cut, 0)], buf[max(cut, 0):]
+                line += header.count("\n")
+            pos = 0  # buf[pos:] is unread: a page's start, or what lies between pages (lines counted up to pos)
+            while True:
+                start = buf.find("<page>", pos)
+                if start < 0:  # keep a marker cut by the chunk's end
+                    keep = max(pos, len(buf) - len("<page>")) if chunk else len(buf)
+                    line += buf.count("\n", pos, keep)
+                    buf = buf[keep:]
+                    break
+                line += buf.count("\n", pos, start)
+                end, after = buf.find("</page>", start), buf.find("<page>", start + 1)
+                if 0 <= after and (end < 0 or after < end):  # never closed: up to the next page
+                    end = after
+                elif end >= 0:
+                    end += len("</page>")
+                elif chunk:
+                    buf = buf[start:]  # the page goes on in the next chunk
+                    break
+                else:  # never closed: the end of the file
+                    end = len(buf)
+                page, pos, first = buf[start:end], end, line
+                line += page.count("\n")
+                number += 1
+                for p in read(page, first):
+                    last = p.title
+                    yield p
+            if not chunk:
+                return
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        bad.append({"page": None, "title": None, "line": line,
+                    "error": f"{part.path}: truncated or corrupt after page {number} ({last!r}, line {line} of the "
+                             f"XML): the pages after it are not read: {_short(e)}"})
+    finally:
+        text.close()
+
+
+def _short(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def iter_pages(part: Partition) -> Iterator[Page]:
     """Pages of a partition, one at a time (latest revision).
 
     Streamed with the standard library's expat-based ``iterparse`` (each ``<page>`` element is dropped once
     read, so memory stays flat); :mod:`mwxml` reads the same pages about twice as slowly (it is kept for the
-    ``<siteinfo>``, and tests check both readers agree page for page).
+    ``<siteinfo>``, and tests check both readers agree page for page). Under :func:`skipping_bad_pages` a whole
+    file is read page by page instead, skipping (and listing) the bad ones.
     """
-    from xml.etree.ElementTree import ParseError, iterparse
+    from xml.etree.ElementTree import ParseError
 
+    bad = _BAD_PAGES.get()
+    if bad is not None and part.end == 0:
+        yield from _pages_one_by_one(part, bad)
+        return
     stream = open_partition(part)
     last = None
     try:
-        root = None
-        for event, el in iterparse(stream, events=("start", "end")):
-            if root is None:
-                root = el
-                if _local(el.tag) != "mediawiki":
-                    raise DumpError(f"{part.path}: not a MediaWiki XML export (root element <{_local(el.tag)}>)")
-                continue
-            if event == "end" and _local(el.tag) == "page":
-                page = _page(el)
-                root.clear()  # the page (and anything before it) is done: memory stays flat
-                last = page.title
-                yield page
+        for page in _parse_pages(stream, part):
+            last = page.title
+            yield page
     except (OSError, EOFError, ParseError, ValueError) as e:
         if isinstance(e, DumpError):
             raise

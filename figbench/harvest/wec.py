@@ -18,9 +18,11 @@ filter ``cluster_size`` (fewer than ``min_cluster_size`` mentions); the split by
 ``split_leakage`` (train mentions from a source article that also has a dev/test mention, §3.3).
 
 Output: WEC-Eng's original layout (``Train_Event_gold_mentions.json``, ``Dev_Event_gold_mentions_validated.json``,
-``Test_Event_gold_mentions_validated.json``), which :mod:`figbench.corpora.wec_eng` reads. Mention ids
-hash the dump's database name, the source article, the paragraph's index and the anchor's offset:
-the same on every rerun of the same dump.
+``Test_Event_gold_mentions_validated.json``) with each paragraph written once, linear in links: a mention
+record carries ``context_id`` where the release repeats the paragraph's tokens (``mention_context``), and
+``Event_gold_mention_contexts.json`` lists each paragraph once; :mod:`figbench.corpora.wec_eng` reads both
+(the same rows). Mention ids hash the dump's database name, the source article, the paragraph's index and
+the anchor's offset, context ids the first three: the same on every rerun of the same dump.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from figbench.corpora.wec_eng import COREF_TYPES, ORIGINAL_FILES, SENTENCE_END
+from figbench.corpora.wec_eng import CONTEXTS_FILE, COREF_TYPES, ORIGINAL_FILES, SENTENCE_END
 from figbench.harvest import common, wikitext
 from figbench.harvest.dump import Partition, Tally, iter_pages
 from figbench.harvest.dump import articles as articles_of
@@ -203,9 +205,10 @@ def head_index(tokens: list[str], language: str) -> int:
     return words[-1]
 
 
-def _mention_id(dbname: str, source: str, block: int, start: int) -> str:
-    h = hashlib.sha256(f"{dbname}\x1f{source}\x1f{block}\x1f{start}".encode()).hexdigest()
-    return str(int(h[:13], 16))
+def _mention_id(dbname: str, source: str, block: int, start: int | None = None) -> str:
+    """A mention's id (``start``: the anchor's offset), or without ``start`` its paragraph's context id."""
+    key = f"{dbname}\x1f{source}\x1f{block}" + ("" if start is None else f"\x1f{start}")
+    return str(int(hashlib.sha256(key.encode()).hexdigest()[:13], 16))
 
 
 def _paragraph(text: str, nlp, opts: WecOptions) -> tuple[dict, object]:
@@ -255,6 +258,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
             doc = tokens = sid = None
             if block.text:  # metadata blocks have no text
                 para, doc = _paragraph(block.text, nlp, opts)
+                para["id"] = _mention_id(dbname, source, b)
                 tokens, sid = para["tokens"], para["sent"]
                 paragraphs.append(para)
             for link in hits:
@@ -377,15 +381,15 @@ def apply_filters(mentions: list[dict], paragraphs: list[dict], opts: WecOptions
 
 def to_record(m: dict, paragraphs: list[dict], events: dict[str, tuple[int, str]],
               coref_types: dict[str, str]) -> dict:
-    """A kept mention as a WEC-Eng record (original layout: it carries its paragraph's tokens) plus the link's
-    source/target metadata."""
+    """A kept mention as a WEC-Eng record plus the link's source/target metadata; its paragraph by ``context_id``
+    (the tokens are written once, :func:`write_splits`), where the release repeats them in ``mention_context``."""
     page_id, infobox = events[m["target"]]
     start, end = m["span"]
     return {
         "coref_chain": page_id,
         "coref_link": m["target"],
         "doc_id": m["source"],
-        "mention_context": paragraphs[m["para"]]["tokens"],
+        "context_id": paragraphs[m["para"]]["id"],
         "mention_head": m["head"],
         "mention_head_lemma": m["lemma"],
         "mention_head_pos": "",
@@ -404,17 +408,22 @@ def to_record(m: dict, paragraphs: list[dict], events: dict[str, tuple[int, str]
 
 def write_splits(out: Path, splits: dict[str, list[dict]], paragraphs: list[dict], events,
                  coref_types) -> dict[str, str]:
-    """Write the split files (WEC order: by cluster, then mention id), one record at a time; split -> file name.
+    """Write the split files (WEC order: by cluster, then mention id), one record at a time, then each of their
+    paragraphs once (:data:`CONTEXTS_FILE`, in order of first use); split -> file name.
 
     A split without mentions gets an empty list (``figbench.load_dataset`` loads it as an empty split).
     """
     from figbench.harvest.driver import write_json_array
 
     files = {}
+    used: dict[int, None] = {}
     for split, rows in splits.items():
         rows = sorted(rows, key=lambda m: (events[m["target"]][0], int(m["id"])))
+        used.update((m["para"], None) for m in rows)
         write_json_array(out / ORIGINAL_FILES[split], (to_record(m, paragraphs, events, coref_types) for m in rows))
         files[split] = ORIGINAL_FILES[split]
+    write_json_array(out / CONTEXTS_FILE,
+                     ({"context_id": paragraphs[p]["id"], "mention_context": paragraphs[p]["tokens"]} for p in used))
     return files
 
 
@@ -572,7 +581,10 @@ def _write_card(out: Path, report: dict) -> None:
         + ", ".join(f"{k} ({v})" for k, v in report["ne_infoboxes"].items()) + ".\n",
         "## Splits\n\nClusters are split by a hash of the event title. The dev and test files are **not** manually "
         "validated (the paper's §3.3 validation is human work); their names are the release's.\n\n"
-        f"| split | mentions | clusters |\n|---|---|---|\n{kept}\n",
+        f"| split | mentions | clusters |\n|---|---|---|\n{kept}\n\n"
+        "Layout: each mention record names its paragraph by `context_id`; `" + CONTEXTS_FILE + "` lists each "
+        "paragraph once (`context_id`, `mention_context`), where the release repeats it in every record. "
+        "`figbench.load_dataset(\"wec_eng\", data_dir=...)` reads both layouts to the same rows.\n",
         "## Options\n\n```json\n" + __import__("json").dumps(report["options"], indent=1) + "\n```\n",
     ]
     card.write(out, "WEC-style event coreference harvested from " + report["dump"]["dbname"], sections, report)
