@@ -31,8 +31,9 @@ from numba import njit
 
 #: passes of the augmenting row reduction (at most ``edges + keys`` bids in all)
 REDUCE_PASSES = 2
-#: after this many searches (and a quarter of them all), the Dijkstra phase stops as soon as their mean
-#: work times the number of searches to run passes the budget
+#: after this many searches (and a quarter of them all), the Dijkstra phase stops as soon as the work
+#: done plus the rest at the pace of the latest half of the searches passes the budget (searches grow
+#: longer as the matching fills up on large random cores, so the mean since the start lags behind)
 PROBE = 100
 
 _INF = np.inf
@@ -239,11 +240,18 @@ def _augment(indptr, cols, w, u, v, mate_a, mate_b, budget):
         if mate_a[a0] < 0 and u[a0] > 0.0:
             n_free += 1
     n_done = 0
+    spent = np.zeros(n_free + 1, np.int64)    # the work done before each search
     for a0 in range(na):
         if mate_a[a0] >= 0 or u[a0] <= 0.0:
             continue
-        if work > budget or (n_done >= max(PROBE, n_free // 4) and work / n_done * n_free > budget):
-            return budget + 1                 # past the budget, or on course to pass it
+        spent[n_done] = work
+        if work > budget:
+            return budget + 1
+        if n_done >= max(PROBE, n_free // 4):  # on course past the budget at the recent half's pace?
+            half = n_done // 2
+            pace = (work - spent[half]) / (n_done - half)
+            if work + pace * (n_free - n_done) > budget:
+                return budget + 1
         n_done += 1
         best, end_a, end_b, n_sa, n_sb, done = _search(indptr, cols, w, u, v, mate_b, a0, dist_a, dist_b, done_b,
                                                        pred, seen_a, seen_b, heap_d, heap_v)
