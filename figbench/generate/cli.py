@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a local model's answer starts with figbench's text: key = Fig. 2's first JSON key (as "
                         "--json-mode), inputs = its first two keys filled with the sentence and trigger list and the "
                         "opening of the metaphoric word list (the model writes the metaphors and the sentence; "
-                        "generation stops when the JSON closes); default for a local model: see "
-                        "figbench.generate.pipeline.DEFAULT_PREFILL")
+                        "generation stops when the JSON closes); default: inputs for a local model, none for an "
+                        "endpoint")
     m.add_argument("--concurrency", type=int, default=4, help="requests in flight (endpoint)")
     m.add_argument("--batch-size", type=int, default=8, help="prompts generated together (local model)")
     m.add_argument("--max-endpoint-failures", type=int, default=3,
