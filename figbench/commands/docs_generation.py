@@ -107,6 +107,11 @@ def render_generation_run(results: Path) -> str:
                     f"alignment finds without a list; of the {o['disagreements']:,} others, "
                     f"{_pct(o['disagreements_flagged'], o['disagreements'])} are flagged (a new paraphrase has no "
                     "hand-corrected span, so this is agreement, not accuracy).")
+    elif head["word_lists"]["entries"]:
+        text.append(f"None of its {head['word_lists']['entries']:,} word-list entries could be paired with a trigger "
+                    "(an entry per trigger, or the original list's words matched; it wrote nested lists or lists of "
+                    "another length, Fig. 2 asking for 5 metaphors a word), so its own lists give no re-tagging "
+                    "variant.")
     else:
         text.append("It returned no usable word list, so its own lists give no re-tagging variant.")
     for r in other:
