@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--record", default=None,
                    help="the name of the generation run's record under results/generation/ (the README names it)")
     args = p.parse_args(argv)
-    from figbench_baselines.cdec.compare import records_drop
+    from figbench_baselines.cdec.steps.compare import records_drop
 
     import datasets
     import figbench
