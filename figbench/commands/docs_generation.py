@@ -176,7 +176,11 @@ def render_harder(results: Path) -> str:
         text += (f" The generated column is figbench's own corpus of these sentences (`{h['generated']}`, the run "
                  f"recorded as `{h.get('generated_record') or '?'}`): only the {n['generated']:,} mentions the "
                  f"re-tagger placed in a usable paraphrase, so every column is cut to those {n['shared']:,}.")
-    text += (" CE_LH is not in the table: " + h["ce_lh"] if h.get("ce_lh") else "")
+        if h.get("generated_record"):
+            flags = _load(results, h["generated_record"], "record_generation.py")["mentions"]["flags"]
+            text += (f" Of those, {flags.get('untouched', 0):,} are flagged `untouched` (the model kept the trigger "
+                     "word in its paraphrase), so this column measures mostly ECB+'s own words, not metaphors.")
+    text += (" CE_LH is not in the table: " + h["ce_lh"].rstrip(".") + "." if h.get("ce_lh") else "")
     if not gen:
         text += (f" The generated corpus has no usable mention (`{model}` answered no usable JSON; see the run "
                  "above), so whether figbench's own paraphrases are harder is not measured by this run.")
