@@ -51,8 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--generated", required=True, help="a folder made by `figbench generate metaphors` (dev_small)")
     p.add_argument("--out", default=str(ROOT / "results" / "generation" / "harder_dev_small.json"))
     p.add_argument("--n-resamples", type=int, default=1000)
+    p.add_argument("--ce-lh-model", default=None,
+                   help="a trained CE_LH cross-encoder (figbench baseline cdec --method ce_lh --save-model DIR): adds "
+                        "its row; without it the record says why CE_LH is missing")
+    p.add_argument("--ce-lh-missing", default="no trained cross-encoder was available on this machine",
+                   help="the reason recorded when --ce-lh-model is not given")
+    p.add_argument("--record", default=None,
+                   help="the name of the generation run's record under results/generation/ (the README names it)")
     args = p.parse_args(argv)
-    from figbench_baselines.cdec.compare import records_drop
+    from figbench_baselines.cdec.steps.compare import records_drop
 
     import datasets
     import figbench
@@ -72,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     if generated:
         versions["generated"] = ("ecbmeta", "meta_m", generated)
     rows = {v: [r for r in rs if r["mention_id"] in shared] for v, (_, _, rs) in versions.items()}
-    out: dict = {"split": "dev_small", "generated": str(args.generated),
+    gen_dir = Path(args.generated).resolve()
+    # the folder's name, or its path inside the project: never a machine's temporary path
+    where = str(gen_dir.relative_to(ROOT)) if gen_dir.is_relative_to(ROOT) else gen_dir.name
+    out: dict = {"split": "dev_small", "generated": where, "generated_record": args.record,
                  "generation_settings": json.loads((Path(args.generated) / "generation" / "settings.json").read_text()),
                  "mentions": {"ecbplus": len(ecb), "meta_m": len(released), "generated": len(generated),
                               "shared": len(shared)},
@@ -81,7 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         st = coref_stats(rows[v], progress=False)
         out["stats"][v] = {k: st.get(k) for k in STATS}
         print(v, out["stats"][v], flush=True)
-    for name, cdec_argv, score in BASELINES:
+    baselines = list(BASELINES)
+    if args.ce_lh_model:
+        baselines.append(("CE_LH", ["--method", "ce_lh", "--load-model", args.ce_lh_model], "conll_f1"))
+    else:
+        out["ce_lh"] = args.ce_lh_missing
+    for name, cdec_argv, score in baselines:
         recs = {v: _run(cdec_argv, ds, cfg, rows[v]) for v, (ds, cfg, _) in versions.items()}
         row = {"score": score, **{v: recs[v]["scores"][score] for v in versions}}
         for v in [v for v in versions if v != "ecbplus"]:

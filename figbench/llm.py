@@ -150,7 +150,45 @@ class _Transient(Exception):
 
 #: how a local model's answer starts under ``--json-mode`` (an endpoint gets ``response_format`` instead): the
 #: first key of Fig. 2's JSON answer, so a small model continues a JSON object rather than prose
-JSON_PREFIX = '{"Original Sentence": "'
+JSON_PREFIX = '{"Original Sentence": "'  # figbench.generate.prompts.prefill("key", ...)
+
+
+def json_close(text: str, start: int = 0, depth: int = 0) -> int | None:
+    """The index just past the first closing bracket at or after ``start`` that brings the JSON nesting of
+    ``text`` down to ``depth`` (0: the object ``text`` opens is closed); brackets inside strings do not count.
+    None while it is still open."""
+    level, in_string, escaped = 0, False, False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "{[":
+            level += 1
+        elif c in "}]":
+            level -= 1
+            if i >= start and level <= depth:
+                return i + 1
+    return None
+
+
+def _json_stop(tokenizer, width: int, prefixes: list[str], depth: int):
+    """A ``transformers`` stopping criterion: a row is done once the JSON its prefix opened closes to ``depth``."""
+    import torch
+    from transformers import StoppingCriteria
+
+    class _Closed(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            done = [json_close(pre + tokenizer.decode(row[width:], skip_special_tokens=True), len(pre), depth)
+                    is not None for pre, row in zip(prefixes, input_ids.tolist(), strict=True)]
+            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+    return _Closed()
 
 
 class CausalLM:
@@ -193,10 +231,14 @@ class CausalLM:
                                   prefix=JSON_PREFIX if json_mode else "")[0]
 
     def complete_many(self, prompts: list[str], *, temperature: float = 0.0, max_tokens: int | None = None,
-                      seed: int | None = None, prefix: str = "") -> list[Completion]:
+                      seed: int | None = None, prefix: str | list[str] = "",
+                      stop_at_json_depth: int | None = None) -> list[Completion]:
         """Continuations of ``prompts`` generated as one left-padded batch (``seed`` seeds the batch); ``prefix``
-        starts every answer (it is part of the returned text: a local model's "JSON mode" starts it with
-        :data:`JSON_PREFIX`)."""
+        (one for all, or one a prompt) starts every answer as the assistant's own turn, and is part of the returned
+        text (a local model's "JSON mode" starts it with :data:`JSON_PREFIX`; ``--prefill inputs`` with Fig. 2's
+        first keys filled in). ``stop_at_json_depth``: a row stops once the JSON its prefix opened closes down to that
+        nesting depth (0: the object is closed; :func:`json_close`); only generated tokens count as completion
+        tokens."""
         import torch
 
         new = int(max_tokens or 256)
@@ -208,7 +250,11 @@ class CausalLM:
             try:
                 if tok.pad_token_id is None:
                     tok.pad_token = tok.eos_token
-                enc = tok([self._text(p) + prefix for p in prompts], return_tensors="pt", truncation=True, padding=True,
+                prefixes = [prefix] * len(prompts) if isinstance(prefix, str) else list(prefix)
+                if len(prefixes) != len(prompts):
+                    raise ValueError(f"{len(prefixes)} prefixes for {len(prompts)} prompts")
+                enc = tok([self._text(p) + pre for p, pre in zip(prompts, prefixes, strict=True)], return_tensors="pt",
+                          truncation=True, padding=True,
                           max_length=max(1, self._max_len() - new), add_special_tokens=False)
             finally:
                 tok.padding_side = side
@@ -219,16 +265,18 @@ class CausalLM:
                 kw.update(do_sample=True, temperature=temperature, top_k=0)
             else:
                 kw.update(do_sample=False)
+            if stop_at_json_depth is not None:
+                kw["stopping_criteria"] = [_json_stop(tok, enc["input_ids"].shape[1], prefixes, stop_at_json_depth)]
             with torch.no_grad():
                 out = self.model.generate(**enc, **kw)
         width = enc["input_ids"].shape[1]
         ends = self.model.generation_config.eos_token_id
         stops = {i for i in (tok.eos_token_id, pad, *(ends if isinstance(ends, list) else [ends])) if i is not None}
         done = []
-        for row, mask in zip(out, enc["attention_mask"], strict=True):
+        for row, mask, pre in zip(out, enc["attention_mask"], prefixes, strict=True):
             gen = row[width:].tolist()
             n = next((i + 1 for i, t in enumerate(gen) if t in stops), len(gen))  # the end token counts, padding not
-            done.append(Completion(prefix + tok.decode(gen[:n], skip_special_tokens=True), int(mask.sum()), n))
+            done.append(Completion(pre + tok.decode(gen[:n], skip_special_tokens=True), int(mask.sum()), n))
         return done
 
     def _first_id(self, text: str) -> int:

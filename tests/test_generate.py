@@ -395,3 +395,30 @@ def test_local_model_batches_and_json_prefix(tiny_gpt):
     assert 1 <= one.completion_tokens <= 4 and one.prompt_tokens < two.prompt_tokens  # padding is not counted
     alone = lm.complete("A man was charged .", max_tokens=4, seed=1, json_mode=True)
     assert alone.text.startswith(JSON_PREFIX) and alone.prompt_tokens == one.prompt_tokens
+
+
+def test_prefill_inputs_and_the_json_stop(tiny_gpt):
+    """--prefill inputs: figbench writes Fig. 2's first two keys (filled with the prompt's own inputs) and opens the
+    metaphoric word list; a row stops once its JSON closes to the asked depth (brackets in strings do not count)."""
+    from figbench.generate.prompts import ANSWER_KEYS, prefill
+    from figbench.generate.run import Settings, _complete_batch
+    from figbench.generate.source import Unit
+    from figbench.llm import CausalLM, _json_stop, json_close
+
+    pre = prefill("inputs", 'He said "no" .', ["said"])
+    done = json.loads(pre + '"a [bracket] word"], "' + ANSWER_KEYS[3] + '": "x"}')
+    assert list(done) == list(ANSWER_KEYS) and done[ANSWER_KEYS[0]] == 'He said "no" .'
+    assert json_close(pre, len(pre), 1) is None and json_close(pre + '"b]"', len(pre), 1) is None
+    assert json_close(pre + '"b"]', len(pre), 1) == len(pre) + 4
+    assert json_close(pre + '"b"]}', len(pre), 0) == len(pre) + 5
+    with pytest.raises(ValueError, match="--prefill must be one of none, key, inputs"):
+        prefill("all", "s", [])
+    lm = CausalLM(tiny_gpt, label="tiny")
+    ids = lm.tokenizer(['{ "a" : [ "}" ] }', '{ "a" : [ "}"'], return_tensors="pt", padding=True,
+                       add_special_tokens=False)["input_ids"]
+    assert _json_stop(lm.tokenizer, 0, ["", ""], 0)(ids, None).tolist()[0] is True
+    assert _json_stop(lm.tokenizer, 0, [""], 1)(ids[1:], None).tolist() == [False]
+    unit = Unit("k", "d", 0, ["A", "man", "was", "charged", "."], [("m1", 3, 4, "charged")])
+    s = Settings("multi", max_tokens=6, prefill="inputs")
+    (got,) = _complete_batch(lm, s, [(unit, "A man was charged .", "0" * 64)])
+    assert got.text.startswith(s.prefix(unit)) and 1 <= got.completion_tokens <= 12

@@ -55,6 +55,7 @@ def test_the_real_smollm2_gguf_paraphrases_offline(tmp_path, monkeypatch):
     assert rep["tokens"]["completion"] > 0 and rep["completion_tokens_per_s"] > 0
     settings = json.loads((out / "generation" / "settings.json").read_text())
     assert settings["backend"] == "transformers" and settings["model"] == "smollm2-135m"
+    assert settings["prefill"] == "inputs"  # a local model's default: the answer guided through Fig. 2's keys
     cached = (out / "generation" / "cache.jsonl").read_text().splitlines()
     assert len(cached) == 2 and all(json.loads(line)["text"].strip() for line in cached)
     again = run_cli(generate_cmd(out, None, "validation", "--batch-size", "2", "--json-retries", "0",

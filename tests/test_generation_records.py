@@ -39,6 +39,7 @@ def test_committed_generation_record(path):
             d = row[f"drop_{v}"]
             assert d["drop"] == pytest.approx(row["ecbplus"] - row[v]), (name, v)
             assert d["low"] <= d["drop"] <= d["high"], (name, v)
+    assert not rec["generated"].startswith(("/", "~"))  # a name or a path inside the project, never /tmp
     assert rec["mentions"]["shared"] <= min(rec["mentions"][v] for v in ("ecbplus", "meta_m", "generated")
                                             if rec["mentions"][v])
 

@@ -15,7 +15,10 @@ from typing import Any
 from figbench.commands.docs import Block
 
 #: the committed generation runs, the first the headline run (record names under results/generation/)
-RUNS = ("smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
+RUNS = ("smollm2_135m_prefill_dev_small", "smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10",
+        "smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
+#: the head-to-head of the registered models on the same sentences (the default model is chosen by it)
+COMPARE = ("smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10")
 HARDER = "harder_dev_small"
 #: the paper's values (Ahmed et al. 2024) on the harder table's rows: Table 2 (CoNLL F1, test split) and Table 1
 #: (KNN oracle B3 recall, Dev_small; the paper does not give its k here), and the trigger MTLD of its §4 (test)
@@ -42,6 +45,30 @@ def _minutes(s: float) -> str:
     return f"{s / 60:.0f} min" if s >= 120 else f"{s:.0f} s"
 
 
+def _label(r: dict) -> str:
+    s = r["settings"]
+    return (f"`{s['model']}`" + (" `--json-mode`" if s.get("json_mode") else "")
+            + (f" `--prefill {s['prefill']}`" if s.get("prefill", "none") != "none" else ""))
+
+
+def _compare(recs: dict[str, dict]) -> str:
+    """The head-to-head of :data:`COMPARE`: the same sentences, each model's usable answers and speed."""
+    from figbench.local_models import DEFAULT_MODEL
+
+    a, b = (recs[n] for n in COMPARE)
+    same = a["answers"]["sentence_keys"] == b["answers"]["sentence_keys"]
+    parts = []
+    for r in (a, b):
+        ans, m = r["answers"], r["mentions"]
+        parts.append(f"`{r['settings']['model']}` {ans['usable']} of {ans['sentences']} usable "
+                     f"({ans['valid_json_as_written']} valid JSON as written), {m['retagged']} of {m['source']} "
+                     f"mentions re-tagged, {m['flagged']} flagged, {r['speed']['completion_tokens_per_s']:.1f} "
+                     f"completion tokens/s in {_minutes(r['speed']['wall_s'])}")
+    return (f"Head to head on {'the same' if same else 'DIFFERENT'} {a['answers']['sentences']} `dev_small` sentences, "
+            f"`--prefill inputs`: {'; '.join(parts)}. The default model (without `--llm-model`) is "
+            f"`{DEFAULT_MODEL}`, chosen by this comparison.")
+
+
 def render_generation_run(results: Path) -> str:
     """The real runs: what the model answered and what the pipeline made of it."""
     from figbench.generate.record import validate_record
@@ -57,14 +84,14 @@ def render_generation_run(results: Path) -> str:
     for r in recs:
         a, w, m, sp = r["answers"], r["word_lists"], r["mentions"], r["speed"]
         load = r["machine"]["load_average_1min"]
-        cells = [f"`{r['settings']['model']}`" + (" `--json-mode`" if r["settings"].get("json_mode") else ""),
+        cells = [_label(r),
                  str(a["sentences"]), _pct(a["valid_json_as_written"], a["answers"]),
                  _pct(a["usable"], a["sentences"]), _pct(w["in_paraphrase"], w["entries"]),
                  _pct(m["retagged"], m["source"]), _pct(m["flagged"], m["in_corpus"]),
                  f"{sp['completion_tokens_per_s']:.1f}", _minutes(sp["wall_s"]),
                  f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
-    head, other = recs[0], recs[1:]
+    head, other = recs[0], [r for r in recs[1:] if r["name"] not in COMPARE]
     s, m, o = head["settings"], head["mentions"], head["own_word_lists"]
     kinds = ", ".join(f"{k} {n}" for k, n in head["failure_kinds"].items()) or "none"
     flags = ", ".join(f"`{k}` {n}" for k, n in list(m["flags"].items())[:4]) or "none"
@@ -80,11 +107,16 @@ def render_generation_run(results: Path) -> str:
                     f"alignment finds without a list; of the {o['disagreements']:,} others, "
                     f"{_pct(o['disagreements_flagged'], o['disagreements'])} are flagged (a new paraphrase has no "
                     "hand-corrected span, so this is agreement, not accuracy).")
+    elif head["word_lists"]["entries"]:
+        text.append(f"None of its {head['word_lists']['entries']:,} word-list entries could be paired with a trigger "
+                    "(an entry per trigger, or the original list's words matched; it wrote nested lists or lists of "
+                    "another length, Fig. 2 asking for 5 metaphors a word), so its own lists give no re-tagging "
+                    "variant.")
     else:
         text.append("It returned no usable word list, so its own lists give no re-tagging variant.")
     for r in other:
         both = set(r["answers"]["answered_sentences"]) & set(head["answers"]["answered_sentences"])
-        mode = " with `--json-mode`" if r["settings"].get("json_mode") else ""
+        mode = " with " + _label(r).split(" ", 1)[1] if " " in _label(r) else ""
         rk = ", ".join(f"{k} {n}" for k, n in r["failure_kinds"].items()) or "none"
         rf = ", ".join(f"`{k}` {n}" for k, n in r["mentions"]["flags"].items()) or "none"
         text.append(f"`{r['settings']['model']}`{mode} on {len(r['answers']['answered_sentences'])} sentences: "
@@ -92,8 +124,10 @@ def render_generation_run(results: Path) -> str:
                     f"{len(both)} sentences both runs "
                     f"answered, {len(set(r['answers']['usable_sentences']) & both)} against "
                     f"{len(set(head['answers']['usable_sentences']) & both)} usable.")
-    if head.get("note"):
-        text.append(head["note"])
+    text.append(_compare({r["name"]: r for r in recs}))
+    for r in recs:
+        if r.get("note"):
+            text.append(f"`{r['name']}`: {r['note']}")
     return "\n".join(lines) + "\n\n" + " ".join(text) + "\n"
 
 
@@ -138,6 +172,15 @@ def render_harder(results: Path) -> str:
             f"column is restricted to the {n['shared']:,} mentions the versions with rows all hold, so the drops are "
             f"paired (a bootstrap over the {units} topics, {h['n_resamples']:,} resamples: few units, wide intervals). "
             "The paper's values are its own runs, on its test split or Dev_small as marked.")
+    if gen:
+        text += (f" The generated column is figbench's own corpus of these sentences (`{h['generated']}`, the run "
+                 f"recorded as `{h.get('generated_record') or '?'}`): only the {n['generated']:,} mentions the "
+                 f"re-tagger placed in a usable paraphrase, so every column is cut to those {n['shared']:,}.")
+        if h.get("generated_record"):
+            flags = _load(results, h["generated_record"], "record_generation.py")["mentions"]["flags"]
+            text += (f" Of those, {flags.get('untouched', 0):,} are flagged `untouched` (the model kept the trigger "
+                     "word in its paraphrase), so this column measures mostly ECB+'s own words, not metaphors.")
+    text += (" CE_LH is not in the table: " + h["ce_lh"].rstrip(".") + "." if h.get("ce_lh") else "")
     if not gen:
         text += (f" The generated corpus has no usable mention (`{model}` answered no usable JSON; see the run "
                  "above), so whether figbench's own paraphrases are harder is not measured by this run.")
@@ -154,4 +197,4 @@ def blocks() -> list[Block]:
     ]
 
 
-__all__ = ["HARDER", "PAPER", "RUNS", "blocks", "render_generation_run", "render_harder"]
+__all__ = ["COMPARE", "HARDER", "PAPER", "RUNS", "blocks", "render_generation_run", "render_harder"]

@@ -120,9 +120,13 @@ LONG_SPAN_PER_TRIGGER = 8
 FOREIGN_SCRIPT_SHARE = 0.2
 
 
-def answer_token_budget(sentence_words: int, triggers: int) -> int:
+def answer_token_budget(sentence_words: int, triggers: int, prefill: str = "none") -> int:
     """Completion tokens asked for one sentence: Fig. 2's JSON repeats the sentence twice and lists the
-    triggers and their metaphors (about 1.3 subword tokens a word), with room to spare."""
+    triggers and their metaphors (about 1.3 subword tokens a word), with room to spare. Under ``--prefill
+    inputs`` the model writes only the metaphors (a multi-word one about 8 tokens) and the paraphrase (up to
+    :data:`PARAPHRASE_GROWTH` times the sentence)."""
+    if prefill == "inputs":
+        return 3 * sentence_words + 16 * triggers + 40
     return 6 * sentence_words + 40 * triggers + 100
 
 

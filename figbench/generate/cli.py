@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--json-mode", action="store_true",
                    help="ask the endpoint for response_format json_object; a local model's answer is started with "
                         "the JSON's first key")
+    m.add_argument("--prefill", default=None, choices=("none", "key", "inputs"),
+                   help="a local model's answer starts with figbench's text: key = Fig. 2's first JSON key (as "
+                        "--json-mode), inputs = its first two keys filled with the sentence and trigger list and the "
+                        "opening of the metaphoric word list (the model writes the metaphors and the sentence; "
+                        "generation stops when the JSON closes); default: inputs for a local model, none for an "
+                        "endpoint")
     m.add_argument("--concurrency", type=int, default=4, help="requests in flight (endpoint)")
     m.add_argument("--batch-size", type=int, default=8, help="prompts generated together (local model)")
     m.add_argument("--max-endpoint-failures", type=int, default=3,

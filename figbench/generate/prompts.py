@@ -56,6 +56,25 @@ Remember, the goal is to use metaphors to convey the original sentence's meaning
 PROMPTS = {style: _TEMPLATE.format(kind=kind) for style, kind in STYLES.items()}
 
 
+#: ``--prefill`` -> how a local model's answer is started (the start is figbench's, the rest the model's):
+#: ``key`` Fig. 2's first key (as ``--json-mode``), ``inputs`` its first two keys filled with the sentence and
+#: trigger list the prompt gave, and the opening of the "Metaphoric Word List": the model writes only the
+#: metaphors and the metaphoric sentence
+PREFILLS = ("none", "key", "inputs")
+
+
+def prefill(kind: str, sentence: str, triggers: list[str]) -> str:
+    """The start of the answer for ``--prefill kind`` (:data:`PREFILLS`)."""
+    if kind == "none":
+        return ""
+    if kind == "key":
+        return '{"' + ANSWER_KEYS[0] + '": "'
+    if kind == "inputs":
+        return (f'{{"{ANSWER_KEYS[0]}": {json.dumps(sentence, ensure_ascii=False)}, "{ANSWER_KEYS[1]}": '
+                f'{json.dumps(triggers, ensure_ascii=False)}, "{ANSWER_KEYS[2]}": [')
+    raise ValueError(f"--prefill must be one of {', '.join(PREFILLS)}, not {kind!r}")
+
+
 def render(style: str, sentence: str, triggers: list[str]) -> str:
     """The Fig. 2 prompt of ``style`` for one sentence and its trigger words."""
     if style not in PROMPTS:

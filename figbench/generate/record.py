@@ -115,6 +115,7 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
         "kind": KIND, "name": name, "command": command, "note": note,
         "settings": {k: settings.get(k) for k in ("dataset", "config", "split", "style", "model", "backend",
                                                   "temperature", "max_tokens", "json_retries", "json_mode")}
+        | {"prefill": settings.get("prefill", "none")}
         | {"batch_size": run.get("batch_size")},
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__,
                     "transformers": transformers.__version__, "load_average_1min": load_average,

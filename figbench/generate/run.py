@@ -26,9 +26,9 @@ from figbench.generate.answers import (
     check_raw_length,
     parse_answer,
 )
-from figbench.generate.prompts import render
+from figbench.generate.prompts import ANSWER_KEYS, prefill, render
 from figbench.generate.source import Unit
-from figbench.llm import Completion, DiskCache, LLMRetriesExhausted
+from figbench.llm import Completion, DiskCache, LLMRetriesExhausted, json_close
 
 
 @dataclass
@@ -44,13 +44,22 @@ class Settings:
     batch_size: int = 8
     max_endpoint_failures: int = 3
     cache_only: bool = False
+    #: how a local model's answer is started (:data:`~figbench.generate.prompts.PREFILLS`); ``--json-mode`` on a
+    #: local model is ``key``
+    prefill: str = "none"
 
     def max_tokens_for(self, unit: Unit) -> int:
         """Completion tokens asked for ``unit``: ``max_tokens``, or less for a short sentence."""
-        return min(self.max_tokens, answer_token_budget(len(unit.tokens), len(unit.triggers)))
+        return min(self.max_tokens, answer_token_budget(len(unit.tokens), len(unit.triggers), self.prefill))
+
+    def prefix(self, unit: Unit) -> str:
+        """The start of ``unit``'s answer written by figbench (empty without a prefill)."""
+        kind = self.prefill if self.prefill != "none" else ("key" if self.json_mode else "none")
+        return prefill(kind, unit.text, unit.words)
 
     def params(self, unit: Unit) -> dict:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens_for(unit), "json_mode": self.json_mode}
+        p = {"temperature": self.temperature, "max_tokens": self.max_tokens_for(unit), "json_mode": self.json_mode}
+        return p | {"prefill": self.prefill} if self.prefill != "none" else p  # earlier runs' cache keys kept
 
 
 class EndpointDown(RuntimeError):
@@ -208,15 +217,38 @@ class _Runner:
         order = sorted(misses, key=lambda m: len(m[1]))
         for i in range(0, len(order), size):
             batch = order[i: i + size]
-            from figbench.llm import JSON_PREFIX
-
-            got = self.client.complete_many([p for _, p, _ in batch], temperature=s.temperature,
-                                            max_tokens=max(s.max_tokens_for(u) for u, _, _ in batch),
-                                            seed=_seed(batch[0][2]), prefix=JSON_PREFIX if s.json_mode else "")
+            got = _complete_batch(self.client, s, batch)
             for (u, _, key), g in zip(batch, got, strict=True):
                 if not self._got(u, outcomes[u.key], g, key, sample):
                     retry.append(u)
         return retry
+
+
+def _complete_batch(client, s: Settings, batch: list[tuple[Unit, str, str]]) -> list[Completion]:
+    """A local model's answers to one batch. Under ``--prefill inputs`` the answer is guided through Fig. 2's
+    keys in two steps: the model writes the "Metaphoric Word List" until it closes the list, then figbench writes
+    the last key (``, "Metaphoric Sentence": "``) and the model writes the sentence until it closes the JSON (what
+    the model wrote after the list's ``]`` in the same token is dropped; an answer that never closes the list gets
+    no second step). Only the model's tokens count as completion tokens."""
+    prompts = [p for _, p, _ in batch]
+    prefixes = [s.prefix(u) for u, _, _ in batch]
+    kw = {"temperature": s.temperature, "max_tokens": max(s.max_tokens_for(u) for u, _, _ in batch),
+          "seed": _seed(batch[0][2])}
+    if s.prefill != "inputs":
+        return client.complete_many(prompts, prefix=prefixes, stop_at_json_depth=0 if s.prefill == "key" else None,
+                                    **kw)
+    got = client.complete_many(prompts, prefix=prefixes, stop_at_json_depth=1, **kw)
+    todo: list[tuple[int, str]] = []
+    for i, (pre, g) in enumerate(zip(prefixes, got, strict=True)):
+        end = json_close(g.text, len(pre), 1)
+        if end is not None and g.text[end - 1] == "]":
+            todo.append((i, g.text[:end] + f', "{ANSWER_KEYS[3]}": "'))
+    if todo:
+        more = client.complete_many([prompts[i] for i, _ in todo], prefix=[t for _, t in todo], stop_at_json_depth=0,
+                                    **kw)
+        for (i, _), g in zip(todo, more, strict=True):
+            got[i] = Completion(g.text, got[i].prompt_tokens, got[i].completion_tokens + g.completion_tokens)
+    return got
 
 
 class _Stop(Exception):
