@@ -55,6 +55,13 @@ class _CachingProvider:
                 self._cache[benchmark.key] = gold
             return gold
 
+    def __getstate__(self) -> dict:
+        """Pickled without its lock and cache (the parse worker gets a copy that loads its own gold)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_cache")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _cache={}, _lock=threading.Lock())
+
     def _load(self, benchmark: Benchmark) -> Gold:  # pragma: no cover - abstract
         raise NotImplementedError
 

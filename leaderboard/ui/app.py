@@ -98,6 +98,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
     from figbench_leaderboard.access.uploads import UploadGuard
+    from figbench_leaderboard.scoring.parse_worker import ParseWorker
     from figbench_leaderboard.scoring.worker import Worker
     from figbench_leaderboard.ui.ports import PortInUseError, check_port_free
     from starlette.middleware import Middleware
@@ -107,6 +108,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
     max_bytes = int(max_upload_mb * 1024 * 1024)
     worker = Worker(board).start() if start_worker else None
+    if board.parser is None:   # big bodies are validated in a child process: page loads keep the GIL
+        board.parser = ParseWorker(board.gold)
     refusals = Refusals(board.store.rate_limit.max_submissions, board.store.rate_limit.window_s)
     cpu = CpuBudget(max_total_s=1.0, total_window_s=10.0)   # per sender 2 s a minute; all senders 10% of a core
     demo = build_app(board, worker=worker, max_upload_bytes=max_bytes, refusals=refusals, cpu=cpu)
@@ -129,6 +132,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     except OSError as e:  # taken between the check and the bind
         if worker is not None:
             worker.stop()
+        board.parser.close()
         if "empty port" in str(e):
             raise PortInUseError(host, port) from None
         raise

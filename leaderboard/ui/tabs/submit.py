@@ -7,12 +7,12 @@
 import html
 import json
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 from figbench_leaderboard.access.identity import request_client, request_identity
+from figbench_leaderboard.scoring.parse_worker import CpuMeter
 from figbench_leaderboard.ui.tabs.page import Opened, Page, for_gradio
 
 from figbench.results import MODEL_TYPES
@@ -96,7 +96,7 @@ class Submissions:
         if why is not None:
             self._refused(client)
             raise ValueError(why)
-        t0 = time.thread_time()
+        meter = CpuMeter()   # this thread's CPU time and the parse worker's for it
         try:
             return submit()
         except ValueError:
@@ -104,7 +104,7 @@ class Submissions:
             raise
         finally:
             if page.cpu is not None:
-                page.cpu.charge(client, time.thread_time() - t0)
+                page.cpu.charge(client, meter.seconds())
 
     def _refused(self, client: str | None) -> None:
         if self.page.refusals is not None:
