@@ -144,6 +144,10 @@ def test_probing_a_board_served_from_the_wheel_recovers_no_more_than_the_readme_
         late = _submit_json(url, _submission(dict.fromkeys(gold, "EVENT"), "late"), tokens[0], "127.0.98.1")
         seconds = time.monotonic() - started
     assert attack.sent == budget, attack.sent
+    stored = json.loads(_run(python, ["leaderboard", "list", "--store", "store", "--json"], work, env))
+    assert sorted(r["model_name"] for r in stored) == sorted(f"atk-{k}-{r}" for k in range(TOKENS)
+                                                             for r in range(quota) if k + TOKENS * r < budget)
+    assert {r["status"] for r in stored} == {"FINISHED"}
     assert late["ok"] is False and "over all submitters" in late["error"], late
     assert all(abs(v / eta - round(v / eta)) < 1e-9 for v in attack.released)
     accuracy, majority = attack.accuracy(gold), majority_rate(gold)
