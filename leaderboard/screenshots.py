@@ -35,11 +35,14 @@ def free_port() -> int:
 
 
 def serve_command(store: str | os.PathLike, port: int, *, gold_json: str | os.PathLike | None = None,
-                  data_dir: str | os.PathLike | None = None, args: Sequence[str] = ()) -> list[str]:
-    """The ``figbench leaderboard serve`` command line; paths are made absolute, because the server runs in
+                  data_dir: str | os.PathLike | None = None, args: Sequence[str] = (),
+                  python: str | os.PathLike | None = None) -> list[str]:
+    """The ``figbench leaderboard serve`` command line (run by ``python``, default this interpreter: another
+    environment's, e.g. a wheel installed in a fresh venv); paths are made absolute, because the server runs in
     another folder (a relative ``--store`` would open a new, empty store there)."""
     store_arg = store if "://" in str(store) else Path(store).resolve()
-    cmd = [sys.executable, "-m", "figbench.cli", "leaderboard", "serve", "--store", str(store_arg), "--port", str(port)]
+    cmd = [str(python or sys.executable), "-m", "figbench.cli", "leaderboard", "serve", "--store", str(store_arg),
+           "--port", str(port)]
     if gold_json:
         cmd += ["--gold-json", str(Path(gold_json).resolve())]
     if data_dir:
@@ -50,10 +53,12 @@ def serve_command(store: str | os.PathLike, port: int, *, gold_json: str | os.Pa
 @contextmanager
 def serving(store: str | os.PathLike, *, gold_json: str | os.PathLike | None = None,
             data_dir: str | os.PathLike | None = None, args: Sequence[str] = (), env: dict[str, str] | None = None,
-            cwd: str | os.PathLike | None = None, timeout_s: float = 180.0) -> Iterator[dict[str, Any]]:
-    """``figbench leaderboard serve`` in a subprocess on a free localhost port; yields ``{"url", "proc"}``."""
+            cwd: str | os.PathLike | None = None, timeout_s: float = 180.0,
+            python: str | os.PathLike | None = None) -> Iterator[dict[str, Any]]:
+    """``figbench leaderboard serve`` in a subprocess on a free localhost port (run by ``python``, see
+    :func:`serve_command`); yields ``{"url", "proc", "port", "log"}``."""
     port = free_port()
-    cmd = serve_command(store, port, gold_json=gold_json, data_dir=data_dir, args=args)
+    cmd = serve_command(store, port, gold_json=gold_json, data_dir=data_dir, args=args, python=python)
     full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "OMP_NUM_THREADS": "2", **(env or {})}
     log = Path(cwd or ".") / f"serve-{port}.log" if cwd else None
     out = open(log, "w") if log else subprocess.DEVNULL

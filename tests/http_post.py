@@ -1,9 +1,11 @@
-"""One raw HTTP POST for the board's abuse tests: the body sent in 64 KB pieces from a chosen source address,
-a refusal mid-body tolerated (the answer is already there)."""
+"""Raw HTTP for the board's tests over a real socket: one POST with the body sent in 64 KB pieces from a chosen
+source address, a refusal mid-body tolerated (the answer is already there); one Gradio API call from a chosen
+address."""
 
 from __future__ import annotations
 
 import http.client
+import json
 
 
 def post(port: int, path: str, body: bytes, *, source: str = "127.0.0.1", headers: dict | None = None,
@@ -27,3 +29,31 @@ def post(port: int, path: str, body: bytes, *, source: str = "127.0.0.1", header
         return r.status, r.read()
     finally:
         conn.close()
+
+
+def call(url: str, name: str, data: list, headers: list[tuple[str, str]] | None = None, *,
+         source: str = "127.0.0.1", extra: dict | None = None) -> tuple[int, object]:
+    """One call of ``/gradio_api/call/<name>`` from the address ``source`` (any 127.0.0.x), sending
+    ``headers`` as given (a name may repeat: separate header lines); returns (status, result or body)."""
+    host, port = url.removeprefix("http://").split(":")
+
+    def request(method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(host, int(port), timeout=120, source_address=(source, 0))
+        try:
+            conn.putrequest(method, path)
+            for k, v in [("Content-Type", "application/json"), *(headers or [])]:
+                conn.putheader(k, v)
+            conn.putheader("Content-Length", str(len(body or b"")))
+            conn.endheaders(body)
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
+    status, body = request("POST", f"/gradio_api/call/{name}", json.dumps({"data": data, **(extra or {})}).encode())
+    if status != 200:
+        return status, body.decode(errors="replace")
+    event = json.loads(body)["event_id"]
+    status, body = request("GET", f"/gradio_api/call/{name}/{event}", None)
+    lines = [ln for ln in body.decode().splitlines() if ln.startswith("data:")]
+    return status, json.loads(lines[-1][5:])[0]

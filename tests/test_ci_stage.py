@@ -28,8 +28,11 @@ def test_ci_run_runs_the_ci_stage_after_make_test():
 def test_the_wheel_smoke_and_the_coverage_simulations_are_in_the_ci_stage():
     import tests.test_contributing_example as example
     import tests.test_coref_bootstrap_coverage as coverage
+    import tests.test_leaderboard_probing_wheel as probing
     import tests.test_wheel as wheel
 
     assert coverage.pytestmark.name == "ci_stage" and example.pytestmark.name == "ci_stage"
     marks = {m.name for m in wheel.test_wheel_installs_and_space_serves_the_board.pytestmark}
     assert "ci_stage" in marks
+    probe = probing.test_probing_a_board_served_from_the_wheel_recovers_no_more_than_the_readme_bound
+    assert "ci_stage" in {m.name for m in probe.pytestmark}

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from figbench_leaderboard.access.hidden_policy import BudgetError, HiddenSplitPolicy, QuotaError, UnregisteredError
 from figbench_leaderboard.access.identity import token_identity
-from figbench_leaderboard.domain.release import accuracy_bound, ladder_step, leakage_bits
+from figbench_leaderboard.domain.release import accuracy_bound, ladder_step
 from figbench_leaderboard.export import export_board
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.scoring.gold import JsonGoldProvider
@@ -28,6 +28,7 @@ from figbench_leaderboard.store.sqlite import Store
 from figbench_leaderboard.ui.detail_html import detail_html
 
 from figbench.tasks import HIDDEN, Benchmark, get_task, register_benchmark, unregister_benchmark
+from tests.ladder_attack import boosting_attack, majority_rate, readme_bound
 from tests.test_leaderboard_hub import TOKEN, FakeHub, online  # noqa: F401  (online: a fixture)
 
 BENCH = Benchmark("metonymy", "probe_fresh", "harvest", "test", "Probe fresh (hidden)", gold=HIDDEN)
@@ -111,61 +112,40 @@ def test_ladder_releases_only_improvements_by_eta():
     assert ladder_step(0.30, 0.295, higher_is_better=False) == (0.30, False)
 
 
-def _readme_bound() -> tuple[int, float, float]:
-    """The budget, eta and bound formula as leaderboard/README.md states them."""
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[1] / "leaderboard" / "README.md").read_text("utf-8")
-    budget = int(re.search(r"budget of \*\*(\d+) submissions", text).group(1))
-    eta = float(re.search(r"step \*\*eta = ([0-9.]+)\*\*", text).group(1))
-    assert "B * log2(1/eta + 2)" in text and "sqrt((bits * ln 2 + ln(1/alpha)) / (2n))" in text
-    return budget, eta, leakage_bits(budget, eta)
-
-
 def test_twenty_issued_tokens_recover_no_more_than_the_readme_bound(tmp_path):
     """One attacker holds 20 issued tokens (each from its own address) and spends a whole day's budget on a
     400-item hidden split with the boosting attack of Blum & Hardt (random labellings, kept by their released
     score, combined by vote). What it recovers stays within the README's bound and within 10 points of the
     majority rate; the budget then refuses every identity."""
-    budget, eta, bits = _readme_bound()
+    budget, eta, bits = readme_bound()
     policy = HiddenSplitPolicy()
     assert (policy.daily_budget, policy.ladder_eta) == (budget, eta)
     board = _local(tmp_path)
-    gold = _gold()
-    ids = list(gold["labels"])
+    gold = _gold()["labels"]
+    ids = list(gold)
     idents = [tokens.issue(board.store, f"attacker {k}")[1] for k in range(20)]
-    rng = np.random.default_rng(11)
-    votes = np.zeros((N, len(LABELS)))
-    released_values: list[float] = []
-    sent = 0
-    for round_ in range(policy.daily_quota):
-        for k, ident in enumerate(idents):
-            guess = rng.integers(len(LABELS), size=N)
-            preds = {i: LABELS[g] for i, g in zip(ids, guess, strict=True)}
-            try:
-                out = board.submit(_sub(preds, f"atk-{k}-{round_}"), client=f"ip:10.{k}.{round_}.1", account=ident)
-            except BudgetError:
-                continue
-            sent += 1
-            row = board.released(board.process(out["id"]))
-            assert set(row["scores"]) == {HEAD} and not row["confidence_intervals"]
-            score = row["scores"][HEAD]
-            released_values.append(score)
-            weight = score - 1 / len(LABELS)   # above chance: its labels lean towards gold
-            votes[np.arange(N), guess] += weight
-    assert sent == budget                    # the whole day's budget, over all identities, and no more
+
+    def submit(preds: dict, k: int, round_: int) -> float | None:
+        try:
+            out = board.submit(_sub(preds, f"atk-{k}-{round_}"), client=f"ip:10.{k}.{round_}.1", account=idents[k])
+        except BudgetError:
+            return None
+        row = board.released(board.process(out["id"]))
+        assert set(row["scores"]) == {HEAD} and not row["confidence_intervals"]
+        return row["scores"][HEAD]
+
+    attack = boosting_attack(ids, LABELS, len(idents), policy.daily_quota, submit)
+    assert attack.sent == budget             # the whole day's budget, over all identities, and no more
     with pytest.raises(BudgetError, match="over all submitters"):
         board.submit(_sub({i: "TEAM" for i in ids}, "late"), client="ip:10.99.0.1", account=idents[0])
-    recovered = {i: LABELS[int(np.argmax(votes[n]))] for n, i in enumerate(ids)}
-    accuracy = sum(recovered[i] == gold["labels"][i] for i in ids) / N
-    majority = max(list(gold["labels"].values()).count(lab) for lab in LABELS) / N
-    assert all(abs(v / eta - round(v / eta)) < 1e-9 for v in released_values)   # only grid values left the server
+    accuracy, majority = attack.accuracy(gold), majority_rate(gold)
+    assert all(abs(v / eta - round(v / eta)) < 1e-9 for v in attack.released)   # only grid values left the server
     assert accuracy <= majority + accuracy_bound(bits, N)
     assert accuracy <= majority + 0.10, (accuracy, majority)
 
 
 def test_the_bound_is_what_the_readme_says():
-    budget, eta, bits = _readme_bound()
+    budget, eta, bits = readme_bound()
     assert math.isclose(bits, budget * math.log2(1 / eta + 2))
     assert accuracy_bound(bits, 400) == pytest.approx(math.sqrt((bits * math.log(2) + math.log(100)) / 800))
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from figbench_leaderboard.screenshots import serving
 
+from tests.http_post import call
+
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
 SPACE = {"SPACE_ID": "figbench/leaderboard-test", "SYSTEM": "spaces"}
@@ -35,34 +37,6 @@ def _submission(name: str, revision: str = "v1", submitter: str | None = None) -
     if submitter:
         sub["submitter"] = submitter
     return json.dumps(sub)
-
-
-def call(url: str, name: str, data: list, headers: list[tuple[str, str]] | None = None, *,
-         source: str = "127.0.0.1", extra: dict | None = None) -> tuple[int, object]:
-    """One call of ``/gradio_api/call/<name>`` from the address ``source`` (any 127.0.0.x), sending
-    ``headers`` as given (a name may repeat: separate header lines); returns (status, result or body)."""
-    host, port = url.removeprefix("http://").split(":")
-
-    def request(method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
-        conn = http.client.HTTPConnection(host, int(port), timeout=120, source_address=(source, 0))
-        try:
-            conn.putrequest(method, path)
-            for k, v in [("Content-Type", "application/json"), *(headers or [])]:
-                conn.putheader(k, v)
-            conn.putheader("Content-Length", str(len(body or b"")))
-            conn.endheaders(body)
-            r = conn.getresponse()
-            return r.status, r.read()
-        finally:
-            conn.close()
-
-    status, body = request("POST", f"/gradio_api/call/{name}", json.dumps({"data": data, **(extra or {})}).encode())
-    if status != 200:
-        return status, body.decode(errors="replace")
-    event = json.loads(body)["event_id"]
-    status, body = request("GET", f"/gradio_api/call/{name}/{event}", None)
-    lines = [ln for ln in body.decode().splitlines() if ln.startswith("data:")]
-    return status, json.loads(lines[-1][5:])[0]
 
 
 def submit(url: str, name: str, *, token: str | None = None, source: str = "127.0.0.1", revision: str = "v1",
