@@ -45,7 +45,9 @@ time is the reliable number; wall time is printed beside it. Also figbench's pea
 everywhere; under 1 s at 50K and under 4 s at 200K (CPU) for every shape; the `evaluate` wrapper
 within 20% (CPU) of the core function (above 10K mentions, where the fixed cost of a call does not
 dominate); figbench and scorch agree (to 1e-9) on the metrics scorch finished. Imports happen
-before timing on both sides (a warm-up call for figbench; scorch is imported before its clock starts).
+before timing on both sides (scorch is imported before its clock starts; figbench's core function and
+wrapper are each warmed up once per process, with a case whose core is over ``HUNGARIAN_MIN_EDGES`` so
+numba's import and cache load, or a fresh install's compile, is not in the first large timed call).
 
 scorch's CEAF builds a dense key x response matrix in Python and its BLANC dense n x n mention
 matrices; each scorch metric runs in a child process under ``--scorch-timeout`` seconds, and scorch's
@@ -279,7 +281,7 @@ def _timed(fn, repeats: int) -> tuple[float, float, object]:
 WARM_UP_LARGE = (12_000, "regular3")
 #: what the warm-up does, as recorded in the JSON
 WARM_UP = ("once per process, before the first timing of the core function and of the wrapper: one call on a "
-           f"300-mention realistic case, a 600-mention uniform one (SciPy, "
+           "300-mention realistic case, a 600-mention uniform one (SciPy, "
            f"OR-tools' min-cost flow) and a {WARM_UP_LARGE[0]:,}-mention {WARM_UP_LARGE[1]} one (a core of "
            "~12,000 edges, over HUNGARIAN_MIN_EDGES = 5,000: numba's import and cache load or compile of the "
            "Hungarian search); the timings exclude all of it")
@@ -390,6 +392,9 @@ def main(argv=None) -> int:
     parser.add_argument("--note", default="", help="what else ran on the machine, for the record in --json")
     args = parser.parse_args(argv)
     load_start = os.getloadavg()[0]
+    from bench_coref_record import commit
+
+    measured = commit()
     records: list[dict] = []
     _pin_one_core()
     print(f"one CPU core (affinity {sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}), "
@@ -448,7 +453,7 @@ def main(argv=None) -> int:
     if args.json:
         from bench_coref_record import write_json
 
-        write_json(Path(args.json), records, load_start=load_start, note=args.note, warm_up=WARM_UP)
+        write_json(Path(args.json), records, commit=measured, load_start=load_start, note=args.note, warm_up=WARM_UP)
         print(f"wrote {args.json}")
     return 0 if (all_faster and fast_enough and wrapper_ok and agree) else 1
 

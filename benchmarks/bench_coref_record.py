@@ -14,12 +14,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def commit() -> str:
-    """The checkout's short commit, ``+changes`` when the scorer's code differs from it."""
+    """The checkout's short commit, ``+changes`` when the scorer's code (``figbench/scoring``, the metric's module)
+    or this benchmark differs from it; taken when the run starts."""
     def git(*a: str) -> str:
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
     head = git("rev-parse", "--short=7", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "figbench/scoring", "metrics/conll_coref")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "figbench/scoring",
+                "metrics/conll_coref/conll_coref.py", "benchmarks/bench_coref.py", "benchmarks/bench_coref_record.py")
     return head + ("+changes" if dirty else "")
 
 
@@ -36,12 +38,12 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} CPUs"
 
 
-def write_json(path: Path, results: list[dict], *, load_start: float, note: str, warm_up: str) -> None:
+def write_json(path: Path, results: list[dict], *, commit: str, load_start: float, note: str, warm_up: str) -> None:
     """Append this run to ``path``; an earlier run of the same commit, sizes and shapes is replaced."""
     data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
     sizes = sorted({r["size"] for r in results})
     shapes = list(dict.fromkeys(r["shape"] for r in results))
-    run = {"commit": commit(), "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    run = {"commit": commit, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
            "load_avg_start": round(load_start, 2), "load_avg_end": round(os.getloadavg()[0], 2),
            "machine": machine(), "cpu": "one core (sched_setaffinity), one BLAS/OpenMP thread; time.process_time",
            "warm_up": warm_up, "note": note, "sizes": sizes, "shapes": shapes, "results": results}
