@@ -126,7 +126,7 @@ def test_every_block_anchor_is_a_line_of_its_file():
 
 def _bench_copy(tmp_path):
     """A temp copy of the committed benchmark outputs the README blocks are rendered from."""
-    for name in ("bench_retag.json", "bench_harvest.json", "measured.json", "bench_flood.json"):
+    for name in ("bench_retag.json", "bench_harvest.json", "measured.json", "bench_flood.json", "bench_coref.json"):
         shutil.copy(ROOT / "benchmarks" / name, tmp_path / name)
     return tmp_path
 
@@ -285,6 +285,52 @@ def test_the_flood_numbers_render_from_bench_flood_json(tmp_path):
     _edit(bench / "bench_flood.json", lambda d: d.pop("runs"))
     with pytest.raises(ValueError, match=r"bench_flood.json: missing field 'runs'"):
         render_flood(bench)
+
+
+def test_the_coref_speed_block_renders_from_bench_coref_json(tmp_path):
+    """Issue 31: the coreference scorer's time per shape family and size (README "Measured") is generated from the
+    JSON bench_coref.py --json writes, with each run's commit, date, load and machine, the target's verdict, and an
+    earlier verdict that a rerun changed kept beside it."""
+    import copy
+    import json
+
+    from figbench.commands.docs_coref import render_coref
+
+    bench = _bench_copy(tmp_path)
+    table = render_coref(bench)
+    assert wrap("coref-speed", table) in (ROOT / "README.md").read_text("utf-8")
+    path = bench / "bench_coref.json"
+
+    def over(d):   # the last run's first row with a target misses it, and a rerun of it alone meets it
+        run = d["runs"][-1]
+        run.update(commit="abc1234", date="2031-01-02 03:04 UTC", load_avg_start=7.3, load_avg_end=9.5)
+        row = next(r for r in run["results"] if r["target_s"] is not None)
+        row.update(core_cpu=row["target_s"] + 0.5, wrapper_cpu=row["target_s"] + 0.75, repeats=3)
+        rerun = copy.deepcopy(run)
+        rerun.update(commit="def5678", load_avg_start=1.0, load_avg_end=1.5, note="rerun alone",
+                     results=[dict(row, core_cpu=row["target_s"] - 0.5, wrapper_cpu=row["target_s"] - 0.25,
+                                   repeats=1)])
+        d["runs"].append(rerun)
+        return row["shape"]
+
+    data = json.loads(path.read_text("utf-8"))
+    shape = over(data)
+    path.write_text(json.dumps(data), "utf-8")
+    out = render_coref(bench)
+    a, b = chr(ord("a") + len(data["runs"]) - 2), chr(ord("a") + len(data["runs"]) - 1)
+    row = next(ln for ln in out.splitlines() if ln.startswith(f"| `{shape}` |"))
+    t = next(r["target_s"] for r in data["runs"][-1]["results"])
+    assert (f"{t - 0.5:.3f} / {t - 0.25:.3f} s (1x, met; {b}); earlier {t + 0.5:.3f} / {t + 0.75:.3f} s (3x, "
+            f"**not met**; {a})") in row
+    assert f"- {a}: `abc1234`, 2031-01-02 03:04 UTC, load average 7.3 at the start and 9.5 at the end, " in out
+    assert f"- {b}: `def5678`, 2031-01-02 03:04 UTC, load average 1.0 at the start and 1.5 at the end, " in out
+    assert out.rstrip().endswith("the timings exclude all of it.")
+    _edit(path, lambda d: d["runs"][-1].pop("machine"))
+    with pytest.raises(ValueError, match=r"bench_coref.json \(runs\[\d+\]\): missing field 'machine'"):
+        render_coref(bench)
+    _edit(path, lambda d: d.pop("runs"))
+    with pytest.raises(ValueError, match=r"bench_coref.json: missing field 'runs'"):
+        render_coref(bench)
 
 
 def test_the_measured_rows_render_from_measured_json_with_commit_date_load_and_go_stale(tmp_path):

@@ -31,7 +31,7 @@ RESULTS = ROOT / "results"
 #: "module:function" of every block provider: each returns the :class:`Block` objects it declares
 PROVIDERS = ("figbench_baselines.tables:blocks", "figbench_leaderboard.ui.about_text:blocks",
              "figbench.commands.docs_benchmarks:blocks", "figbench.commands.docs_generation:blocks",
-             "figbench.commands.docs_flood:blocks")
+             "figbench.commands.docs_flood:blocks", "figbench.commands.docs_coref:blocks")
 #: the markdown files whose prose :func:`result_numbers_outside_blocks` checks
 CHECKED_FILES = ("README.md", "baselines/README.md", "leaderboard/README.md", "datasets/*/README.md",
                  "metrics/*/README.md")
