@@ -446,7 +446,7 @@ def test_prefill_inputs_stops_at_the_sentences_closing_quote(tiny_gpt):
     close it) and figbench closes the object, said in the answer; the stop is part of the cache key."""
     from figbench.generate.answers import parse_answer
     from figbench.generate.prompts import ANSWER_KEYS
-    from figbench.generate.run import _record, Settings, _complete_batch
+    from figbench.generate.run import Settings, _complete_batch, _record
     from figbench.generate.source import Unit
     from figbench.llm import CausalLM, _json_stop, string_close
 

@@ -30,7 +30,6 @@ from figbench.generate.prompts import ANSWER_KEYS, prefill, render
 from figbench.generate.source import Unit
 from figbench.llm import Completion, DiskCache, LLMRetriesExhausted, json_close, string_close
 
-
 #: how ``--prefill inputs`` ends the model's "Metaphoric Sentence" (in the cache key), and what figbench appends
 SENTENCE_STOP = "string_close"
 SENTENCE_CLOSE = "}"
