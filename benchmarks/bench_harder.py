@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     ecb = figbench.load_dataset("ecbplus", "events", split="dev_small").to_list()
     released = figbench.load_dataset("ecbmeta", "meta_m", split="dev_small").to_list()
     data = Path(args.generated) / "data"
-    generated = datasets.load_dataset(str(args.generated), split="dev_small").to_list() \
-        if any(data.glob("dev_small-*.parquet")) else []  # a run without a usable mention writes no data file
+    generated: list[dict] = []
+    if any(data.glob("dev_small-*.parquet")):  # a run without a usable mention writes no data file
+        # a private cache: datasets' shared cache served an earlier folder of the same name (77 rows for 85)
+        with tempfile.TemporaryDirectory() as cache:
+            generated = datasets.load_dataset(str(args.generated), split="dev_small", cache_dir=cache).to_list()
     shared = {r["mention_id"] for r in ecb} & {r["mention_id"] for r in released}
     if generated:
         shared &= {r["mention_id"] for r in generated}

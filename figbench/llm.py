@@ -22,6 +22,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     attempts: int = 1
+    #: what figbench wrote after the model's last kept character (``--prefill inputs``: the ``}`` closing the
+    #: JSON object once the model closed its "Metaphoric Sentence"); part of ``text``, not the model's
+    appended: str = ""
 
 
 #: HTTP statuses worth retrying (rate limit, server trouble).
@@ -177,14 +181,29 @@ def json_close(text: str, start: int = 0, depth: int = 0) -> int | None:
     return None
 
 
-def _json_stop(tokenizer, width: int, prefixes: list[str], depth: int):
-    """A ``transformers`` stopping criterion: a row is done once the JSON its prefix opened closes to ``depth``."""
+def string_close(text: str, start: int) -> int | None:
+    """The index just past the first unescaped ``"`` at or after ``start``, where ``text[start:]`` is inside a
+    JSON string (the string a prefix opened closes there); None while it is still open."""
+    escaped = False
+    for i in range(start, len(text)):
+        c = text[i]
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == '"':
+            return i + 1
+    return None
+
+
+def _json_stop(tokenizer, width: int, prefixes: list[str], closed: Callable[[str, int], int | None]):
+    """A ``transformers`` stopping criterion: a row is done once ``closed(text, len(prefix))`` finds the end."""
     import torch
     from transformers import StoppingCriteria
 
     class _Closed(StoppingCriteria):
         def __call__(self, input_ids, scores, **kwargs):
-            done = [json_close(pre + tokenizer.decode(row[width:], skip_special_tokens=True), len(pre), depth)
+            done = [closed(pre + tokenizer.decode(row[width:], skip_special_tokens=True), len(pre))
                     is not None for pre, row in zip(prefixes, input_ids.tolist(), strict=True)]
             return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
 
@@ -232,12 +251,13 @@ class CausalLM:
 
     def complete_many(self, prompts: list[str], *, temperature: float = 0.0, max_tokens: int | None = None,
                       seed: int | None = None, prefix: str | list[str] = "",
-                      stop_at_json_depth: int | None = None) -> list[Completion]:
+                      stop_at_json_depth: int | None = None, stop_at_string_close: bool = False) -> list[Completion]:
         """Continuations of ``prompts`` generated as one left-padded batch (``seed`` seeds the batch); ``prefix``
         (one for all, or one a prompt) starts every answer as the assistant's own turn, and is part of the returned
         text (a local model's "JSON mode" starts it with :data:`JSON_PREFIX`; ``--prefill inputs`` with Fig. 2's
         first keys filled in). ``stop_at_json_depth``: a row stops once the JSON its prefix opened closes down to that
-        nesting depth (0: the object is closed; :func:`json_close`); only generated tokens count as completion
+        nesting depth (0: the object is closed; :func:`json_close`); ``stop_at_string_close``: a row stops once the
+        JSON string its prefix opened closes (:func:`string_close`); only generated tokens count as completion
         tokens."""
         import torch
 
@@ -265,8 +285,11 @@ class CausalLM:
                 kw.update(do_sample=True, temperature=temperature, top_k=0)
             else:
                 kw.update(do_sample=False)
-            if stop_at_json_depth is not None:
-                kw["stopping_criteria"] = [_json_stop(tok, enc["input_ids"].shape[1], prefixes, stop_at_json_depth)]
+            if stop_at_string_close:
+                kw["stopping_criteria"] = [_json_stop(tok, enc["input_ids"].shape[1], prefixes, string_close)]
+            elif stop_at_json_depth is not None:
+                kw["stopping_criteria"] = [_json_stop(tok, enc["input_ids"].shape[1], prefixes,
+                                                      lambda t, i, d=stop_at_json_depth: json_close(t, i, d))]
             with torch.no_grad():
                 out = self.model.generate(**enc, **kw)
         width = enc["input_ids"].shape[1]

@@ -416,9 +416,59 @@ def test_prefill_inputs_and_the_json_stop(tiny_gpt):
     lm = CausalLM(tiny_gpt, label="tiny")
     ids = lm.tokenizer(['{ "a" : [ "}" ] }', '{ "a" : [ "}"'], return_tensors="pt", padding=True,
                        add_special_tokens=False)["input_ids"]
-    assert _json_stop(lm.tokenizer, 0, ["", ""], 0)(ids, None).tolist()[0] is True
-    assert _json_stop(lm.tokenizer, 0, [""], 1)(ids[1:], None).tolist() == [False]
+    assert _json_stop(lm.tokenizer, 0, ["", ""], lambda t, i: json_close(t, i, 0))(ids, None).tolist()[0] is True
+    assert _json_stop(lm.tokenizer, 0, [""], lambda t, i: json_close(t, i, 1))(ids[1:], None).tolist() == [False]
     unit = Unit("k", "d", 0, ["A", "man", "was", "charged", "."], [("m1", 3, 4, "charged")])
     s = Settings("multi", max_tokens=6, prefill="inputs")
     (got,) = _complete_batch(lm, s, [(unit, "A man was charged .", "0" * 64)])
     assert got.text.startswith(s.prefix(unit)) and 1 <= got.completion_tokens <= 12
+
+
+class _Scripted:
+    """A local model's two --prefill inputs steps, scripted: the word list it writes, then its sentence and
+    what it keeps writing after the sentence's closing quote (as SmolLM2-135M did)."""
+
+    backend, name = "transformers", "scripted"
+
+    def __init__(self, steps: list[str]):
+        self.steps, self.calls = list(steps), []
+
+    def complete_many(self, prompts, *, prefix, **kw):
+        from figbench.llm import Completion
+
+        self.calls.append(kw)
+        text = self.steps.pop(0)
+        return [Completion(pre + text, 10, 5) for pre in prefix]
+
+
+def test_prefill_inputs_stops_at_the_sentences_closing_quote(tiny_gpt):
+    """The second step stops where the model's "Metaphoric Sentence" string closes (an escaped quote does not
+    close it) and figbench closes the object, said in the answer; the stop is part of the cache key."""
+    from figbench.generate.answers import parse_answer
+    from figbench.generate.prompts import ANSWER_KEYS
+    from figbench.generate.run import Settings, _complete_batch, _record
+    from figbench.generate.source import Unit
+    from figbench.llm import CausalLM, _json_stop, string_close
+
+    assert string_close('"ab', 1) is None and string_close('"a\\"b', 1) is None
+    assert string_close('"a\\"b" x', 1) == 6 and string_close('"a\\\\" x', 1) == 5
+    lm = CausalLM(tiny_gpt, label="tiny")
+    ids = lm.tokenizer(['a " b', 'a b'], return_tensors="pt", padding=True, add_special_tokens=False)["input_ids"]
+    assert _json_stop(lm.tokenizer, 0, ['"', '"'], string_close)(ids, None).tolist() == [True, False]
+
+    unit = Unit("k", "d", 0, ["A", "man", "was", "charged", "."], [("m1", 3, 4, "charged")])
+    s = Settings("multi", max_tokens=60, prefill="inputs")
+    rambling = 'A man was \\"hammered\\" ." , "Metaphoric Sentence": "A man was hammered'
+    client = _Scripted(['"hammered"], "Metaphoric', rambling])
+    (got,) = _complete_batch(client, s, [(unit, "prompt", "0" * 64)])
+    assert client.calls[1].get("stop_at_string_close") is True and got.completion_tokens == 10
+    assert got.appended == "}" and got.text.endswith('\\"hammered\\" ."}')
+    answer = json.loads(got.text)
+    assert list(answer) == list(ANSWER_KEYS) and answer[ANSWER_KEYS[3]] == 'A man was "hammered" .'
+    assert parse_answer(got.text)["metaphoric_sentence"] == 'A man was "hammered" .'
+    assert _record(got, unit, 0)["figbench_appended"] == "}"
+    # a sentence never closed is kept as the model wrote it: not JSON, nothing appended
+    (open_,) = _complete_batch(_Scripted(['"hammered"]', "A man was hammered"]), s, [(unit, "p", "0" * 64)])
+    assert open_.appended == "" and not open_.text.endswith("}") and "figbench_appended" not in _record(open_, unit, 0)
+    assert s.params(unit)["sentence_stop"] == "string_close"
+    assert "sentence_stop" not in Settings("multi", prefill="key").params(unit)

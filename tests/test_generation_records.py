@@ -54,9 +54,12 @@ def test_a_record_measures_the_run_it_reads(tmp_path):
                             load_average=[0.1, 0.2, 0.3])
     validate_record(rec)
     assert rec["answers"]["answers"] == 3 and rec["answers"]["valid_json_as_written"] == 2
+    assert rec["answers"]["closed_by_figbench"] == 0  # an endpoint's answers are all its own
     assert rec["answers"]["usable"] == 2 and rec["answers"]["usable_sentences"] == ["2_1ecb#0", "2_2ecb#0"]
     assert rec["word_lists"] == {"entries": 2, "in_paraphrase": 2}
     assert rec["mentions"]["retagged"] == 2 and rec["mentions"]["flags"].get("untouched") == 1
+    with pytest.raises(ValueError, match="answers.closed_by_figbench <= answers"):
+        validate_record({**rec, "answers": {**rec["answers"], "closed_by_figbench": 4}}, "t")
     bad = {**rec, "answers": {**rec["answers"], "usable": 3}}
     with pytest.raises(ValueError, match="t: generation record does not add up: answers.usable"):
         validate_record({**bad, "name": "t"}, "t")

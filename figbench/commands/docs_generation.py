@@ -15,8 +15,8 @@ from typing import Any
 from figbench.commands.docs import Block
 
 #: the committed generation runs, the first the headline run (record names under results/generation/)
-RUNS = ("smollm2_135m_prefill_dev_small", "smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10",
-        "smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
+RUNS = ("smollm2_135m_prefill_stop_dev_small", "smollm2_135m_prefill_dev_small", "smollm2_135m_prefill_dev_small_10",
+        "gemma3_270m_prefill_dev_small_10", "smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
 #: the head-to-head of the registered models on the same sentences (the default model is chosen by it)
 COMPARE = ("smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10")
 HARDER = "harder_dev_small"
@@ -47,8 +47,11 @@ def _minutes(s: float) -> str:
 
 def _label(r: dict) -> str:
     s = r["settings"]
+    stop = ""
+    if s.get("prefill") == "inputs":  # a record without closed_by_figbench ran before the sentence's own stop
+        stop = " (sentence stop)" if "closed_by_figbench" in r["answers"] else " (JSON stop, earlier)"
     return (f"`{s['model']}`" + (" `--json-mode`" if s.get("json_mode") else "")
-            + (f" `--prefill {s['prefill']}`" if s.get("prefill", "none") != "none" else ""))
+            + (f" `--prefill {s['prefill']}`" if s.get("prefill", "none") != "none" else "") + stop)
 
 
 def _compare(recs: dict[str, dict]) -> str:
@@ -101,6 +104,13 @@ def render_generation_run(results: Path) -> str:
             f"of {s['batch_size']}, {s['json_retries']} JSON retries: `{head['command']}`."]
     text.append(f"With `{s['model']}` the unusable answers were: {kinds}; the flags on the re-tagged mentions: "
                 f"{flags}.")
+    if "closed_by_figbench" in head["answers"]:
+        closed = _pct(head["answers"]["closed_by_figbench"], head["answers"]["answers"])
+        text.append(f"Sentence stop: the model's second step ends where its \"Metaphoric Sentence\" string closes "
+                    f"and figbench writes the `}}` that closes the object ({closed}"
+                    " answers; counted in \"valid JSON as written\", as are the keys figbench prefilled); the "
+                    "earlier runs' second step ran until the JSON closed or the token cap, where a small model "
+                    "often kept writing keys.")
     if o["compared"]:
         text.append(f"Its own word lists as the re-tagger's word list: "
                     f"{_pct(o['agree_with_alignment'], o['compared'])} of the mentions with an entry get the span the "
@@ -178,8 +188,10 @@ def render_harder(results: Path) -> str:
                  f"re-tagger placed in a usable paraphrase, so every column is cut to those {n['shared']:,}.")
         if h.get("generated_record"):
             flags = _load(results, h["generated_record"], "record_generation.py")["mentions"]["flags"]
-            text += (f" Of those, {flags.get('untouched', 0):,} are flagged `untouched` (the model kept the trigger "
-                     "word in its paraphrase), so this column measures mostly ECB+'s own words, not metaphors.")
+            kept = flags.get("untouched", 0)
+            share = "mostly" if 2 * kept > n["generated"] else "partly"
+            text += (f" Of those, {kept:,} are flagged `untouched` (the model kept the trigger word in its "
+                     f"paraphrase), so this column measures {share} ECB+'s own words, not metaphors.")
     text += (" CE_LH is not in the table: " + h["ce_lh"].rstrip(".") + "." if h.get("ce_lh") else "")
     if not gen:
         text += (f" The generated corpus has no usable mention (`{model}` answered no usable JSON; see the run "

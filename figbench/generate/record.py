@@ -30,9 +30,10 @@ def _answers(out: Path) -> dict[str, Any]:
     from figbench.generate.answers import AnswerError, parse_answer
 
     cache = folder.read_jsonl(out / folder.CACHE, "answer cache")
-    strict = parsed = 0
+    strict = parsed = closed = 0
     for rec in cache:
         text = str(rec.get("text") or "")
+        closed += bool(rec.get("figbench_appended"))
         try:
             strict += isinstance(json.loads(text.strip()), dict)
         except json.JSONDecodeError:
@@ -42,7 +43,9 @@ def _answers(out: Path) -> dict[str, Any]:
             parsed += 1
         except AnswerError:
             pass
-    return {"answers": len(cache), "valid_json_as_written": strict, "json_with_metaphoric_sentence": parsed}
+    # "as written": with what figbench appended (the closing ``}`` of a --prefill inputs answer; counted apart)
+    return {"answers": len(cache), "valid_json_as_written": strict, "json_with_metaphoric_sentence": parsed,
+            "closed_by_figbench": closed}
 
 
 def _own_lists(proposals: list[dict], style: str) -> dict[str, Any]:
@@ -150,6 +153,7 @@ def validate_record(rec: dict, where: str = "record") -> None:
     checks = {
         "answers.usable + failed == sentences": a["usable"] + a["failed"] == a["sentences"],
         "answers.valid_json_as_written <= answers": 0 <= a["valid_json_as_written"] <= a["answers"],
+        "answers.closed_by_figbench <= answers": 0 <= a.get("closed_by_figbench", 0) <= a["answers"],
         "answers.json_with_metaphoric_sentence <= answers": a["json_with_metaphoric_sentence"] <= a["answers"],
         "answers.usable <= json_with_metaphoric_sentence": a["usable"] <= a["json_with_metaphoric_sentence"],
         "failure_kinds sum to answers.failed": sum(rec["failure_kinds"].values()) == a["failed"],

@@ -28,7 +28,11 @@ from figbench.generate.answers import (
 )
 from figbench.generate.prompts import ANSWER_KEYS, prefill, render
 from figbench.generate.source import Unit
-from figbench.llm import Completion, DiskCache, LLMRetriesExhausted, json_close
+from figbench.llm import Completion, DiskCache, LLMRetriesExhausted, json_close, string_close
+
+#: how ``--prefill inputs`` ends the model's "Metaphoric Sentence" (in the cache key), and what figbench appends
+SENTENCE_STOP = "string_close"
+SENTENCE_CLOSE = "}"
 
 
 @dataclass
@@ -59,6 +63,8 @@ class Settings:
 
     def params(self, unit: Unit) -> dict:
         p = {"temperature": self.temperature, "max_tokens": self.max_tokens_for(unit), "json_mode": self.json_mode}
+        if self.prefill == "inputs":  # the sentence's stop is part of the key: answers under an earlier stop differ
+            return p | {"prefill": self.prefill, "sentence_stop": SENTENCE_STOP}
         return p | {"prefill": self.prefill} if self.prefill != "none" else p  # earlier runs' cache keys kept
 
 
@@ -117,7 +123,8 @@ def _accept(out: Outcome, unit: Unit, rec: dict) -> bool:
 
 def _record(rec_of: Completion, unit: Unit, sample: int) -> dict:
     return {"text": rec_of.text, "prompt_tokens": rec_of.prompt_tokens, "completion_tokens": rec_of.completion_tokens,
-            "unit": unit.key, "sample": sample, "attempts": rec_of.attempts}
+            "unit": unit.key, "sample": sample, "attempts": rec_of.attempts} \
+        | ({"figbench_appended": rec_of.appended} if rec_of.appended else {})
 
 
 class _Runner:
@@ -227,9 +234,11 @@ class _Runner:
 def _complete_batch(client, s: Settings, batch: list[tuple[Unit, str, str]]) -> list[Completion]:
     """A local model's answers to one batch. Under ``--prefill inputs`` the answer is guided through Fig. 2's
     keys in two steps: the model writes the "Metaphoric Word List" until it closes the list, then figbench writes
-    the last key (``, "Metaphoric Sentence": "``) and the model writes the sentence until it closes the JSON (what
-    the model wrote after the list's ``]`` in the same token is dropped; an answer that never closes the list gets
-    no second step). Only the model's tokens count as completion tokens."""
+    the last key (``, "Metaphoric Sentence": "``) and the model writes the sentence until it closes that string
+    (its first unescaped ``"``); figbench then closes the object (``}``, :attr:`Completion.appended`). What the
+    model wrote after the list's ``]`` or the sentence's ``"`` in the same token is dropped; an answer that never
+    closes the list gets no second step, one that never closes the sentence is kept as written (not JSON). Only
+    the model's tokens count as completion tokens."""
     prompts = [p for _, p, _ in batch]
     prefixes = [s.prefix(u) for u, _, _ in batch]
     kw = {"temperature": s.temperature, "max_tokens": max(s.max_tokens_for(u) for u, _, _ in batch),
@@ -244,10 +253,13 @@ def _complete_batch(client, s: Settings, batch: list[tuple[Unit, str, str]]) -> 
         if end is not None and g.text[end - 1] == "]":
             todo.append((i, g.text[:end] + f', "{ANSWER_KEYS[3]}": "'))
     if todo:
-        more = client.complete_many([prompts[i] for i, _ in todo], prefix=[t for _, t in todo], stop_at_json_depth=0,
-                                    **kw)
-        for (i, _), g in zip(todo, more, strict=True):
-            got[i] = Completion(g.text, got[i].prompt_tokens, got[i].completion_tokens + g.completion_tokens)
+        more = client.complete_many([prompts[i] for i, _ in todo], prefix=[t for _, t in todo],
+                                    stop_at_string_close=True, **kw)
+        for (i, pre), g in zip(todo, more, strict=True):
+            end = string_close(g.text, len(pre))
+            text, appended = (g.text[:end] + SENTENCE_CLOSE, SENTENCE_CLOSE) if end is not None else (g.text, "")
+            got[i] = Completion(text, got[i].prompt_tokens, got[i].completion_tokens + g.completion_tokens,
+                                appended=appended)
     return got
 
 
