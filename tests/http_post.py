@@ -1,6 +1,6 @@
 """Raw HTTP for the board's tests over a real socket: one POST with the body sent in 64 KB pieces from a chosen
 source address, a refusal mid-body tolerated (the answer is already there); one Gradio API call from a chosen
-address."""
+address; one JSON answer from a test's own HTTP server (the fake Hub APIs)."""
 
 from __future__ import annotations
 
@@ -57,3 +57,13 @@ def call(url: str, name: str, data: list, headers: list[tuple[str, str]] | None 
     status, body = request("GET", f"/gradio_api/call/{name}/{event}", None)
     lines = [ln for ln in body.decode().splitlines() if ln.startswith("data:")]
     return status, json.loads(lines[-1][5:])[0]
+
+
+def send_json(handler, code: int, body: dict) -> None:
+    """Answer a request of a ``BaseHTTPRequestHandler`` with ``body`` as JSON and status ``code``."""
+    data = json.dumps(body).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)

@@ -5,7 +5,6 @@ refused (fails closed), and issued tokens are not asked."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from figbench_leaderboard.access import identity
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy, UnregisteredError
 from figbench_leaderboard.store import tokens
 
+from tests.http_post import send_json
 from tests.test_leaderboard_hidden_probing import (  # noqa: F401  (hidden_benchmark: an autouse fixture)
     LABELS,
     _gold,
@@ -51,12 +51,7 @@ class Overview:
                     code = 200
                 else:
                     code, body = 404, {"error": "User not found"}
-                data = json.dumps(body).encode()
-                handler.send_response(code)
-                handler.send_header("Content-Type", "application/json")
-                handler.send_header("Content-Length", str(len(data)))
-                handler.end_headers()
-                handler.wfile.write(data)
+                send_json(handler, code, body)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

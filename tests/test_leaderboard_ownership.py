@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from figbench_leaderboard.screenshots import serving
 
-from tests.http_post import call
+from tests.http_post import call, send_json
 
 FIX = Path(__file__).parent / "fixtures" / "leaderboard"
 GOLD = FIX / "gold.json"
@@ -241,12 +241,7 @@ class WhoAmI:
                     code, body = 200, {"type": "user", "name": users[token], "auth": {"type": "access_token"}}
                 else:
                     code, body = 401, {"error": "Invalid credentials in Authorization header"}
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, body)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
