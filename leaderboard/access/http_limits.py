@@ -13,6 +13,9 @@
   :func:`~figbench_leaderboard.access.identity.client_address` finds it); with ``max_refusals`` refusals in
   ``window_s`` (the board's rate limit) every further body from that identity is answered 429 before a byte
   of it is read.
+* **Pace.** A body of 256 KB or more (not an upload) is read whole, then waits its turn in the
+  :class:`~figbench_leaderboard.access.pacing.BodyPacer`: one at a time into the app, spaced so that big
+  bodies take about a tenth of the event loop.
 
 Gradio's routes (``/gradio_api/queue/join``, ``/gradio_api/upload``...) therefore never hold more than the
 cap in memory, and a flood of bombs costs the board a few milliseconds per request.
@@ -28,6 +31,7 @@ import time
 from collections import deque
 from typing import Any
 
+from figbench_leaderboard.access.pacing import NO_TURN, BodyPacer, Turn
 from figbench_leaderboard.domain.submission import JsonShape
 
 log = logging.getLogger(__name__)
@@ -185,8 +189,9 @@ class BodyLimit:
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
                  window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
                  max_separators: int | None = None, refusals: Refusals | None = None,
-                 cpu: CpuBudget | None = None, tarpit_s: float = 1.0) -> None:
+                 cpu: CpuBudget | None = None, tarpit_s: float = 1.0, pacer: BodyPacer | None = None) -> None:
         self.app = app
+        self.pacer = pacer
         self.tarpit_s = tarpit_s
         self.max_bytes = int(max_bytes)
         if rate_limit is not None:
@@ -231,6 +236,23 @@ class BodyLimit:
                 await self._refuse(send, 413, self._too_big())
                 return True
         return False
+
+    async def _handoff(self, path: str, length: bytes | None, receive: Any, send: Any) -> tuple[Any, Turn] | None:
+        """The ``receive`` the app gets and the body's turn in the pacer: a big body (not an upload) is read
+        whole, then waits for its turn (a ``receive`` replaying it); others go on as they arrive. None when it
+        was refused or aborted while it arrived, or when too many wait already (429 unread, not counted
+        against the sender)."""
+        if self.pacer is None or path.startswith(UPLOAD_PREFIX) or not self.pacer.paces(_length(length)):
+            return receive, NO_TURN
+        body = await _read_all(receive)
+        if body is None:
+            return None
+        if self.pacer.full():
+            await self._refuse(send, 429, "the board is busy with other large requests; try again in a few "
+                               "seconds", [(b"retry-after", b"2")])
+            return None
+        turn = await self.pacer.acquire()
+        return _replay(body, receive), turn
 
     def _too_big(self) -> str:
         return f"request body larger than {self.max_bytes:,} bytes"
@@ -278,11 +300,51 @@ class BodyLimit:
                     return {"type": "http.disconnect"}
             return message
 
+        handoff = await self._handoff(path, length, counted_receive, send) if has_body else (counted_receive, NO_TURN)
+        if handoff is None:
+            return   # refused (answered) or aborted (logged) while it arrived, or too many big bodies wait
+        app_receive, turn = handoff
         try:
-            await self.app(scope, counted_receive, tracked_send)
+            await self.app(scope, app_receive, turn.releasing(tracked_send))
         except Exception:
             if not (refused or aborted):
                 raise   # the app's own error; a refused or aborted body's disconnect is expected (logged above)
+        finally:
+            turn.release()
+
+
+#: Gradio's upload route streams its multipart body to disk: not buffered or paced here
+UPLOAD_PREFIX = "/gradio_api/upload"
+
+
+def _length(length: bytes | None) -> int | None:
+    try:
+        return int(length) if length is not None else None
+    except ValueError:
+        return None
+
+
+async def _read_all(receive: Any) -> bytes | None:
+    """The whole request body from ``receive``; None when it ended in a disconnect (a refusal or an abort)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """An ASGI ``receive`` that gives ``body`` in one message, then whatever ``receive`` says (a disconnect)."""
+    held: list[bytes] = [body]
+
+    async def replayed() -> dict:
+        if held:
+            return {"type": "http.request", "body": held.pop(), "more_body": False}
+        return await receive()
+    return replayed
 
 
 def _body_headers(scope: dict) -> tuple[bool, bytes | None]:

@@ -97,6 +97,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
     from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
+    from figbench_leaderboard.access.pacing import BodyPacer
     from figbench_leaderboard.access.uploads import UploadGuard
     from figbench_leaderboard.scoring.parse_worker import ParseWorker
     from figbench_leaderboard.scoring.worker import Worker
@@ -126,7 +127,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                     _frontend=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                          refusals=refusals, cpu=cpu),
+                                                          refusals=refusals, cpu=cpu, pacer=BodyPacer()),
                                                Middleware(UploadGuard, require_account=oauth_enabled(),
                                                           per_request_bytes=max_bytes)]})
     except OSError as e:  # taken between the check and the bind
