@@ -206,6 +206,28 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _children(pid: int) -> list[int]:
+    """The server's child processes (the parse worker), as /proc lists them now."""
+    kids: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            kids += [int(k) for k in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def _family_cpu_s(pid: int, seen: dict[int, float]) -> float:
+    """CPU seconds of the server's children so far, each child's last reading kept in ``seen`` (a worker
+    replaced mid-flood still counts)."""
+    for kid in _children(pid):
+        try:
+            seen[kid] = _cpu_s(kid)
+        except OSError:
+            pass
+    return sum(seen.values())
+
+
 def flood_shape(mode: str, shape: str, k: int, port: int, pid: int, fn: int, idle: list[float],
                 args: argparse.Namespace) -> dict:
     """Page loads while ``args.clients`` attackers send ``shape`` (after the board has been idle a minute,
@@ -215,20 +237,26 @@ def flood_shape(mode: str, shape: str, k: int, port: int, pid: int, fn: int, idl
     results: mp.Queue = mp.Queue()
     attack = mp.Process(target=flood, args=(port, args.clients, args.seconds + 1.0, args.max_bombs, shape, k + 1,
                                             results))
-    cpu0, wall0 = _cpu_s(pid), time.perf_counter()
+    kids: dict[int, float] = {}
+    cpu0, kids0, wall0 = _cpu_s(pid), _family_cpu_s(pid, kids), time.perf_counter()
     attack.start()
     time.sleep(1.0)   # the flood is under way
     loads, load_avg, t_end = [], [], time.time() + args.seconds
+    worker_mb = 0.0
     while time.time() < t_end:
         loads.append(page_load(port, fn))
         load_avg.append(os.getloadavg()[0])
+        _family_cpu_s(pid, kids)
+        worker_mb = max([worker_mb] + [_hwm_mb(k) for k in _children(pid)])
         time.sleep(0.05)
     server_cpu, wall = _cpu_s(pid) - cpu0, time.perf_counter() - wall0
+    worker_cpu = _family_cpu_s(pid, kids) - kids0
     flood_out = results.get(timeout=600)
     attack.join(timeout=60)
     return {"mode": mode, "shape": shape, "idle_p50": statistics.median(idle), "idle_p95": _pct(idle, 0.95),
             "flood_n": len(loads), "flood_p50": statistics.median(loads), "flood_p95": _pct(loads, 0.95),
             "flood_max": max(loads), "server_peak_mb": _hwm_mb(pid), "server_cpu": server_cpu / wall,
+            "worker_peak_mb": worker_mb, "worker_cpu": worker_cpu / wall,
             "load_avg": [min(load_avg), max(load_avg)], **flood_out}
 
 
@@ -308,7 +336,8 @@ def main() -> None:
                 print(f"{mode:9s} {r['shape']:7s}  idle p50 {r['idle_p50']:.3f} p95 {r['idle_p95']:.3f} s | flood: "
                       f"{r['flood_n']} loads, p50 {r['flood_p50']:.3f} s, p95 {r['flood_p95']:.3f} s, max "
                       f"{r['flood_max']:.3f} s | {r['bombs']} bombs sent, answers {r['answers']} | server peak RSS "
-                      f"{r['server_peak_mb']:.0f} MB, CPU during the flood: server {r['server_cpu']:.2f}, attackers "
+                      f"{r['server_peak_mb']:.0f} MB (parse worker {r['worker_peak_mb']:.0f} MB), CPU in the flood: "
+                      f"server {r['server_cpu']:.2f} + parse worker {r['worker_cpu']:.2f}, attackers "
                       f"{r['clients_cpu']:.2f} cores | load average {os.getloadavg()[0]:.1f}", flush=True)
         for r in results:
             if r["mode"] == "guarded":

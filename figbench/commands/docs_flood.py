@@ -33,6 +33,15 @@ def _answers(r: dict) -> str:
                      for code, n in sorted(r["answers"].items()))
 
 
+def _server(r: dict) -> str:
+    """The server's peak RSS and CPU, and its parse worker's where the run measured it (runs before it did
+    not count the worker)."""
+    out = f"{r['server_peak_mb']:,.0f} MB, {r['server_cpu']:.2f} cores"
+    if "worker_cpu" in r:
+        out += f" + parse worker {r['worker_peak_mb']:,.0f} MB, {r['worker_cpu']:.2f} cores"
+    return out
+
+
 def render_flood(benchmarks: Path = BENCHMARKS) -> str:
     """One table row per run and shape: page loads idle and during the flood, what the bombs got, the server's
     memory and CPU, and the target."""
@@ -47,8 +56,7 @@ def render_flood(benchmarks: Path = BENCHMARKS) -> str:
                          f" | {r['mode']}, `{r['shape']}` ({SHAPES.get(r['shape'], r['shape'])}), {run['clients']} "
                          f"clients, {run['seconds']:g} s | {r['idle_p50']:.3f} / {r['idle_p95']:.3f} s "
                          f"| {r['flood_n']}, {r['flood_p50']:.3f} / {r['flood_p95']:.3f} / {r['flood_max']:.3f} s "
-                         f"| {r['bombs']:,} sent: {_answers(r)} | {r['server_peak_mb']:,.0f} MB, "
-                         f"{r['server_cpu']:.2f} cores | {ok} |")
+                         f"| {r['bombs']:,} sent: {_answers(r)} | {_server(r)} | {ok} |")
     return "\n".join(lines) + "\n"
 
 
@@ -68,8 +76,8 @@ def measured_rows(benchmarks: Path = BENCHMARKS) -> list[dict[str, str]]:
                     "`benchmarks/bench_flood.json`)",
             "measured": f"idle p50 {r['idle_p50']:.3f} s; during the flood p50 {r['flood_p50']:.3f} s, p95 "
                         f"{r['flood_p95']:.3f} s (target under {target:g} s: {ok}), max {r['flood_max']:.3f} s over "
-                        f"{r['flood_n']} loads; {r['bombs']:,} bombs ({_answers(r)}); server peak RSS "
-                        f"{r['server_peak_mb']:,.0f} MB",
+                        f"{r['flood_n']} loads; {r['bombs']:,} bombs ({_answers(r)}); server peak RSS, CPU "
+                        f"{_server(r)}",
             "commit": run["commit"], "date": run["date"], "load": _load(run, r)})
     return rows
 
