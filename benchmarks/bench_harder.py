@@ -42,6 +42,8 @@ BASELINES = (("same-head lemma", ["--method", "lemma"], "conll_f1"),
                                       "--context-words", "15"], "bcub_recall") for k in (5, 10, 20)))
 #: the committed CE_LH record a --ce-lh-model run is checked against (same split, all its mentions)
 CE_LH_CHECK = "cdec_ce_lh_ecbplus_dev_small"
+#: the per-version counts each baseline row keeps (how many pairs the candidate filter found, how many clusters)
+COUNTS = ("candidate_pairs", "predicted_clusters")
 STATS = ("mentions", "clusters", "ambiguity", "diversity", "mtld", "mtld_paper")
 
 
@@ -84,8 +86,11 @@ def ce_lh_provenance(folder: str, command: str | None = None) -> dict:
             "cpu_count": info["hardware"]["cpu_count"], "torch_threads": info["hardware"].get("torch_threads"),
             "torch": info["packages"].get("torch"), "saved_at": info["saved_at"],
             "weights_sha256": info["weights_sha256"],
+            "final_loss": stats["final_loss"],
             "check": {"record": CE_LH_CHECK, "record_conll_f1": record["scores"]["conll_f1"],
-                      "same_weights": info["weights_sha256"] == trained["weights_sha256"]}}
+                      "same_weights": info["weights_sha256"] == trained["weights_sha256"],
+                      "record_train_examples": trained["train_stats"]["train_examples"],
+                      "record_final_loss": trained["train_stats"]["final_loss"]}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         out["ce_lh"] = args.ce_lh_missing
     for name, cdec_argv, score in baselines:
         recs = {v: _run(cdec_argv, ds, cfg, rows[v]) for v, (ds, cfg, _) in versions.items()}
-        row = {"score": score, **{v: recs[v]["scores"][score] for v in versions}}
+        row = {"score": score, **{v: recs[v]["scores"][score] for v in versions},
+               "counts": {v: {k: recs[v]["counts"].get(k) for k in COUNTS} for v in versions}}
         for v in [v for v in versions if v != "ecbplus"]:
             d = records_drop(recs["ecbplus"], recs[v], metric=score, n_resamples=args.n_resamples)
             row[f"drop_{v}"] = {"drop": d["drop"], "low": d["confidence_interval"]["low"],

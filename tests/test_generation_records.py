@@ -106,6 +106,8 @@ def test_the_committed_ce_lh_row_says_where_its_model_came_from():
     assert m["check"]["record_conll_f1"] == committed["scores"]["conll_f1"]
     assert f"`{m['command']}`" in text and f"{m['train_seconds']:,.0f} s" in text
     assert "| CE_LH, CoNLL F1 |" in text and "78.1 -> 50.6, drop 27.5" in text
+    same = abs(m["check"]["conll_f1"] - m["check"]["record_conll_f1"]) < 5e-4
+    assert (f"the same as the committed record `{m['check']['record']}`" in text) == same
 
 
 def test_bench_harder_names_a_missing_or_wrong_ce_lh_model(tmp_path):

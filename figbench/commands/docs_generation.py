@@ -166,15 +166,31 @@ def _ce_lh_text(h: dict) -> str:
     threads = f", {m['torch_threads']} torch thread{'s' if m['torch_threads'] != 1 else ''}" if m.get(
         "torch_threads") else ""
     agree = "the same" if abs(c["conll_f1"] - c["record_conll_f1"]) < 5e-4 else "NOT the same as"
-    return (f"CE_LH is the {m['model']} cross-encoder `{m['folder']}` ({m['sample']}; seed {m['seed']}), trained "
+    return (f"CE_LH is the {m['model']} cross-encoder `{m['folder']}` ({m['sample']}), trained "
             f"for {m['train_steps']:.0f} steps ({m['train_examples']:,.0f} pairs in this run) in "
             f"{m['train_seconds']:,.0f} s on this machine's CPU ({m['cpu_count']} cores shared with other jobs"
             f"{threads}, torch {m['torch']}; {m['saved_at'][:10]}) by `{m['command']}`. On all of ECB+ "
             f"`{h['split']}` it scores CoNLL F1 {100 * c['conll_f1']:.1f}, {agree} as the committed record "
             f"`{c['record']}` ({100 * c['record_conll_f1']:.1f}); its weights are "
-            f"{'identical to' if c['same_weights'] else 'not bit-identical to'} that record's model. The paper's "
+            f"{'identical to' if c['same_weights'] else 'not bit-identical to'} that record's model (final training "
+            f"loss {m['final_loss']:.6f} here, {c['record_final_loss']:.6f} there"
+            + (f"; that run's last process trained {c['record_train_examples']:,.0f} of its pairs, resuming from a "
+               "checkpoint" if c["record_train_examples"] < m["train_examples"] else "") + "). The paper's "
             "CE_LH is RoBERTa-base trained on every candidate pair (gold topics, content-word LH), so compare the "
-            "drops, not the levels.")
+            "drops, not the levels." + _ce_lh_pruning(h["baselines"]))
+
+
+def _ce_lh_pruning(b: dict) -> str:
+    """CE_LH only keeps or drops LH's candidate pairs: say how many there were where its score equals LH's."""
+    ce, lh = b["CE_LH"], b.get("LH")
+    same = [v for v in ("meta_m", "generated") if lh and v in ce and ce[v] == lh.get(v) and "counts" in ce]
+    if not same:
+        return ""
+    parts = [f"{'released META_m' if v == 'meta_m' else 'generated'}: {ce['counts'][v]['candidate_pairs']:,.0f} "
+             f"candidate pairs, {ce['counts'][v]['predicted_clusters']:,.0f} clusters as LH's "
+             f"{lh['counts'][v]['predicted_clusters']:,.0f}" for v in same]
+    return (f" Where CE_LH scores exactly LH's F1, LH found few candidate pairs for it to prune ({'; '.join(parts)}; "
+            f"ECB+: {ce['counts']['ecbplus']['candidate_pairs']:,.0f} candidate pairs).")
 
 
 def render_harder(results: Path) -> str:
