@@ -8,12 +8,17 @@ model failed on; a run without any usable mention has no column), so every compa
 
 Per version: the corpus statistics the paper reports (ambiguity and diversity of head lemmas, trigger MTLD,
 :mod:`figbench.stats`) and the baselines that run on this CPU without training (same-head lemma, the Lemma
-Heuristic: CoNLL F1; the KNN filter with the frozen MiniLM bi-encoder, oracle B-cubed recall at k = 5, 10, 20).
+Heuristic: CoNLL F1; the KNN filter with the frozen MiniLM bi-encoder, oracle B-cubed recall at k = 5, 10, 20),
+and, with ``--ce-lh-model DIR``, a trained CE_LH cross-encoder (CoNLL F1): the record then says where that model
+came from (its training command, measured training time and CPU from ``DIR/train_info.json``, whether its weights
+are those of the committed CE_LH records) and its CoNLL F1 on all of ECB+ ``dev_small`` beside the committed
+record's (same model, same split: they should agree).
 The drop from ECB+ of each version is a paired topic bootstrap (:func:`figbench_baselines.cdec.compare.records_drop`,
 1,000 resamples). Written to ``--out`` (a committed record, rendered into the README's "is it harder?" table
 beside the paper's Table 1 / Table 2 drops).
 
-Usage: python benchmarks/bench_harder.py --generated DIR [--out results/generation/harder_dev_small.json]
+Usage: python benchmarks/bench_harder.py --generated DIR [--ce-lh-model models/cdec/ce_lh_s4000]
+       [--out results/generation/harder_dev_small.json]
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ BASELINES = (("same-head lemma", ["--method", "lemma"], "conll_f1"),
              ("LH", ["--method", "lh"], "conll_f1"),
              *((f"KNN oracle k={k}", ["--method", "knn_oracle", "--k", str(k), "--no-train-biencoder",
                                       "--context-words", "15"], "bcub_recall") for k in (5, 10, 20)))
+#: the committed CE_LH record a --ce-lh-model run is checked against (same split, all its mentions)
+CE_LH_CHECK = "cdec_ce_lh_ecbplus_dev_small"
+#: the per-version counts each baseline row keeps (how many pairs the candidate filter found, how many clusters)
+COUNTS = ("candidate_pairs", "predicted_clusters")
 STATS = ("mentions", "clusters", "ambiguity", "diversity", "mtld", "mtld_paper")
 
 
@@ -47,6 +56,43 @@ def _run(argv: list[str], dataset: str, config: str, rows: list[dict]) -> dict:
     return run(args, rows=rows)
 
 
+def ce_lh_provenance(folder: str, command: str | None = None) -> dict:
+    """Where the CE_LH model in ``folder`` came from: its training command (the reproduce step that writes
+    ``folder`` unless ``command`` is given), measured training time and CPU (``train_info.json``), and the committed
+    ECB+ ``dev_small`` CE_LH record to check it against (its weights hash and CoNLL F1)."""
+    import shlex
+
+    from figbench_baselines.cdec.reproduce import steps
+    from figbench_baselines.cdec.steps.artifacts import INFO_FILE, is_complete
+
+    if not is_complete(folder, "crossencoder"):
+        raise FileNotFoundError(f"{folder}: no trained cross-encoder here (need crossencoder.pt and {INFO_FILE}); "
+                                "train it with `python -m figbench_baselines.cdec.reproduce run --queue lh`")
+    info = json.loads((Path(folder) / INFO_FILE).read_text("utf-8"))
+    if info.get("method") != "ce_lh":
+        raise ValueError(f"{Path(folder) / INFO_FILE}: method {info.get('method')!r}, not ce_lh")
+    if command is None:
+        match = [s for s in steps() if Path(s.model) == Path(folder)]
+        if not match:
+            raise ValueError(f"{folder}: no reproduce step writes this folder; say how it was trained with "
+                             "--ce-lh-command")
+        command = shlex.join(match[0].command())
+    stats = info["train_stats"]
+    record = json.loads((ROOT / "results" / f"{CE_LH_CHECK}.json").read_text("utf-8"))
+    trained = record["provenance"]["training"]["crossencoder"]
+    return {"folder": folder, "command": command, "model": info["model"], "sample": info["sample"]["description"],
+            "seed": info["seed"], "train_seconds": stats["train_seconds"], "train_examples": stats["train_examples"],
+            "train_steps": stats["train_steps"], "train_wall_time_s": info["train_wall_time_s"],
+            "cpu_count": info["hardware"]["cpu_count"], "torch_threads": info["hardware"].get("torch_threads"),
+            "torch": info["packages"].get("torch"), "saved_at": info["saved_at"],
+            "weights_sha256": info["weights_sha256"],
+            "final_loss": stats["final_loss"],
+            "check": {"record": CE_LH_CHECK, "record_conll_f1": record["scores"]["conll_f1"],
+                      "same_weights": info["weights_sha256"] == trained["weights_sha256"],
+                      "record_train_examples": trained["train_stats"]["train_examples"],
+                      "record_final_loss": trained["train_stats"]["final_loss"]}}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--generated", required=True, help="a folder made by `figbench generate metaphors` (dev_small)")
@@ -55,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ce-lh-model", default=None,
                    help="a trained CE_LH cross-encoder (figbench baseline cdec --method ce_lh --save-model DIR): adds "
                         "its row; without it the record says why CE_LH is missing")
+    p.add_argument("--ce-lh-command", default=None,
+                   help="the command that trained --ce-lh-model (default: the reproduce step that writes that folder, "
+                        "python -m figbench_baselines.cdec.reproduce list)")
     p.add_argument("--ce-lh-missing", default="no trained cross-encoder was available on this machine",
                    help="the reason recorded when --ce-lh-model is not given")
     p.add_argument("--record", default=None,
@@ -97,12 +146,18 @@ def main(argv: list[str] | None = None) -> int:
         print(v, out["stats"][v], flush=True)
     baselines = list(BASELINES)
     if args.ce_lh_model:
-        baselines.append(("CE_LH", ["--method", "ce_lh", "--load-model", args.ce_lh_model], "conll_f1"))
+        argv = ["--method", "ce_lh", "--load-model", args.ce_lh_model]
+        baselines.append(("CE_LH", argv, "conll_f1"))
+        out["ce_lh_model"] = ce_lh_provenance(args.ce_lh_model, args.ce_lh_command)
+        full = _run(argv, "ecbplus", "events", ecb)["scores"]["conll_f1"]  # all of dev_small, as the record ran
+        out["ce_lh_model"]["check"] = {**out["ce_lh_model"]["check"], "conll_f1": full}
+        print("CE_LH", json.dumps(out["ce_lh_model"]), flush=True)
     else:
         out["ce_lh"] = args.ce_lh_missing
     for name, cdec_argv, score in baselines:
         recs = {v: _run(cdec_argv, ds, cfg, rows[v]) for v, (ds, cfg, _) in versions.items()}
-        row = {"score": score, **{v: recs[v]["scores"][score] for v in versions}}
+        row = {"score": score, **{v: recs[v]["scores"][score] for v in versions},
+               "counts": {v: {k: recs[v]["counts"].get(k) for k in COUNTS} for v in versions}}
         for v in [v for v in versions if v != "ecbplus"]:
             d = records_drop(recs["ecbplus"], recs[v], metric=score, n_resamples=args.n_resamples)
             row[f"drop_{v}"] = {"drop": d["drop"], "low": d["confidence_interval"]["low"],

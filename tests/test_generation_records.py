@@ -63,3 +63,63 @@ def test_a_record_measures_the_run_it_reads(tmp_path):
     bad = {**rec, "answers": {**rec["answers"], "usable": 3}}
     with pytest.raises(ValueError, match="t: generation record does not add up: answers.usable"):
         validate_record({**bad, "name": "t"}, "t")
+
+
+def _harder_results(tmp_path, edit) -> Path:
+    """A results folder holding the committed harder record changed by ``edit`` (and the run it names)."""
+    rec = json.loads((GENERATION / "harder_dev_small.json").read_text("utf-8"))
+    edit(rec)
+    out = tmp_path / "results" / "generation"
+    out.mkdir(parents=True)
+    (out / "harder_dev_small.json").write_text(json.dumps(rec), "utf-8")
+    if rec.get("generated_record"):
+        name = f"{rec['generated_record']}.json"
+        (out / name).write_text((GENERATION / name).read_text("utf-8"), "utf-8")
+    return tmp_path / "results"
+
+
+def test_a_ce_lh_row_needs_the_record_of_its_model(tmp_path):
+    """A CE_LH row is rendered only with the record of the model that made it (command, time, check)."""
+    from figbench.commands.docs_generation import render_harder
+
+    def claim_without_model(rec):
+        rec["baselines"].setdefault("CE_LH", rec["baselines"]["LH"])
+        rec.pop("ce_lh_model", None)
+
+    with pytest.raises(ValueError, match="harder_dev_small.json: baselines.CE_LH has no ce_lh_model record"):
+        render_harder(_harder_results(tmp_path, claim_without_model))
+
+
+def test_the_committed_ce_lh_row_says_where_its_model_came_from():
+    from figbench.commands.docs_generation import render_harder
+
+    rec = json.loads((GENERATION / "harder_dev_small.json").read_text("utf-8"))
+    text = render_harder(GENERATION.parent)
+    if "CE_LH" not in rec["baselines"]:
+        assert rec["ce_lh"] and "CE_LH is not in the table: " in text
+        return
+    m = rec["ce_lh_model"]
+    assert "ce_lh" not in rec  # no reason for a missing row beside the row
+    assert "--method ce_lh" in m["command"] and f"--save-model {m['folder']}" in m["command"]
+    assert m["train_seconds"] > 0 and m["cpu_count"] >= 1 and m["check"]["record"] == "cdec_ce_lh_ecbplus_dev_small"
+    committed = json.loads((GENERATION.parent / "cdec_ce_lh_ecbplus_dev_small.json").read_text("utf-8"))
+    assert m["check"]["record_conll_f1"] == committed["scores"]["conll_f1"]
+    assert f"`{m['command']}`" in text and f"{m['train_seconds']:,.0f} s" in text
+    assert "| CE_LH, CoNLL F1 |" in text and "78.1 -> 50.6, drop 27.5" in text
+    same = abs(m["check"]["conll_f1"] - m["check"]["record_conll_f1"]) < 5e-4
+    assert (f"the same as the committed record `{m['check']['record']}`" in text) == same
+
+
+def test_bench_harder_names_a_missing_or_wrong_ce_lh_model(tmp_path):
+    import runpy
+
+    bench = runpy.run_path(str(GENERATION.parent.parent / "benchmarks" / "bench_harder.py"))
+    with pytest.raises(FileNotFoundError, match=f"{tmp_path}: no trained cross-encoder here"):
+        bench["ce_lh_provenance"](str(tmp_path))
+    (tmp_path / "crossencoder.pt").write_bytes(b"")
+    (tmp_path / "train_info.json").write_text(json.dumps({"component": "crossencoder", "method": "ce_knn"}))
+    with pytest.raises(ValueError, match="train_info.json: method 'ce_knn', not ce_lh"):
+        bench["ce_lh_provenance"](str(tmp_path))
+    (tmp_path / "train_info.json").write_text(json.dumps({"component": "crossencoder", "method": "ce_lh"}))
+    with pytest.raises(ValueError, match="no reproduce step writes this folder"):
+        bench["ce_lh_provenance"](str(tmp_path))

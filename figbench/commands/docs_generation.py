@@ -20,9 +20,11 @@ RUNS = ("smollm2_135m_prefill_stop_dev_small", "smollm2_135m_prefill_dev_small",
 #: the head-to-head of the registered models on the same sentences (the default model is chosen by it)
 COMPARE = ("smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10")
 HARDER = "harder_dev_small"
-#: the paper's values (Ahmed et al. 2024) on the harder table's rows: Table 2 (CoNLL F1, test split) and Table 1
+#: the paper's values (Ahmed et al. 2024) on the harder table's rows: Table 2 (CoNLL F1, test split; its CE_LH a
+#: RoBERTa-base cross-encoder) and Table 1
 #: (KNN oracle B3 recall, Dev_small; the paper does not give its k here), and the trigger MTLD of its §4 (test)
 PAPER = {"LH": {"ecbplus": 74.1, "meta_m": 54.0, "where": "Table 2, test"},
+         "CE_LH": {"ecbplus": 78.1, "meta_m": 50.6, "where": "Table 2, test; RoBERTa-base"},
          "KNN oracle k=5": {"ecbplus": 95.3, "meta_m": 86.5, "where": "Table 1 KNN, Dev_small"},
          "mtld_paper": {"ecbplus": 7.33, "meta_m": 26.48, "where": "§4, test"}}
 
@@ -153,6 +155,44 @@ def _ci(d: dict) -> str:
     return f"{100 * d['drop']:.1f} [{100 * d['low']:.1f}, {100 * d['high']:.1f}]"
 
 
+def _ce_lh_text(h: dict) -> str:
+    """Where the CE_LH row's model came from; a CE_LH row without the record of its model is an error."""
+    m = h.get("ce_lh_model")
+    if not isinstance(m, dict) or not m.get("command") or "train_seconds" not in m or "check" not in m:
+        raise ValueError(f"results/generation/{HARDER}.json: baselines.CE_LH has no ce_lh_model record (the model's "
+                         "training command, measured training time and check); rebuild it with "
+                         "`python benchmarks/bench_harder.py --ce-lh-model DIR`")
+    c = m["check"]
+    threads = f", {m['torch_threads']} torch thread{'s' if m['torch_threads'] != 1 else ''}" if m.get(
+        "torch_threads") else ""
+    agree = "the same" if abs(c["conll_f1"] - c["record_conll_f1"]) < 5e-4 else "NOT the same as"
+    return (f"CE_LH is the {m['model']} cross-encoder `{m['folder']}` ({m['sample']}), trained "
+            f"for {m['train_steps']:.0f} steps ({m['train_examples']:,.0f} pairs in this run) in "
+            f"{m['train_seconds']:,.0f} s on this machine's CPU ({m['cpu_count']} cores shared with other jobs"
+            f"{threads}, torch {m['torch']}; {m['saved_at'][:10]}) by `{m['command']}`. On all of ECB+ "
+            f"`{h['split']}` it scores CoNLL F1 {100 * c['conll_f1']:.1f}, {agree} as the committed record "
+            f"`{c['record']}` ({100 * c['record_conll_f1']:.1f}); its weights are "
+            f"{'identical to' if c['same_weights'] else 'not bit-identical to'} that record's model (final training "
+            f"loss {m['final_loss']:.6f} here, {c['record_final_loss']:.6f} there"
+            + (f"; that run's last process trained {c['record_train_examples']:,.0f} of its pairs, resuming from a "
+               "checkpoint" if c["record_train_examples"] < m["train_examples"] else "") + "). The paper's "
+            "CE_LH is RoBERTa-base trained on every candidate pair (gold topics, content-word LH), so compare the "
+            "drops, not the levels." + _ce_lh_pruning(h["baselines"]))
+
+
+def _ce_lh_pruning(b: dict) -> str:
+    """CE_LH only keeps or drops LH's candidate pairs: say how many there were where its score equals LH's."""
+    ce, lh = b["CE_LH"], b.get("LH")
+    same = [v for v in ("meta_m", "generated") if lh and v in ce and ce[v] == lh.get(v) and "counts" in ce]
+    if not same:
+        return ""
+    parts = [f"{'released META_m' if v == 'meta_m' else 'generated'}: {ce['counts'][v]['candidate_pairs']:,.0f} "
+             f"candidate pairs, {ce['counts'][v]['predicted_clusters']:,.0f} clusters as LH's "
+             f"{lh['counts'][v]['predicted_clusters']:,.0f}" for v in same]
+    return (f" Where CE_LH scores exactly LH's F1, LH found few candidate pairs for it to prune ({'; '.join(parts)}; "
+            f"ECB+: {ce['counts']['ecbplus']['candidate_pairs']:,.0f} candidate pairs).")
+
+
 def render_harder(results: Path) -> str:
     """ECB+ vs the released META_m vs the generated corpus on the same mentions, beside the paper's drops."""
     h = _load(results, HARDER, "bench_harder.py")
@@ -192,7 +232,10 @@ def render_harder(results: Path) -> str:
             share = "mostly" if 2 * kept > n["generated"] else "partly"
             text += (f" Of those, {kept:,} are flagged `untouched` (the model kept the trigger word in its "
                      f"paraphrase), so this column measures {share} ECB+'s own words, not metaphors.")
-    text += (" CE_LH is not in the table: " + h["ce_lh"].rstrip(".") + "." if h.get("ce_lh") else "")
+    if "CE_LH" in b:
+        text += " " + _ce_lh_text(h)
+    elif h.get("ce_lh"):
+        text += " CE_LH is not in the table: " + h["ce_lh"].rstrip(".") + "."
     if not gen:
         text += (f" The generated corpus has no usable mention (`{model}` answered no usable JSON; see the run "
                  "above), so whether figbench's own paraphrases are harder is not measured by this run.")
