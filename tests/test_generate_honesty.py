@@ -74,10 +74,10 @@ def test_the_word_list_rule_on_hand_made_cases():
     assert _tags(MULTI, None)["party"][1] == ["shared", "extra_words", "weak_boundary"]
     assert _tags(MULTI, {"party": "festive hearts"})["party"] == ("festive hearts", ["shared"])
     # a one-word entry equal to the span may name only the head of the metaphor: its doubts stay
-    candle = ("A Vancouver man has been charged with first-degree murder after the snuffing out of a candle at an "
-              "office party.")
-    assert _tags(candle, None)["killing"] == ("candle", ["weak_boundary"])
-    assert _tags(candle, {"killing": "candle"})["killing"] == ("candle", ["weak_boundary"])
+    gathering = ("A Vancouver man has been charged with first-degree murder after a snuffing out of the candle at a "
+                 "gathering.")
+    assert _tags(gathering, None)["party"] == ("gathering", ["extra_words", "weak_boundary"])
+    assert _tags(gathering, {"party": "gathering"})["party"] == ("gathering", ["extra_words", "weak_boundary"])
     # one-word metaphors (style single): a one-word entry is complete, never extended to a longer stretch
     single = retag(tokenize(FIG3), TRIGGERS, tokenize(MULTI), {"charged": "ensnared"}, "single")
     assert (single[0].start, single[0].end) == (5, 6) and "word_differs" in single[0].flags

@@ -3,11 +3,16 @@
 The paraphrase keeps most of the sentence and rewrites the triggers (and sometimes words next to them).
 :func:`retag` aligns the two token sequences (``difflib``'s longest matching blocks over normalised
 tokens); each trigger's span in the paraphrase is the rewritten stretch between the unchanged tokens
-around it, without edge punctuation. The metaphoric word list of the model's answer, when given, then
-places or extends each span (:mod:`figbench.generate.wordlist`: verbatim, by lemmas, then fuzzily).
+around it, without edge punctuation and leading articles, possessives, pronouns and conjunctions
+(:data:`NOT_LEADING`; a leading preposition or verb stays: ``put an end to``); where several triggers share a
+stretch, the guessed cut between them leaves its function words to neither side. The metaphoric word list
+of the model's answer, when given, then places or extends each span (:mod:`figbench.generate.wordlist`:
+verbatim, by lemmas, then fuzzily).
 
 Ambiguous cases are flagged (:data:`FLAGS`) for review: a stretch holding several triggers (split by a
-guess), a trigger whose stretch also rewrote other content words, no stretch at all, a long stretch, a
+guess), a trigger whose stretch also rewrote other content words, a span that stops short of a kept function word
+next to it (``weak_boundary``: not raised where the span meets it, which on META_m validation was as often right
+as the spans overall), no stretch at all, a long stretch, a
 word-list phrase found only fuzzily, several times, away from the stretch or other than the stretch, a
 trigger kept word for word, a sentence rewritten beyond its triggers. An entry that differs from the aligned span
 is itself a flag (``word_differs``) and clears none; only an entry that is exactly the aligned span and no
@@ -28,7 +33,7 @@ FLAGS = {
     "missing": "the trigger has no counterpart in the paraphrase (deleted or moved)",
     "long": "the proposed span is long",
     "partial": "only part of the trigger was rewritten",
-    "weak_boundary": "the span ends at a function word the model kept, which may belong to the metaphor",
+    "weak_boundary": "the span stops short of a function word the model kept; the words between may belong to it",
     "fuzzy_word": "the metaphoric word list entry is not in the sentence verbatim; a close match was taken",
     "word_elsewhere": "the metaphoric word list entry is not where the alignment puts the trigger",
     "word_repeated": "the metaphoric word list entry occurs several times",
@@ -137,14 +142,23 @@ def _anchors(orig: list[str], para: list[str], weak: set[int] | None = None) -> 
     return out
 
 
+#: function words a multi-word metaphor does not start with (articles, possessives, pronouns, conjunctions):
+#: ``lead`` trimming drops only these, so a leading preposition or verb of the stop list stays (``put an end
+#: to``, ``was robbed of``, ``under the cloud of``); designed on META_m validation
+NOT_LEADING = frozenset({"a", "an", "the", "'s", "his", "her", "their", "its", "my", "our", "your", "this", "that",
+                         "these", "those", "some", "any", "every", "each", "and", "or", "but", "who", "which", "i",
+                         "he", "she", "it", "they", "we", "you"})
+
+
 def _trim(para: list[str], start: int, end: int, stop: str | None = "lead") -> tuple[int, int]:
-    """Without edge punctuation, and (``stop``) without edge function words when a content word remains."""
+    """Without edge punctuation, and (``stop``) without edge function words when a content word remains: ``lead``
+    drops the leading ones of :data:`NOT_LEADING`, ``both`` every function word at both edges."""
     while start < end and is_punct(para[start]):
         start += 1
     while end > start and is_punct(para[end - 1]):
         end -= 1
     if stop and any(is_content(t) for t in para[start:end]):
-        while not is_content(para[start]):
+        while not is_content(para[start]) and (stop == "both" or norm(para[start]) in NOT_LEADING):
             start += 1
         while stop == "both" and not is_content(para[end - 1]):
             end -= 1
@@ -251,6 +265,7 @@ def _tag_gap(orig: list[str], para: list[str], anchored: dict[int, int], weak: s
     images, trimmed and split among them in order."""
     pstart = anchored[left] + 1 if left >= 0 else 0
     pend = anchored[right] if right < len(orig) else len(para)
+    edges = _trim(para, pstart, pend, None)  # the whole stretch, without edge punctuation
     pstart, pend = _trim(para, pstart, pend, trim)
     group.sort(key=lambda t: t[1])
     extra = any(is_content(orig[i]) and i not in trigger_tokens for i in range(left + 1, right))
@@ -262,6 +277,9 @@ def _tag_gap(orig: list[str], para: list[str], anchored: dict[int, int], weak: s
     pieces = _split(pstart, pend, [(s, e) for _, s, e in group], para)
     for (mid, s, e), (a, b) in zip(group, pieces, strict=True):
         a, b = _trim(para, a, b, trim)
+        if b < pend and trim == "lead" and any(is_content(t) for t in para[a:b]):
+            while not is_content(para[b - 1]):  # a guessed cut: its function words belong to neither side
+                b -= 1
         flags = []
         if len(group) > 1:
             flags.append("shared")
@@ -269,7 +287,7 @@ def _tag_gap(orig: list[str], para: list[str], anchored: dict[int, int], weak: s
             flags.append("extra_words")
         if any(i in anchored for i in range(s, e)):
             flags.append("partial")
-        if left in weak or right in weak:
+        if (left in weak and a > edges[0]) or (right in weak and b < edges[1]):
             flags.append("weak_boundary")
         tags[mid] = Tag(mid, a, b, flags, "gap") if b > a else Tag(mid, None, None, flags + ["missing"], "gap")
     return tags

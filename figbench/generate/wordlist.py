@@ -9,6 +9,9 @@ An entry is looked up in the paraphrase verbatim, then by lemmas (a list in base
   function word: ``ensnared`` of ``ensnared in the web of the law``, ``robbed of`` of ``robbed of life``; never
   for one-word metaphors, style ``single``): the span runs from the entry to the stretch's end, flagged
   ``word_differs`` only when that is not the aligned span (the entry starts later);
+* inside the aligned span, cut short between two of its content words (``crossed the final`` of ``crossed the
+  final frontier``, :func:`cut_short`; never for style ``single``): the span runs on to the end of that run of
+  content words, flagged ``word_differs`` when that is not the aligned span;
 * nowhere: the alignment's span stays.
 
 Tuned on META_m validation and META_1 Dev_small (``benchmarks/bench_retag.py``). A differing entry clears no
@@ -47,7 +50,15 @@ def fragment(phrase: list[str], style: str = "multi") -> bool:
     return style != "single" and (len(phrase) == 1 or not is_content(phrase[-1]))
 
 
-def _confirms_or_extends(tag: Tag, phrase: list[str], start: int, end: int, how: str, style: str) -> bool:
+def cut_short(para: list[str], tag: Tag, end: int, style: str = "multi") -> bool:
+    """Whether an entry ending at ``end`` inside the aligned span stops between two of its content words (a
+    metaphor does not end there: ``crossed the final`` of ``crossed the final frontier``)."""
+    return (style != "single" and tag.start is not None and end < tag.end and is_content(para[end - 1])
+            and is_content(para[end]))
+
+
+def _confirms_or_extends(tag: Tag, para: list[str], phrase: list[str], start: int, end: int, how: str,
+                         style: str) -> bool:
     """Handle an entry found on the aligned stretch ``tag`` (True when handled, the tag's span kept or extended).
 
     An entry that is exactly the aligned span and no fragment confirms its edges: the doubts of
@@ -64,6 +75,11 @@ def _confirms_or_extends(tag: Tag, phrase: list[str], start: int, end: int, how:
     if tag.start <= start and end <= tag.end and fragment(phrase, style):
         _move(tag, start, tag.end, how + "_in_stretch", [])
         return True
+    if tag.start <= start and cut_short(para, tag, end, style):
+        while end < tag.end and is_content(para[end]):
+            end += 1
+        _move(tag, start, end, how + "_cut_short", [])
+        return True
     return False
 
 
@@ -77,7 +93,7 @@ def use_word(tag: Tag, para: list[str], phrase: list[str], style: str = "multi")
     if len(near) == 1 or len(hits) == 1:
         i = (near or hits)[0]
         start, end = i, i + len(phrase)
-        if near and tag.how == "gap" and _confirms_or_extends(tag, phrase, start, end, how, style):
+        if near and tag.how == "gap" and _confirms_or_extends(tag, para, phrase, start, end, how, style):
             return
         _move(tag, start, end, how, [] if near or not had_span else ["word_elsewhere"])
     elif len(hits) > 1:
