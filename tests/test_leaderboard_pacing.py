@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from figbench_leaderboard.access.http_limits import BodyLimit, Refusals
+from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
 from figbench_leaderboard.access.pacing import MIN_BYTES, BodyPacer
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -28,17 +28,20 @@ def _app(seen: list[tuple[str, float, float]]) -> Starlette:
     async def submit(request: Request) -> JSONResponse:
         body = await request.body()
         t0 = time.monotonic()
-        if len(body) >= MIN_BYTES:
-            time.sleep(HOLD_S)   # blocks the loop, as Gradio's json.loads of a 9 MB body does
+        if len(body) >= MIN_BYTES:   # holds the loop's CPU, as Gradio's json.loads of a 9 MB body does
+            cpu0 = time.thread_time()
+            while time.thread_time() - cpu0 < HOLD_S:
+                pass
         seen.append((request.headers["x-name"], t0, time.monotonic()))
         return JSONResponse({"bytes": len(body)})
     return Starlette(routes=[Route("/gradio_api/call/submit_json", submit, methods=["POST"]),
                              Route("/gradio_api/queue/join", submit, methods=["POST"])])
 
 
-def _client(app: Starlette, pacer: BodyPacer | None, refusals: Refusals) -> httpx.AsyncClient:
+def _client(app: Starlette, pacer: BodyPacer | None, refusals: Refusals,
+            cpu: CpuBudget | None = None) -> httpx.AsyncClient:
     guarded = BodyLimit(app, max_bytes=20 * 1024 * 1024, refusals=refusals, pacer=pacer, structure=False,
-                        tarpit_s=0)
+                        tarpit_s=0, cpu=cpu)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=guarded, client=("127.0.0.9", 5000)),
                              base_url="http://board")
 
@@ -105,6 +108,22 @@ def test_too_many_waiting_is_429_unread_and_not_held_against_the_sender():
     assert "busy" in busy.json()["error"] and busy.headers["retry-after"]
     assert refusals.count("ip:127.0.0.9") == 0   # the board was busy; the sender did nothing wrong
     assert len(seen) == codes.count(200)
+
+
+def test_the_loops_time_on_a_big_body_is_charged_to_the_sender_and_the_board():
+    """Gradio's parse of a big body (the loop's CPU during its turn) is work like validation: charged to the
+    sender's budget and to all senders' together, so a flood of big bodies is refused unread once spent."""
+    seen: list[tuple[str, float, float]] = []
+    cpu = CpuBudget(max_cpu_s=HOLD_S * 1.5, window_s=60, max_total_s=10.0)
+
+    async def main():
+        async with _client(_app(seen), BodyPacer(share=0.5), Refusals(20), cpu) as client:
+            return [await _send(client, f"big{i}", _big()) for i in range(3)]
+    answers = asyncio.run(main())
+    assert [a.status_code for a in answers] == [200, 200, 429], [a.status_code for a in answers]
+    assert "too much validation work for ip:127.0.0.9" in answers[2].json()["error"]
+    assert len(seen) == 2
+    assert cpu.busy_for() is None and cpu._total and sum(c for _, c in cpu._total) >= 2 * HOLD_S * 0.9
 
 
 def test_the_served_board_paces_big_bodies(tmp_path):

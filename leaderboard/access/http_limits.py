@@ -15,7 +15,8 @@
   of it is read.
 * **Pace.** A body of 256 KB or more (not an upload) is read whole, then waits its turn in the
   :class:`~figbench_leaderboard.access.pacing.BodyPacer`: one at a time into the app, spaced so that big
-  bodies take about a tenth of the event loop.
+  bodies take about a tenth of the event loop; the loop's CPU time on it (Gradio's parse) is charged to
+  the sender and to the board like validation work.
 
 Gradio's routes (``/gradio_api/queue/join``, ``/gradio_api/upload``...) therefore never hold more than the
 cap in memory, and a flood of bombs costs the board a few milliseconds per request.
@@ -237,7 +238,8 @@ class BodyLimit:
                 return True
         return False
 
-    async def _handoff(self, path: str, length: bytes | None, receive: Any, send: Any) -> tuple[Any, Turn] | None:
+    async def _handoff(self, path: str, length: bytes | None, receive: Any, send: Any,
+                       who: str | None = None) -> tuple[Any, Turn] | None:
         """The ``receive`` the app gets and the body's turn in the pacer: a big body (not an upload) is read
         whole, then waits for its turn (a ``receive`` replaying it); others go on as they arrive. None when it
         was refused or aborted while it arrived, or when too many wait already (429 unread, not counted
@@ -251,7 +253,8 @@ class BodyLimit:
             await self._refuse(send, 429, "the board is busy with other large requests; try again in a few "
                                "seconds", [(b"retry-after", b"2")])
             return None
-        turn = await self.pacer.acquire()
+        cpu = self.cpu
+        turn = await self.pacer.acquire(None if cpu is None else lambda cpu_s: cpu.charge(who, cpu_s))
         return _replay(body, receive), turn
 
     def _too_big(self) -> str:
@@ -300,7 +303,8 @@ class BodyLimit:
                     return {"type": "http.disconnect"}
             return message
 
-        handoff = await self._handoff(path, length, counted_receive, send) if has_body else (counted_receive, NO_TURN)
+        handoff = await self._handoff(path, length, counted_receive, send, who) if has_body \
+            else (counted_receive, NO_TURN)
         if handoff is None:
             return   # refused (answered) or aborted (logged) while it arrived, or too many big bodies wait
         app_receive, turn = handoff

@@ -9,12 +9,15 @@ app held that one before answering (``share``: the event loop's share for big bo
 page loads always find the loop free most of the time. Bodies wait rather than being refused: at most
 ``max_waiting`` complete bodies wait at once (bounded memory); a body arriving when that many wait is
 answered 429 unread, which does not count against its sender (the board is busy, not the sender wrong).
+The event loop's CPU seconds during a turn are charged like validation work
+(:class:`~figbench_leaderboard.access.http_limits.CpuBudget`): to the sender and to all senders together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 #: bodies of at least this many bytes are paced (a page load's bodies are a few hundred bytes)
@@ -42,9 +45,10 @@ class BodyPacer:
         """Whether as many complete bodies wait as may (the next is refused unread)."""
         return self.waiting >= self.max_waiting
 
-    async def acquire(self) -> Turn:
+    async def acquire(self, charge: Callable[[float], None] | None = None) -> Turn:
         """Wait for this body's turn (the previous body's answer, then its pause); returns the turn to
-        :meth:`Turn.release` once the app has answered."""
+        :meth:`Turn.release` once the app has answered. ``charge`` is given the event loop's CPU seconds
+        during the turn (what the app spent on the body before answering: Gradio's parse of it)."""
         if self._lock is None:
             self._lock = asyncio.Lock()   # made on the server's loop, at its first big body
         self.waiting += 1
@@ -59,7 +63,7 @@ class BodyPacer:
         except BaseException:
             self._lock.release()
             raise
-        return Turn(self)
+        return Turn(self, charge)
 
     def _done(self, held_s: float) -> None:
         gap = held_s * (1 - self.share) / self.share
@@ -72,8 +76,9 @@ class Turn:
     """One body's turn: released when the app starts its answer, when it returns, or after ``max_hold_s``
     (without a pacer: :data:`NO_TURN`, which holds nothing)."""
 
-    def __init__(self, pacer: BodyPacer | None) -> None:
-        self.pacer, self.started = pacer, time.monotonic()
+    def __init__(self, pacer: BodyPacer | None, charge: Callable[[float], None] | None = None) -> None:
+        self.pacer, self.started, self.charge = pacer, time.monotonic(), charge
+        self._cpu0 = time.thread_time()   # the event loop's thread (turns start and end on it)
         self.released = pacer is None
         self._timer = asyncio.get_running_loop().call_later(pacer.max_hold_s, self.release) if pacer else None
 
@@ -96,6 +101,8 @@ class Turn:
             self._timer.cancel()
         if self.pacer is not None:
             self.pacer._done(time.monotonic() - self.started)
+        if self.charge is not None:
+            self.charge(time.thread_time() - self._cpu0)
 
 
 #: the turn of a body that is not paced
