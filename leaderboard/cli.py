@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="data root of the corpora, or roots separated by os.pathsep (default $FIGBENCH_DATA_DIR)")
     sv.add_argument("--max-upload-mb", type=float, default=10.0)
     sv.add_argument("--rate-limit", type=int, default=20, help="submissions per identity per hour")
+    sv.add_argument("--board-cpu-s", type=float, default=1.0, metavar="SECONDS",
+                    help="CPU seconds of validation and request parsing for all senders together in any 10 s; "
+                         "past it submission bodies are answered 429 unread (default 1: a tenth of a core)")
     sv.add_argument("--private", default=None, metavar="DIR",
                     help="the private store of hidden benchmarks (default $FIGBENCH_PRIVATE_DIR)")
     sv.add_argument("--hidden-quota", type=int, default=5,
@@ -246,7 +249,7 @@ def _serve(args: argparse.Namespace) -> int:
                                daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
                                min_account_age_days=args.min_account_age_days)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit, policy=policy, private_dir=args.private)
+          rate_limit=args.rate_limit, policy=policy, private_dir=args.private, board_cpu_s=args.board_cpu_s)
     return 0
 
 
