@@ -19,7 +19,9 @@ Issue 33 added two shapes that pass the scan and were answered 200 ``{"ok": fals
 server CPU each, so no refusal ever followed: ``keys`` (800,000 keys in one 9.5 MB object) and ``cluster`` (a
 cdec cluster of 600,000 made-up ids). Every refusal now counts toward the sender's limit, the validation
 CPU time is charged to the sender (2 s a minute), and a cluster far larger than the split is refused by a
-count. Target for each shape: page-load p95 under 0.5 s with 6 clients.
+count; big bodies reach Gradio one at a time, spaced, and Gradio's parse of each is charged too
+(``access/pacing.py``). Target for each shape: page-load p95 under 0.5 s with 6 clients. The parse worker's
+CPU and peak memory are measured beside the server's.
 
     python benchmarks/bench_flood.py [--clients 6] [--seconds 30] [--modes unguarded guarded]
                                      [--shapes lists keys cluster] [--json benchmarks/bench_flood.json]
