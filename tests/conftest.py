@@ -135,3 +135,16 @@ def tiny_bert(tmp_path_factory):
     BertModel(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of one local Dask cluster (2 worker processes) for the session's harvests that are not about
+    starting one: they run as ``--scheduler ADDRESS`` does. A harvest's own cluster costs about 6 s (worker processes
+    spawned, figbench imported in each, then shut down); the tests of the driver's own cluster (worker counts,
+    killed workers, resume, the command's output) start theirs."""
+    pytest.importorskip("dask.distributed")
+    from figbench.harvest import driver
+
+    with driver.cluster(workers=2) as client:
+        yield client.scheduler.address
