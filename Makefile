@@ -35,7 +35,7 @@ run: setup  ## fast baselines on every corpus found, submitted to the embedded s
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
 	$(BIN)/python -m pytest -n $(JOBS) -m "not ci_stage" $(PYTEST_ARGS)
 
-test-ci: setup  ## the CI stage `make test` leaves out (wheel smoke report, long simulations); .ci/run runs it after make test
+test-ci: setup  ## the CI stage `make test` leaves out (marker ci_stage: wheel smoke report, long simulations, end-to-end runs and sweeps with a shorter test in make test); .ci/run runs it after make test
 	$(BIN)/python -m pytest -n $(JOBS) -m ci_stage $(PYTEST_ARGS)
 
 lint: setup  ## ruff (configured in pyproject.toml)
