@@ -73,6 +73,15 @@ def pytest_configure(config):
             os.environ.setdefault(var, "1")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Modules that hold a ``slow`` or ``browser`` test run first, each module's tests in their order: under
+    pytest-xdist the longest tests then start early and the many short ones fill in around them, instead of a
+    long test starting last and ending the run alone."""
+    heavy = {item.nodeid.split("::")[0] for item in items
+             if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)   # stable: the order within each kept
+
+
 def pytest_sessionfinish(session, exitstatus):
     if not hasattr(session.config, "workerinput"):   # the process that made the caches removes them
         import shutil
