@@ -74,9 +74,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Modules that hold a ``slow`` or ``browser`` test run first, each module's tests in their order: under
-    pytest-xdist the longest tests then start early and the many short ones fill in around them, instead of a
-    long test starting last and ending the run alone."""
+    """Modules that hold a ``slow`` or ``browser`` test run first, each module's tests in their order: `make test`
+    hands whole files to its xdist workers in this order (``--dist loadfile --no-loadscope-reorder``), so the
+    longest files start early and the many short ones fill in around them, instead of a long file starting last
+    and ending the run alone."""
     heavy = {item.nodeid.split("::")[0] for item in items
              if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)   # stable: the order within each kept
