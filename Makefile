@@ -16,6 +16,9 @@ PORT ?= 7860
 # Chromium and server processes (2 cores: 3 workers, 308 s against 336 s with 2)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 PYTEST_ARGS ?= --durations=25
+# make test: pytest-xdist hands each worker whole test files (a file's module-scoped servers, models and clusters
+# start once), in collection order, which tests/conftest.py starts with the files holding a slow or browser test
+XDIST ?= --dist loadfile --no-loadscope-reorder
 
 .PHONY: setup run test test-ci lint bench dist screenshots clean
 
@@ -33,9 +36,9 @@ run: setup  ## fast baselines on every corpus found, submitted to the embedded s
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
-	$(BIN)/python -m pytest -n $(JOBS) -m "not ci_stage" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) $(XDIST) -m "not ci_stage" $(PYTEST_ARGS)
 
-test-ci: setup  ## the CI stage `make test` leaves out (wheel smoke report, long simulations); .ci/run runs it after make test
+test-ci: setup  ## the CI stage `make test` leaves out (marker ci_stage: wheel smoke report, long simulations, end-to-end runs and sweeps with a shorter test in make test); .ci/run runs it after make test
 	$(BIN)/python -m pytest -n $(JOBS) -m ci_stage $(PYTEST_ARGS)
 
 lint: setup  ## ruff (configured in pyproject.toml)

@@ -73,6 +73,16 @@ def pytest_configure(config):
             os.environ.setdefault(var, "1")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Modules that hold a ``slow`` or ``browser`` test run first, each module's tests in their order: `make test`
+    hands whole files to its xdist workers in this order (``--dist loadfile --no-loadscope-reorder``), so the
+    longest files start early and the many short ones fill in around them, instead of a long file starting last
+    and ending the run alone."""
+    heavy = {item.nodeid.split("::")[0] for item in items
+             if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)   # stable: the order within each kept
+
+
 def pytest_sessionfinish(session, exitstatus):
     if not hasattr(session.config, "workerinput"):   # the process that made the caches removes them
         import shutil
@@ -135,3 +145,16 @@ def tiny_bert(tmp_path_factory):
     BertModel(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of one local Dask cluster (2 worker processes) for the session's harvests that are not about
+    starting one: they run as ``--scheduler ADDRESS`` does. A harvest's own cluster costs about 6 s (worker processes
+    spawned, figbench imported in each, then shut down); the tests of the driver's own cluster (worker counts,
+    killed workers, resume, the command's output) start theirs."""
+    pytest.importorskip("dask.distributed")
+    from figbench.harvest import driver
+
+    with driver.cluster(workers=2) as client:
+        yield client.scheduler.address

@@ -68,6 +68,8 @@ except Exception as e:
     assert _isolated(code, tmp_path, _env(tmp_path)) in ("ConnectionError", "FileNotFoundError", "DatasetNotFoundError")
 
 
+@pytest.mark.ci_stage   # a fresh process preparing real ECB+META (20 s): in make test-ci; make test keeps the
+# bare-name load in test_prepared_dataset_loads_by_bare_name_without_figbench, real counts in test_ecbmeta_real.py
 @pytest.mark.slow
 def test_real_ecbmeta_by_bare_name(tmp_path):
     corpus_path("ecbmeta", "ucdcr", "output_data", "all_mentions.parquet")

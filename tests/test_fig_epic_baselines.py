@@ -143,8 +143,17 @@ def _run(args, out):
     return read_result(out)
 
 
-def test_cli_bm25_seen_and_unseen(epic_dir, tmp_path):
-    rec = _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], tmp_path / "s.json")
+@pytest.fixture(scope="module")
+def bm25_seen(epic_dir, tmp_path_factory):
+    """``baseline epic --task prediction --method bm25`` on the seen test split: its record file (one run, read by
+    the bm25 test and piped into the pipelined alignment)."""
+    out = tmp_path_factory.mktemp("bm25") / "s.json"
+    _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], out)
+    return out
+
+
+def test_cli_bm25_seen_and_unseen(epic_dir, bm25_seen, tmp_path):
+    rec = read_result(bm25_seen)
     assert rec["counts"]["n_candidates"] == 250 and rec["counts"]["n_test"] == 1000
     preds = rec["predictions"]["inline"]
     assert all(len(v) == 250 and len(set(v)) == 250 for v in preds.values())  # the full ranking
@@ -175,12 +184,12 @@ def test_cli_finetuned_prediction_and_similar_with_tiny_model(epic_dir, tmp_path
     assert all(v in ids and v != k for k, v in rec["predictions"]["inline"].items())
 
 
-def test_cli_alignment_lexical_and_pipelined(epic_dir, tmp_path):
+def test_cli_alignment_lexical_and_pipelined(epic_dir, bm25_seen, tmp_path):
     rec = _run(["--task", "alignment", "--method", "lexical", "--data-dir", epic_dir], tmp_path / "a.json")
     assert rec["counts"]["n_test_pairs"] > 1000 and 0 < rec["scores"]["token_f1"] < 1
     # pipelined with a prediction record: a wrong proverb zeroes that narrative's spans
-    pred = _run(["--task", "prediction", "--method", "bm25", "--data-dir", epic_dir], tmp_path / "p.json")
-    rec_p = _run(["--task", "alignment", "--method", "lexical", "--pipeline", str(tmp_path / "p.json"),
+    pred = read_result(bm25_seen)
+    rec_p = _run(["--task", "alignment", "--method", "lexical", "--pipeline", str(bm25_seen),
                   "--data-dir", epic_dir], tmp_path / "ap.json")
     top1 = pred["predictions"]["inline"]
     # gold proverbs from the dataset (issue 13: narrative ids no longer name the proverb, as Q12N3 did)

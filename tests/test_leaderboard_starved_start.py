@@ -48,6 +48,7 @@ def _freeze_self_requests(pid: int, port: int, *, freeze_s: float = 4.0, watch_s
     return len(seen)
 
 
+@pytest.mark.slow   # 15 s of watching the server's self-requests
 def test_a_board_started_starved_of_cpu_keeps_serving(tmp_path):
     port = free_port()
     cmd = serve_command(tmp_path / "store", port, gold_json=GOLD,

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import corpus_path
+from tests.figbench_run import run_figbench
 
 pytest.importorskip("lm_eval")
 
@@ -53,17 +54,26 @@ def _run(argv: list[str], env: dict, cwd: Path, timeout: int = 1200) -> str:
     return out.stdout
 
 
+def _figbench(*argv: str) -> str:
+    """A figbench command in this process (the harness, lm_eval's own CLI, runs as a subprocess)."""
+    out = run_figbench(argv)
+    assert out.returncode == 0, (argv, out.stdout[-3000:], out.stderr[-5000:])
+    return out.stdout
+
+
 @pytest.mark.slow
-def test_lm_eval_runs_figbench_tasks_and_the_board_scores_them(tmp_path):
+def test_lm_eval_runs_figbench_tasks_and_the_board_scores_them(tmp_path, monkeypatch):
     for corpus in ("wimcor", "meta4xnli", "epic", "ecbmeta", "ecbplus"):
         corpus_path(corpus)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "FIGBENCH_CACHE": str(tmp_path / "cache")}
-    tasks = Path(_run([str(BIN / "figbench"), "lm-eval", "path"], env, tmp_path).strip())
+    monkeypatch.setenv("FIGBENCH_CACHE", env["FIGBENCH_CACHE"])
+    monkeypatch.chdir(tmp_path)
+    tasks = Path(_figbench("lm-eval", "path").strip())
     assert tasks == tmp_path / "cache" / "lm-eval" / __import__("figbench").__version__
     (tasks / "figbench_gone_task").mkdir()   # a task folder written for a declaration that no longer exists
     (tasks / "figbench_gone_task" / "figbench_questions.py").write_text("")
-    assert Path(_run([str(BIN / "figbench"), "lm-eval", "path"], env, tmp_path).strip()) == tasks
+    assert Path(_figbench("lm-eval", "path").strip()) == tasks
     names = sorted(p.name for p in tasks.iterdir() if p.is_dir())
     assert "figbench_gone_task" not in names
     assert set(SAMPLES) <= set(names) and all(n.startswith("figbench_") for n in names)
@@ -96,8 +106,8 @@ def test_lm_eval_runs_figbench_tasks_and_the_board_scores_them(tmp_path):
         gold[key] = task.gold_from_dataset(split, key).to_json()
     (tmp_path / "gold.json").write_text(json.dumps(gold))
 
-    out = _run([str(BIN / "figbench"), "submit", "--from-lm-eval", "out", "--to", "store", "--gold-json", "gold.json",
-                "--model-name", "tiny-random-gpt2"], env, tmp_path)
+    out = _figbench("submit", "--from-lm-eval", "out", "--to", "store", "--gold-json", "gold.json",
+                    "--model-name", "tiny-random-gpt2")
     replies = {r["benchmark"]: r for r in json.loads(out)}
     assert {r["status"] for r in replies.values()} == {"FINISHED"}, replies
     for name, value in acc.items():
