@@ -4,6 +4,8 @@ solver and by the min-cost flow it falls back to, and against the solvers alone 
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
@@ -104,21 +106,22 @@ def _flow_only(monkeypatch) -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("weights", WEIGHTS)
-# coarse rounding (LAPJVsp repairing most cores, about 50 s for the 102 cases): in make test-ci; make test keeps the
-# repair path in test_rounding_that_hides_the_better_matching_is_repaired and test_overflow_falls_back_to_lapjvsp
+# coarse rounding (the exact solver repairing most cores, about 50 s for the 102 cases): in make test-ci; make test
+# keeps the repair path in test_rounding_that_hides_the_better_matching_is_repaired and
+# test_overflow_falls_back_to_the_exact_solver
 @pytest.mark.parametrize("rounding", ["hungarian", "fine", pytest.param("coarse", marks=pytest.mark.ci_stage)])
 def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatch):
     """Each shape and weighting, 40 random sizes: a matching, of the dense optimum's value, by the
     Hungarian solver (``hungarian``) and by the flow it falls back to: ``fine`` with the default
     rounding (certified nearly always), ``coarse`` rounding non-integer weights to 8 steps before the
-    flow, so the certificate fails often and LAPJVsp repairs."""
+    flow, so the certificate fails often and the exact solver repairs."""
     if rounding != "hungarian":
         _flow_only(monkeypatch)
     else:
         monkeypatch.setattr(matching, "HUNGARIAN_MIN_EDGES", 0)
     if rounding == "coarse":
         monkeypatch.setattr(matching, "ROUNDED_MAX", 8)
-    rng = np.random.default_rng(hash((shape, weights, rounding)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{shape}/{weights}/{rounding}".encode()))   # the same in every run
     for _ in range(40):
         n = int(rng.integers(2, 70))
         ek, er = _graph(shape, n, rng)
@@ -128,11 +131,14 @@ def test_matching_is_optimal_on_every_shape(shape, weights, rounding, monkeypatc
         assert w[chosen].sum() == pytest.approx(_dense_optimum(ek, er, w), rel=1e-12, abs=1e-12)
 
 
-def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
+@pytest.mark.parametrize("dense_max", [matching.DENSE_MAX, 0], ids=["dense", "lapjvsp"])
+def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch, dense_max):
     """A 4-cycle where rounding to 40 bits makes the worse pair look better by one unit: the
-    certificate fails and LAPJVsp returns the true optimum (a second cycle of weight 1 fixes the scale; a
-    light chord joins the two, so that no pure cycle is left to the exact cycle rule before the flow)."""
+    certificate fails and the exact solver (dense, or LAPJVsp for big repairs) returns the true optimum (a
+    second cycle of weight 1 fixes the scale; a light chord joins the two, so that no pure cycle is left to
+    the exact cycle rule before the flow)."""
     _flow_only(monkeypatch)
+    monkeypatch.setattr(matching, "DENSE_MAX", dense_max)
     base = 0.75
     a, b, c, d = base, base + 1.3e-12, base + 0.5e-12, base + 0.5e-12   # true: a + b > c + d
     assert np.rint(np.array([a, b, c, d]) * 2**40).astype(np.int64) @ [1, 1, -1, -1] < 0  # rounded: c + d
@@ -140,15 +146,18 @@ def test_rounding_that_hides_the_better_matching_is_repaired(monkeypatch):
     er = np.array([0, 1, 1, 0, 2, 3, 3, 2, 2])
     w = np.array([a, b, c, d, 1.0, 1.0, 0.5, 0.5, 1e-3])
     repaired = []
-    lapjvsp = matching._lapjvsp
-    monkeypatch.setattr(matching, "_lapjvsp", lambda *args: repaired.append(1) or lapjvsp(*args))
+    exact = matching._exact_assignment
+    monkeypatch.setattr(matching, "_exact_assignment", lambda *args: repaired.append(1) or exact(*args))
     chosen = matching.max_weight_matching(ek, er, w)
     assert repaired and chosen.tolist() == [0, 1, 4, 5]
 
 
-def test_overflow_falls_back_to_lapjvsp(monkeypatch):
-    """Where OR-tools refuses the costs (possible int64 overflow), LAPJVsp alone: the same optimum."""
+@pytest.mark.parametrize("dense_max", [matching.DENSE_MAX, 0], ids=["dense", "lapjvsp"])
+def test_overflow_falls_back_to_the_exact_solver(monkeypatch, dense_max):
+    """Where OR-tools refuses the costs (possible int64 overflow), the exact solver alone (dense, or LAPJVsp
+    for big repairs): the same optimum."""
     _flow_only(monkeypatch)
+    monkeypatch.setattr(matching, "DENSE_MAX", dense_max)
     monkeypatch.setattr(matching, "_min_cost_flow", lambda k, r, w: None)
     rng = np.random.default_rng(8)
     for kind in ("ceafm", "ceafe"):
@@ -159,10 +168,10 @@ def test_overflow_falls_back_to_lapjvsp(monkeypatch):
 
 
 def test_integer_weights_are_exact_without_a_certificate(monkeypatch):
-    """CEAF-m's integer weights: the flow's matching is exact as it is (no certificate, no LAPJVsp)."""
+    """CEAF-m's integer weights: the flow's matching is exact as it is (no certificate, no exact solver)."""
     _flow_only(monkeypatch)
     monkeypatch.setattr(matching, "_certificate", None)
-    monkeypatch.setattr(matching, "_lapjvsp", None)
+    monkeypatch.setattr(matching, "_exact_assignment", None)
     rng = np.random.default_rng(9)
     ek, er = _graph("band", 300, rng)
     w = _weights("ceafm", len(ek), rng)

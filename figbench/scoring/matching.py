@@ -22,7 +22,7 @@ exact for any graph, in three steps:
    push-relabel solver: exact for integer weights (CEAF-m). Other weights (CEAF-e) are rounded to
    integers of up to 40 bits first; the flow's matching is then proven optimal for the true weights
    by LP duals (:func:`_certificate`) or, where rounding hid a better matching, re-solved exactly by
-   SciPy's LAPJVsp on the reduced costs those duals give.
+   SciPy's exact assignment solver (dense, LAPJVsp above 2,000 nodes) on the reduced costs those duals give.
 
 Optimality is exact up to floating-point ties (which change the chosen edges but not the value
 beyond rounding).
@@ -38,6 +38,8 @@ INTEGER_MAX = 2**20
 #: product with the number of nodes could overflow int64; its time grows with the scale on some
 #: tied cores, issue 31, which the Hungarian step now takes).
 ROUNDED_MAX = 2**40
+#: repairs of at most this many nodes a side use SciPy's dense assignment solver (8 bytes a cell: 32 MB at 2,000)
+DENSE_MAX = 2_000
 #: Bellman-Ford rounds spent at most on an optimality certificate (tens on small cores, 200-400 on
 #: uniform's random core at 200K mentions; each round relaxes only the arcs it must).
 DUAL_ROUNDS = 1_000
@@ -286,7 +288,8 @@ def _flow_core(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
     rounded to integers first (``w * scale``, the largest cost ``ROUNDED_MAX``, so the flow's matching
     is within ``min(nk, nr) / scale`` of the optimum), and the result is then proven optimal for the
     true weights by LP duals (:func:`_certificate`); where no certificate is found (rounding hid a
-    better matching), SciPy's LAPJVsp solves the true weights exactly, on the reduced costs."""
+    better matching), SciPy's assignment solver (:func:`_exact_assignment`) solves the true weights exactly, on
+    the reduced costs."""
     _, k = np.unique(ek, return_inverse=True)
     _, r = np.unique(er, return_inverse=True)
     integer = bool(np.all(w == np.rint(w))) and float(w.max()) <= INTEGER_MAX
@@ -301,8 +304,8 @@ def _flow_core(ek: np.ndarray, er: np.ndarray, w: np.ndarray) -> np.ndarray:
         proven, u, v = _certificate(tails, heads, cost, _assignment_mates(k, r, chosen))
         if proven:
             return chosen
-        cost -= u[tails] + v[heads]   # the same assignments are optimal; LAPJVsp is quick from here
-    return _lapjvsp(tails, heads, cost, n_real)
+        cost -= u[tails] + v[heads]   # the same assignments are optimal; the exact solver is quick from here
+    return _exact_assignment(tails, heads, cost, n_real)
 
 
 # ------------------------------------------------------------------ chains of degree-2 vertices
@@ -496,15 +499,27 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.repeat(starts - offsets, counts) + np.arange(total)
 
 
-def _lapjvsp(tails: np.ndarray, heads: np.ndarray, cost: np.ndarray, n_real: int) -> np.ndarray:
-    """The real arcs (positions below ``n_real``) of a minimum-cost assignment (SciPy's LAPJVsp)."""
+def _exact_assignment(tails: np.ndarray, heads: np.ndarray, cost: np.ndarray, n_real: int) -> np.ndarray:
+    """The real arcs (positions below ``n_real``) of a minimum-cost assignment: SciPy's dense
+    ``linear_sum_assignment`` up to ``DENSE_MAX`` nodes a side, its sparse LAPJVsp above.
+
+    The dense solver comes first: LAPJVsp ran for over 15 minutes (killed) on a 191-node repair in the test
+    sweep (coarse rounding, two rings), inside SciPy, whose feasibility check is known to take exponential
+    time on some layered graphs (scipy issue #26147); the instance was not kept, so larger repairs still
+    take that risk."""
+    from scipy.optimize import linear_sum_assignment
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
     n = int(tails.max()) + 1
-    # a constant added to every arc adds n to every assignment; it keeps the entries positive (stored)
-    graph = coo_matrix((cost - cost.min() + 1.0, (tails, heads)), shape=(n, n)).tocsr()
-    rows, cols = min_weight_full_bipartite_matching(graph)
+    if n <= DENSE_MAX:
+        dense = np.full((n, n), np.inf)
+        dense[tails, heads] = cost
+        rows, cols = linear_sum_assignment(dense)
+    else:
+        # a constant added to every arc adds n to every assignment; it keeps the entries positive (stored)
+        graph = coo_matrix((cost - cost.min() + 1.0, (tails, heads)), shape=(n, n)).tocsr()
+        rows, cols = min_weight_full_bipartite_matching(graph)
     lookup = coo_matrix((np.arange(1, n_real + 1), (tails[:n_real], heads[:n_real])), shape=(n, n)).tocsr()
     chosen = np.asarray(lookup[rows, cols]).ravel().astype(np.int64) - 1
     return chosen[chosen >= 0]
