@@ -227,15 +227,11 @@ class BodyLimit:
             wait = max(cpu.retry_after(who) or 0, (cpu.busy_for() if submission else 0) or 0, 1.0)
             await self._refuse(send, 429, why, [(b"retry-after", str(int(wait)).encode())])
             return True
-        if length is not None:
-            try:
-                too_big = int(length) > self.max_bytes
-            except ValueError:
-                too_big = True
-            if too_big:
-                self.refusals.record(who)
-                await self._refuse(send, 413, self._too_big())
-                return True
+        declared = _length(length)
+        if length is not None and (declared is None or declared > self.max_bytes):   # unreadable: refused too
+            self.refusals.record(who)
+            await self._refuse(send, 413, self._too_big())
+            return True
         return False
 
     async def _handoff(self, path: str, length: bytes | None, receive: Any, send: Any,
@@ -322,6 +318,7 @@ UPLOAD_PREFIX = "/gradio_api/upload"
 
 
 def _length(length: bytes | None) -> int | None:
+    """A declared Content-Length as a number; None when absent or not a number."""
     try:
         return int(length) if length is not None else None
     except ValueError:
