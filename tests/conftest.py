@@ -80,7 +80,7 @@ def pytest_collection_modifyitems(config, items):
     and ending the run alone."""
     heavy = {item.nodeid.split("::")[0] for item in items
              if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)   # stable: the order within each kept
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in heavy)   # stable: each module keeps its order
 
 
 def pytest_sessionfinish(session, exitstatus):
