@@ -91,7 +91,8 @@ def server(tmp_path_factory):
     with serving(store, gold_json=GOLD, cwd=tmp, env={"GRADIO_TEMP_DIR": str(cache)},
                  args=["--max-upload-mb", "1", "--rate-limit", "200", "--hidden-quota", "100",
                        "--min-changed", "0"]) as srv:
-        yield {"url": srv["url"], "store": store, "tmp": tmp, "cache": cache, "shots": tmp / "shots"}
+        yield {"url": srv["url"], "store": store, "tmp": tmp, "cache": cache, "shots": tmp / "shots",
+               "log": srv["log"]}
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +107,25 @@ def browser_ctx(server):
 @pytest.fixture()
 def page(server, browser_ctx):
     ctx, _ = browser_ctx
-    pg = open_board(ctx, server["url"])
-    pg.wait_for_function("document.querySelector('#overview-table').innerText.includes('lemma-fixture')",
-                         timeout=90000)
+    console: list[str] = []
+
+    def heard(m) -> None:
+        console.append(f"{m.type}: {m.text}")
+    ctx.on("console", heard)
+    pg = None
+    try:
+        pg = open_board(ctx, server["url"], wait_table=False)
+        pg.wait_for_function("document.querySelector('#overview-table')?.innerText.includes('lemma-fixture')",
+                             timeout=90000)
+    except Exception as e:   # say what the server and the page said, not only that the table never came
+        log = server["log"].read_text()[-4000:] if server.get("log") else ""
+        shown = pg.evaluate("document.querySelector('#overview-table')?.innerText ?? '(no #overview-table)'") \
+            if pg is not None else "(no page)"
+        raise AssertionError(f"the board's page did not show its overview: {e}\n--- #overview-table ---\n"
+                             f"{shown[:2000]}\n--- server log ---\n{log}\n--- browser console ---\n"
+                             + "\n".join(console[-40:])) from e
+    finally:
+        ctx.remove_listener("console", heard)
     yield pg
     pg.close()
 
