@@ -55,7 +55,12 @@ SELECTION = {"kind": "test-informed",
                      "guessed cut's function words dropped, an entry cut short between two content words run on, "
                      "weak_boundary only where the span stops short of the kept function word) was made after that "
                      "test scoring had been seen, designed on META_m validation and META_1 Dev_small per-item output "
-                     "only (test's never looked at), and META_m test scored once more after it was fixed"}
+                     "only (test's never looked at), and META_m test scored once more after it was fixed; the "
+                     "shared-stretch cut revision after that (a content word to each piece, no cut next to a "
+                     "possessive, hyphen or 'of' where another place will do, a cut between content words allowed "
+                     "when a function word is over 1.5 tokens further) was designed on META_m validation and META_1 "
+                     "Dev_small only (benchmarks/retag_ceiling.py; test's per-item output never looked at), and "
+                     "META_m test scored once after it was fixed"}
 
 
 def _base_form(tokens: list[str]) -> str | None:
