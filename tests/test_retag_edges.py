@@ -59,3 +59,23 @@ def test_weak_boundary_is_raised_only_where_the_span_stops_short_of_a_kept_funct
     assert _tags(AFTER + "a snuffing out of the candle at a gathering.", None)["party"] == (
         "gathering", ["extra_words", "weak_boundary"])
     assert _tags(AFTER + "the snuffing out of a candle at an office party.", None)["killing"] == ("candle", [])
+
+
+def test_a_cut_between_shared_triggers_keeps_of_phrases_and_possessives_whole():
+    """Two triggers in one rewritten stretch: the guessed cut avoids an ``of`` where another place will do (``dance
+    of death``, ``feast of suits``), never falls next to a possessive or hyphen (``town 's festive hall``), and
+    leaves a content word to each side; both stay flagged ``shared``."""
+    from figbench.generate.retag import _split, tokenize
+
+    tags = _tags(AFTER + "the dance of death during the feast of suits.", None)
+    assert tags["killing"] == ("dance of death", ["shared", "extra_words"])
+    assert tags["party"] == ("feast of suits", ["shared", "extra_words"])
+    tags = _tags(AFTER + "a final curtain in the town 's festive hall.", None)
+    assert tags["killing"] == ("final curtain", ["shared", "extra_words"])
+    assert tags["party"] == ("town 's festive hall", ["shared", "extra_words"])
+    # the proportional place, right after "of", would split "dance of death": the cut moves past it
+    para = tokenize("dance of death gala")
+    assert _split(0, len(para), [(0, 1), (1, 2)], para) == [(0, 3), (3, 4)]
+    # a piece is never left without a content word, even where the proportional place leaves only "on" to the last
+    para = tokenize("wave of silence on")
+    assert _split(0, len(para), [(0, 1), (5, 6)], para) == [(0, 2), (2, 4)]

@@ -5,7 +5,8 @@ The paraphrase keeps most of the sentence and rewrites the triggers (and sometim
 tokens); each trigger's span in the paraphrase is the rewritten stretch between the unchanged tokens
 around it, without edge punctuation and leading articles, possessives, pronouns and conjunctions
 (:data:`NOT_LEADING`; a leading preposition or verb stays: ``put an end to``); where several triggers share a
-stretch, the guessed cut between them leaves its function words to neither side. The metaphoric word list
+stretch, the guessed cut between them (in proportion to their places in the sentence, keeping ``of`` phrases,
+possessives and hyphenated words whole where it can) leaves its function words to neither side. The metaphoric word list
 of the model's answer, when given, then places or extends each span (:mod:`figbench.generate.wordlist`:
 verbatim, by lemmas, then fuzzily).
 
@@ -172,20 +173,44 @@ def _find(para: list[str], phrase: list[str]) -> list[int]:
     return [i for i in range(len(p) - n + 1) if n and p[i: i + n] == q]
 
 
+#: how many tokens further from its proportional place a cut may move to fall at a function word or punctuation
+#: rather than between two content words (designed on META_m validation)
+CUT_BETWEEN_CONTENT = 1.5
+#: tokens joining the words on either side into one (a cut between shared triggers never falls next to them)
+JOINERS = frozenset({"'s", "'", "-"})
+
+
+def _joined(para: list[str], j: int) -> bool:
+    """Whether a cut before ``para[j]`` would split words a possessive or hyphen joins (``Hollywood 's``)."""
+    return norm(para[j]) in JOINERS or norm(para[j - 1]) in JOINERS
+
+
+def _binds(para: list[str], j: int) -> bool:
+    """Whether a cut before ``para[j]`` touches an ``of`` (``storm | of gunfire``, ``storm of | gunfire``,
+    ``tip of the | hat``): a cut elsewhere is preferred."""
+    return "of" in (norm(para[j]), norm(para[j - 1])) or (j >= 2 and norm(para[j - 2]) == "of"
+                                                          and not is_content(para[j - 1]))
+
+
 def _split(start: int, end: int, parts: list[tuple[int, int]], para: list[str]) -> list[tuple[int, int]]:
     """Divide the para stretch [start, end) among triggers whose original spans are ``parts`` (in order),
-    in proportion to where they sit in the original stretch, cutting at punctuation or function words."""
+    in proportion to where they sit in the original stretch: each cut leaves a content word to every piece,
+    never splits words a possessive or hyphen joins, avoids an ``of`` (``storm of gunfire``, ``tip of the hat``)
+    where it can, and moves up to :data:`CUT_BETWEEN_CONTENT` tokens to fall next to a function word."""
     n = len(parts)
     if n == 1:
         return [(start, end)]
     lo, hi = parts[0][0], parts[-1][1]
     width = max(1, hi - lo)
+    content = [i for i in range(start, end) if is_content(para[i])]
     cuts = [start]
     for k in range(1, n):
         target = start + round((parts[k][0] - lo) / width * (end - start))
-        # move the cut to the nearest punctuation / function-word boundary
-        best = min(range(cuts[-1] + 1, end), key=lambda j: (is_content(para[j - 1]) and is_content(para[j]),
-                                                            abs(j - target)), default=cuts[-1])
+        allowed = [j for j in range(cuts[-1] + 1, end) if not _joined(para, j)
+                   and any(cuts[-1] <= i < j for i in content) and sum(i >= j for i in content) >= n - k]
+        best = min(allowed or range(cuts[-1] + 1, end), key=lambda j: (
+            _binds(para, j), abs(j - target) + CUT_BETWEEN_CONTENT * (is_content(para[j - 1]) and is_content(para[j]))),
+            default=cuts[-1])
         cuts.append(best)
     cuts.append(end)
     return [(cuts[k], cuts[k + 1]) for k in range(n)]
