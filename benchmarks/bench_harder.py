@@ -33,6 +33,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+from figbench.commands.docs_generation import paper_values  # at import: a renamed helper fails the tests
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: (row name, cdec argv after the dataset, score)
@@ -113,7 +115,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import datasets
     import figbench
-    from figbench.commands.docs_generation import PAPER
     from figbench.stats import coref_stats
 
     t0 = time.perf_counter()
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                  "generation_settings": json.loads((Path(args.generated) / "generation" / "settings.json").read_text()),
                  "mentions": {"ecbplus": len(ecb), "meta_m": len(released), "generated": len(generated),
                               "shared": len(shared)},
-                 "stats": {}, "baselines": {}, "paper": PAPER, "n_resamples": args.n_resamples}
+                 "stats": {}, "baselines": {}, "paper": paper_values(), "n_resamples": args.n_resamples}
     for v in versions:
         st = coref_stats(rows[v], progress=False)
         out["stats"][v] = {k: st.get(k) for k in STATS}
