@@ -126,7 +126,8 @@ def test_every_block_anchor_is_a_line_of_its_file():
 
 def _bench_copy(tmp_path):
     """A temp copy of the committed benchmark outputs the README blocks are rendered from."""
-    for name in ("bench_retag.json", "bench_harvest.json", "measured.json", "bench_flood.json", "bench_coref.json"):
+    for name in ("bench_retag.json", "retag_ceiling.json", "bench_harvest.json", "measured.json", "bench_flood.json",
+                 "bench_coref.json"):
         shutil.copy(ROOT / "benchmarks" / name, tmp_path / name)
     return tmp_path
 
@@ -164,6 +165,16 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     assert "| released span | META_m test (held out‡) |" in table
     assert "‡ Selection (test-informed): the fragment rule was changed after seeing test." in table
     assert "$7.25" in cost and "13.43" not in cost
+    assert "exact agreement is at most 79.8%" in table and "no word list 62.4% exact, 467 disagreements" in table
+
+    def lower(d):
+        d["ceiling"]["bound_coarse"] = 0.5
+        d["variants"]["no word list"]["families"]["other"] = 400
+    _edit(bench / "retag_ceiling.json", lower)
+    table = render_retag(bench)
+    assert "exact agreement is at most 50.0%" in table and "(most: other 400," in table
+    (bench / "retag_ceiling.json").unlink()   # without the ceiling run, the table alone
+    assert "How far a re-tagger" not in render_retag(bench)
 
 
 @pytest.mark.parametrize(("name", "render"), [
