@@ -69,6 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--board-cpu-s", type=float, default=1.0, metavar="SECONDS",
                     help="CPU seconds of validation and request parsing for all senders together in any 10 s; "
                          "past it submission bodies are answered 429 unread (default 1: a tenth of a core)")
+    sv.add_argument("--big-body-share", type=_share, default=0.1, metavar="FRACTION",
+                    help="the server's event loop share for request bodies of 256 KB or more, let in one at a time: "
+                         "after each the next waits (1 - share) / share times as long as it was held "
+                         "(default 0.1; 1: no pause)")
     sv.add_argument("--private", default=None, metavar="DIR",
                     help="the private store of hidden benchmarks (default $FIGBENCH_PRIVATE_DIR)")
     sv.add_argument("--hidden-quota", type=int, default=5,
@@ -120,6 +124,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     from figbench_leaderboard.space import register as register_space
 
     register_space(lsub)
+
+
+def _share(text: str) -> float:
+    """An argparse type: a fraction in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in (0, 1]")
+    return value
 
 
 def _open_store(spec: str):
@@ -249,7 +264,8 @@ def _serve(args: argparse.Namespace) -> int:
                                daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
                                min_account_age_days=args.min_account_age_days)
     serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit, policy=policy, private_dir=args.private, board_cpu_s=args.board_cpu_s)
+          rate_limit=args.rate_limit, policy=policy, private_dir=args.private, board_cpu_s=args.board_cpu_s,
+          big_body_share=args.big_body_share)
     return 0
 
 

@@ -144,3 +144,14 @@ def test_the_served_board_paces_big_bodies(tmp_path):
     busy = [body for status, body in answers if status == 429]
     assert codes.count(200) >= 1 and busy, codes
     assert all(b"busy" in body for body in busy), busy
+
+
+@pytest.mark.parametrize("share", ["0", "1.5", "-0.1", "nan", "a tenth"])
+def test_serve_refuses_a_big_body_share_outside_zero_to_one(share, tmp_path, capsys):
+    from figbench.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["leaderboard", "serve", "--store", str(tmp_path / "store"), "--big-body-share", share])
+    assert e.value.code == 2
+    assert f"--big-body-share: {share!r} is not a fraction in (0, 1]" in capsys.readouterr().err
+    assert not (tmp_path / "store").exists()   # refused before anything is opened

@@ -92,12 +92,15 @@ def _warm(page, plot_default: str) -> None:
 
 #: CPU seconds of validation and request parsing the board spends for all senders together in 10 s
 BOARD_CPU_S = 1.0
+#: the event loop's share for big request bodies (:class:`~figbench_leaderboard.access.pacing.BodyPacer`)
+BIG_BODY_SHARE = 0.1
 
 
 def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max_upload_mb: float = 10.0,
-           block: bool = True, start_worker: bool = True, board_cpu_s: float = BOARD_CPU_S):
-    """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped).
-    Returns (demo, worker)."""
+           block: bool = True, start_worker: bool = True, board_cpu_s: float = BOARD_CPU_S,
+           big_body_share: float = BIG_BODY_SHARE):
+    """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped,
+    big ones paced to ``big_body_share`` of the event loop). Returns (demo, worker)."""
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
     from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
@@ -112,6 +115,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     if host not in ("127.0.0.1", "localhost", "::1") and os.environ.get("SPACE_ID") is None:
         print(f"figbench leaderboard: serving on {host}: reachable from other machines", flush=True)
     max_bytes = int(max_upload_mb * 1024 * 1024)
+    pacer = BodyPacer(share=big_body_share)   # a share outside (0, 1] is refused before anything starts
     worker = Worker(board).start() if start_worker else None
     if board.parser is None:   # big bodies are validated in a child process: page loads keep the GIL
         board.parser = ParseWorker(board.gold)
@@ -132,7 +136,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                     _frontend=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                          refusals=refusals, cpu=cpu, pacer=BodyPacer()),
+                                                          refusals=refusals, cpu=cpu, pacer=pacer),
                                                Middleware(UploadGuard, require_account=oauth_enabled(),
                                                           per_request_bytes=max_bytes)]})
     except OSError as e:  # taken between the check and the bind
@@ -147,7 +151,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
 
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
-          block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S):
+          block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S,
+          big_body_share: float = BIG_BODY_SHARE):
     """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
     policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
@@ -158,7 +163,8 @@ def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860
     board = Leaderboard(open_store(store, rate_limit=RateLimit(max_submissions=rate_limit)), gold,
                         limits=Limits(max_bytes=int(max_upload_mb * 1024 * 1024)),
                         policy=policy if policy is not None else HiddenSplitPolicy())
-    return launch(board, host=host, port=port, max_upload_mb=max_upload_mb, block=block, board_cpu_s=board_cpu_s)
+    return launch(board, host=host, port=port, max_upload_mb=max_upload_mb, block=block, board_cpu_s=board_cpu_s,
+                  big_body_share=big_body_share)
 
 
 def main() -> None:
