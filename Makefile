@@ -35,6 +35,10 @@ $(VENV)/.installed: pyproject.toml setup.py
 run: setup  ## fast baselines on every corpus found, submitted to the embedded store, then the leaderboard on localhost:$(PORT)
 	$(BIN)/figbench quickstart --store $(STORE) --port $(PORT)
 
+# the tests start about a hundred Python processes (servers, CLIs, pytest workers): they cache their bytecode (an
+# environment with PYTHONDONTWRITEBYTECODE set made each recompile figbench and re-rewrite every test module)
+test test-ci: export PYTHONDONTWRITEBYTECODE :=
+
 test: setup  ## the test suite, in parallel (real corpora from FIGBENCH_DATA_DIR; browser tests in Debian Chromium)
 	$(BIN)/python -m pytest -n $(JOBS) $(XDIST) -m "not ci_stage" $(PYTEST_ARGS)
 
