@@ -187,12 +187,18 @@ def cost_estimate(ecb_rows: list[dict], meta_rows: list[dict], price_in: float =
             "tokenizer": "all-MiniLM-L6-v2 WordPiece (stand-in for GPT-4's)"}
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def data_args(argv: list[str] | None, doc: str, out_name: str) -> argparse.Namespace:
+    """``--data-root`` (made FIGBENCH_DATA_DIR) and ``--out`` (default ``benchmarks/<out_name>``) of a script."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--data-root", default=os.environ.get("FIGBENCH_DATA_DIR", str(ROOT.parent / "shared" / "data")))
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "bench_retag.json"))
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / out_name))
     args = p.parse_args(argv)
     os.environ["FIGBENCH_DATA_DIR"] = args.data_root
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = data_args(argv, __doc__, "bench_retag.json")
     import figbench
 
     t0 = time.perf_counter()

@@ -44,15 +44,13 @@ Usage: python benchmarks/retag_ceiling.py [--data-root ../shared/data] [--out be
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_retag import ROOT, VARIANTS, scored
+from bench_retag import VARIANTS, data_args, scored
 
 FAMILIES = ("kept_trigger", "over_kept_content", "across_anchor", "elsewhere", "function_word_edge",
             "shared_reordered", "shared_split", "missing", "content_edge", "other")
@@ -205,11 +203,7 @@ def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-root", default=os.environ.get("FIGBENCH_DATA_DIR", str(ROOT.parent / "shared" / "data")))
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "retag_ceiling.json"))
-    args = p.parse_args(argv)
-    os.environ["FIGBENCH_DATA_DIR"] = args.data_root
+    args = data_args(argv, __doc__, "retag_ceiling.json")
     import figbench
 
     ecb = figbench.load_dataset("ecbplus", "events")["validation"].to_list()
