@@ -166,6 +166,8 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     assert "‡ Selection (test-informed): the fragment rule was changed after seeing test." in table
     assert "$7.25" in cost and "13.43" not in cost
     assert "exact agreement is at most 79.8%" in table and "no word list 62.4% exact, 467 disagreements" in table
+    # the flags target's need: 1 - (25% / 80%) x the share of flagged spans that disagree (no word list: 63.6%)
+    assert "at least 68.75% even if every flag fell" in table and "no word list 63.6%) at least 80.1%-82.0%" in table
 
     def lower(d):
         d["ceiling"]["bound_coarse"] = 0.5
