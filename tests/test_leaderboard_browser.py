@@ -16,6 +16,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -104,28 +105,53 @@ def browser_ctx(server):
         yield ctx, requests
 
 
+SHOWS_OVERVIEW = "document.querySelector('#overview-table')?.innerText.includes('lemma-fixture')"
+
+
+def _what_the_page_said(pg, server, heard: list[str]) -> str:
+    """The overview's text, the server log's tail and what the browser logged (console, failed and refused requests)."""
+    log = server["log"].read_text()[-4000:] if server.get("log") else ""
+    shown = pg.evaluate("document.querySelector('#overview-table')?.innerText ?? '(no #overview-table)'") \
+        if pg is not None else "(no page)"
+    return (f"--- #overview-table ---\n{shown[:2000]}\n--- server log ---\n{log}\n--- browser ---\n"
+            + "\n".join(heard[-60:]))
+
+
 @pytest.fixture()
 def page(server, browser_ctx):
+    """A fresh page of the board once its overview shows. A page whose overview has not come after 90 s is
+    reloaded once, with a warning carrying what the table, the server and the browser said: CI (at 2b8469d) once
+    waited out the 90 s for one page at setup while the pages before and after it loaded in seconds, and that was
+    not reproduced in 3 parallel runs at load 12-20; the warning is there to find the cause (a second failure
+    fails the test with both reports)."""
     ctx, _ = browser_ctx
-    console: list[str] = []
-
-    def heard(m) -> None:
-        console.append(f"{m.type}: {m.text}")
-    ctx.on("console", heard)
-    pg = None
+    heard: list[str] = []
+    listeners = {"console": lambda m: heard.append(f"console {m.type}: {m.text}"),
+                 "requestfailed": lambda r: heard.append(f"failed {r.method} {r.url}: {r.failure}"),
+                 "response": lambda r: r.status >= 400 and heard.append(f"HTTP {r.status} {r.request.method} {r.url}")}
+    for event, fn in listeners.items():
+        ctx.on(event, fn)
+    pg, first = None, ""
     try:
-        pg = open_board(ctx, server["url"], wait_table=False)
-        pg.wait_for_function("document.querySelector('#overview-table')?.innerText.includes('lemma-fixture')",
-                             timeout=90000)
-    except Exception as e:   # say what the server and the page said, not only that the table never came
-        log = server["log"].read_text()[-4000:] if server.get("log") else ""
-        shown = pg.evaluate("document.querySelector('#overview-table')?.innerText ?? '(no #overview-table)'") \
-            if pg is not None else "(no page)"
-        raise AssertionError(f"the board's page did not show its overview: {e}\n--- #overview-table ---\n"
-                             f"{shown[:2000]}\n--- server log ---\n{log}\n--- browser console ---\n"
-                             + "\n".join(console[-40:])) from e
+        for attempt in range(2):
+            try:
+                if pg is None:
+                    pg = open_board(ctx, server["url"], wait_table=False)
+                else:
+                    pg.reload(wait_until="domcontentloaded", timeout=90000)
+                pg.wait_for_function(SHOWS_OVERVIEW, timeout=90000)
+                break
+            except Exception as e:
+                report = f"{e}\n{_what_the_page_said(pg, server, heard)}"
+                if attempt:
+                    raise AssertionError(f"the board's page did not show its overview, twice:\n{first}\n"
+                                         f"=== after a reload ===\n{report}") from e
+                first = report
+                warnings.warn(f"the board's page did not show its overview in 90 s; reloading it:\n{report}",
+                              stacklevel=1)
     finally:
-        ctx.remove_listener("console", heard)
+        for event, fn in listeners.items():
+            ctx.remove_listener(event, fn)
     yield pg
     pg.close()
 
