@@ -8,6 +8,8 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from figbench_leaderboard.access.pacing import SHARE as PACER_SHARE
+
     sp = sub.add_parser("submit", help="submit a result record or predictions file to a leaderboard",
                         description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL. "
                                     "For a local store the submission is scored at once; if a server is scoring it, "
@@ -69,10 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--board-cpu-s", type=float, default=1.0, metavar="SECONDS",
                     help="CPU seconds of validation and request parsing for all senders together in any 10 s; "
                          "past it submission bodies are answered 429 unread (default 1: a tenth of a core)")
-    sv.add_argument("--big-body-share", type=_share, default=0.1, metavar="FRACTION",
+    sv.add_argument("--big-body-share", type=_share, default=PACER_SHARE, metavar="FRACTION",
                     help="the server's event loop share for request bodies of 256 KB or more, let in one at a time: "
                          "after each the next waits (1 - share) / share times as long as it was held "
-                         "(default 0.1; 1: no pause)")
+                         f"(default {PACER_SHARE:g}; 1: no pause)")
     sv.add_argument("--private", default=None, metavar="DIR",
                     help="the private store of hidden benchmarks (default $FIGBENCH_PRIVATE_DIR)")
     sv.add_argument("--hidden-quota", type=int, default=5,

@@ -22,12 +22,14 @@ from typing import Any
 
 #: bodies of at least this many bytes are paced (a page load's bodies are a few hundred bytes)
 MIN_BYTES = 256 * 1024
+#: the event loop's share for big bodies as served (``serve --big-body-share``)
+SHARE = 0.1
 
 
 class BodyPacer:
     """One big body at a time into the app, each followed by a pause in proportion to what it cost."""
 
-    def __init__(self, *, min_bytes: int = MIN_BYTES, share: float = 0.1, max_waiting: int = 6,
+    def __init__(self, *, min_bytes: int = MIN_BYTES, share: float = SHARE, max_waiting: int = 6,
                  min_gap_s: float = 0.05, max_gap_s: float = 1.0, max_hold_s: float = 5.0) -> None:
         if not 0 < share <= 1:
             raise ValueError(f"share must be in (0, 1], got {share}")

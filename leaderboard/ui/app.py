@@ -18,6 +18,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.access.identity import oauth_enabled
+from figbench_leaderboard.access.pacing import SHARE as PACER_SHARE
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.ui.about_text import header_text
 from figbench_leaderboard.ui.assets import css, head_html, offline_theme
@@ -92,13 +93,11 @@ def _warm(page, plot_default: str) -> None:
 
 #: CPU seconds of validation and request parsing the board spends for all senders together in 10 s
 BOARD_CPU_S = 1.0
-#: the event loop's share for big request bodies (:class:`~figbench_leaderboard.access.pacing.BodyPacer`)
-BIG_BODY_SHARE = 0.1
 
 
 def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max_upload_mb: float = 10.0,
            block: bool = True, start_worker: bool = True, board_cpu_s: float = BOARD_CPU_S,
-           big_body_share: float = BIG_BODY_SHARE):
+           big_body_share: float = PACER_SHARE):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped,
     big ones paced to ``big_body_share`` of the event loop). Returns (demo, worker)."""
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
@@ -152,7 +151,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
           block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S,
-          big_body_share: float = BIG_BODY_SHARE):
+          big_body_share: float = PACER_SHARE):
     """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
     policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
