@@ -55,9 +55,10 @@ def declared_routes(tmp: Path) -> set[tuple[str, str]]:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", _DECLARED, str(tmp / "built"), str(FIX / "gold.json")], check=True,
-                         capture_output=True, text=True, env={**os.environ, **OAUTH}, timeout=300).stdout
-    return {tuple(r) for r in json.loads(out.strip().splitlines()[-1])}
+    done = subprocess.run([sys.executable, "-c", _DECLARED, str(tmp / "built"), str(FIX / "gold.json")],
+                          capture_output=True, text=True, env={**os.environ, **OAUTH}, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-4000:])
+    return {tuple(r) for r in json.loads(done.stdout.strip().splitlines()[-1])}
 
 
 def _concrete(template: str) -> str:

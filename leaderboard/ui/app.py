@@ -60,8 +60,9 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
 
         demo.load(on_load, None, [over.table, tabs, det.sid_box, det.html], api_visibility="private")
         submit.register_api(page)
-    threading.Thread(target=_warm, args=(page, plots_tab.default), name="figbench-leaderboard-warm",
-                     daemon=True).start()
+    # not a daemon: a process that builds the app and exits at once (a route listing, a test) waits for the warm-up
+    # instead of finalising while it runs in pandas/ICU code, which aborted such a process once (SIGABRT, load ~5)
+    threading.Thread(target=_warm, args=(page, plots_tab.default), name="figbench-leaderboard-warm").start()
     return demo
 
 
