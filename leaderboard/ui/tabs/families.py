@@ -40,7 +40,7 @@ def build(page: Page) -> list[Opened]:
                 outs.append(gr.HTML(elem_id=f"task-{t.name}-table", padding=False))
         fn = page.safe(lambda show, k, fam=fam: task_tables(page, fam, show, k),
                        lambda m, n=len(outs): error_html(m) if n == 1 else tuple(error_html(m) for _ in range(n)))
-        unverified.change(fn, [unverified, top], outs, api_visibility="private")
-        top.change(fn, [unverified, top], outs, api_visibility="private")
+        gr.on([unverified.change, top.change], fn, [unverified, top], outs, trigger_mode="always_last",
+              api_visibility="private")   # one listener: redraws in order (see overview.build)
         opened.append(Opened(tab, fn, [unverified, top], outs))
     return opened

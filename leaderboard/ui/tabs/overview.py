@@ -110,12 +110,14 @@ def build(page: Page) -> OverviewTab:
             return overview_html(page, *values)
 
         view = page.safe(overview_view, error_html)
-        for c in controls:
-            if c is group:   # a new group shows its own benchmark columns (whose change redraws)
-                c.change(lambda g: gr.CheckboxGroup(value=page.members(g if g in page.groups else first)),
-                         group, columns, api_visibility="private")
-            else:
-                c.change(view, controls, table, api_visibility="private")
+        # a new group shows its own benchmark columns (whose change redraws)
+        group.change(lambda g: gr.CheckboxGroup(value=page.members(g if g in page.groups else first)),
+                     group, columns, api_visibility="private")
+        # one listener for every other control: a change while a redraw is pending waits for it and then redraws
+        # with the latest values (always_last); a listener per control let two redraws run at once and the older
+        # one land last (sorting by Model, then ascending, showed the descending table)
+        gr.on([c.change for c in controls if c is not group], view, controls, table, trigger_mode="always_last",
+              api_visibility="private")
         csv_btn.click(lambda *a: download(page, "csv", *a), controls, dl, api_visibility="private")
         json_btn.click(lambda *a: download(page, "json", *a), controls, dl, api_visibility="private")
     return OverviewTab(Opened(tab), group, table, view)

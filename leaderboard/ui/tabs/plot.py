@@ -70,6 +70,6 @@ def build(page: Page, group: Any) -> PlotTab:
         return plot_figure(page, choice, group, page_no)
 
     view = page.safe(plot_view, lambda m: plots.empty_figure("Plot unavailable", m))
-    for c in (choice, page_no):
-        c.change(view, [choice, group, page_no], figure, api_visibility="private")
+    gr.on([choice.change, page_no.change], view, [choice, group, page_no], figure, trigger_mode="always_last",
+          api_visibility="private")   # one listener: redraws in order (see overview.build)
     return PlotTab(Opened(tab, view, [choice, group, page_no], [figure]), default)
