@@ -212,17 +212,20 @@ def _json_stop(tokenizer, width: int, prefixes: list[str], closed: Callable[[str
 
 class CausalLM:
     """A local ``transformers`` causal LM (hub id or folder; :mod:`figbench.local_models` turns a GGUF file or a
-    registered short name into such a folder). An instruction-tuned model's chat template, when its tokenizer
-    has one, wraps each prompt as one user message."""
+    registered short name into such a folder), on ``device`` (default: the GPU when torch sees one, else the CPU).
+    An instruction-tuned model's chat template, when its tokenizer has one, wraps each prompt as one user
+    message."""
 
     backend = "transformers"
 
-    def __init__(self, model_name: str, label: str | None = None):
+    def __init__(self, model_name: str, label: str | None = None, device: str | None = None):
+        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model_name)
-            self.model = AutoModelForCausalLM.from_pretrained(model_name).eval()
+            self.model = AutoModelForCausalLM.from_pretrained(model_name).eval().to(device)
         except (OSError, ValueError) as e:
             raise LLMLoadError(f"cannot load causal LM {model_name!r}: {e}") from e
         self.name = label or model_name
@@ -275,7 +278,7 @@ class CausalLM:
                     raise ValueError(f"{len(prefixes)} prefixes for {len(prompts)} prompts")
                 enc = tok([self._text(p) + pre for p, pre in zip(prompts, prefixes, strict=True)], return_tensors="pt",
                           truncation=True, padding=True,
-                          max_length=max(1, self._max_len() - new), add_special_tokens=False)
+                          max_length=max(1, self._max_len() - new), add_special_tokens=False).to(self.model.device)
             finally:
                 tok.padding_side = side
             if seed is not None:
@@ -315,6 +318,7 @@ class CausalLM:
         yes = {self._first_id(" Yes"), self._first_id("Yes")}
         no = {self._first_id(" No"), self._first_id("No")}
         enc = self.tokenizer(prompt, return_tensors="pt", truncation=True, max_length=self._max_len())
+        enc = enc.to(self.model.device)
         with self._lock, torch.no_grad():
             logits = self.model(**enc).logits[0, -1].float()
         probs = torch.softmax(logits, dim=-1)
