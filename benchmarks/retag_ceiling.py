@@ -64,7 +64,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_retag import VARIANTS, data_args, scored
+from bench_retag import FLAGGED_AT_MOST, FLAGGED_TARGET, VARIANTS, data_args, scored
 from retag_edge_cv import LEARNERS, caught_within, cross_validate, to_flag
 
 FAMILIES = ("kept_trigger", "over_kept_content", "across_anchor", "elsewhere", "function_word_edge",
@@ -174,8 +174,8 @@ def _minority(counts: Counter, decision: str) -> bool:
 def flags_bound(mentions: list[str], per_mention: dict, level: int, table: dict, lost: set[str],
                 unreachable: set[str]) -> dict:
     """Under the majority edge rule of ``table`` (``level``: 0 coarse, 1 fine key of ``per_mention``'s edges):
-    exact agreement, and the smallest share of mentions to flag for 80% of its disagreements (the ``lost``
-    minority-edge and the ``unreachable`` mentions) when flagged by their chance of disagreeing (one minus the
+    exact agreement, and the smallest share of mentions to flag for ``FLAGGED_TARGET`` of its disagreements (the
+    ``lost`` minority-edge and the ``unreachable`` mentions) when flagged by their chance of disagreeing (one minus the
     product of the majority shares of their edges' patterns; 1 where unreachable), in-sample."""
     chances = []
     for mid in mentions:
@@ -186,7 +186,7 @@ def flags_bound(mentions: list[str], per_mention: dict, level: int, table: dict,
         chances.append((1.0, True) if mid in unreachable else (round(1 - agree, 9), mid in lost))
     wrong = sum(w for _, w in chances)
     return {"exact": round(1 - wrong / len(mentions), 4), "disagreements": wrong,
-            "to_flag_80": round(to_flag(chances), 4), "caught_within_25": round(caught_within(chances), 4)}
+            "flagged_needed": round(to_flag(chances), 4), "caught_within_limit": round(caught_within(chances), 4)}
 
 
 def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
@@ -199,7 +199,8 @@ def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
     lost_fine = {mid for mid, edges in patterns["per_mention"].items()
                  if any(_minority(patterns["fine"][fine], d) for _, fine, d in edges)}
     n = len(meta_rows)
-    out: dict = {"mentions": n, "variants": {}}
+    out: dict = {"mentions": n, "flags_target": {"disagreements_flagged": FLAGGED_TARGET,
+                                                 "flagged_at_most": FLAGGED_AT_MOST}, "variants": {}}
     proposals: dict[str, dict[str, tuple]] = {}
     unreachable_of: dict[str, set[str]] = {}
     for variant in ("released span", *HONEST):
@@ -280,13 +281,13 @@ def main(argv: list[str] | None = None) -> int:
           f"unreachable {c['unreachable_mentions']}, edge minority {c['edge_minority_mentions_coarse']} / "
           f"{c['edge_minority_mentions_fine']}")
     for v, b in result["flags_bound"].items():
-        print(f"flags bound, {v}: " + "; ".join(f"{k} exact {r['exact']:.1%}, flag {r['to_flag_80']:.1%} for 80%, "
-                                              f"{r['caught_within_25']:.1%} within 25%" for k, r in b.items()))
+        print(f"flags bound, {v}: " + "; ".join(f"{k} exact {r['exact']:.1%}, flag {r['flagged_needed']:.1%} for 80%, "
+                                              f"{r['caught_within_limit']:.1%} within 25%" for k, r in b.items()))
     for learner, cv in result["cross_validated"].items():
         print(f"cross-validated {learner} ({cv['folds']} topics, edges {cv['edge_agreement']:.1%} of {cv['edges']}): "
-              + "; ".join(f"{v} exact {r['exact']:.1%}, flag {r['to_flag_80']:.1%} for 80%, "
-                          f"{r['caught_within_25']:.1%} within 25% (edge only: {r['edge_only']['exact']:.1%}, "
-                          f"{r['edge_only']['to_flag_80']:.1%}, {r['edge_only']['caught_within_25']:.1%})"
+              + "; ".join(f"{v} exact {r['exact']:.1%}, flag {r['flagged_needed']:.1%} for 80%, "
+                          f"{r['caught_within_limit']:.1%} within 25% (edge only: {r['edge_only']['exact']:.1%}, "
+                          f"{r['edge_only']['flagged_needed']:.1%}, {r['edge_only']['caught_within_limit']:.1%})"
                           for v, r in cv["variants"].items()))
     print(f"written {args.out}")
     return 0

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 
+from bench_retag import FLAGGED_AT_MOST, FLAGGED_TARGET
+
 #: a fine pattern decides only when seen at least this often in the fitted topics (fixed before scoring)
 FINE_MIN = 3
 SIDES = ("trailing", "leading")
@@ -132,7 +134,7 @@ def fit_logistic(examples: list[tuple[tuple, bool]]) -> Callable[[tuple], float]
 LEARNERS = {"table": fit_table, "logistic": fit_logistic}
 
 
-def to_flag(chances: list[tuple[float, bool]], share: float = 0.8) -> float:
+def to_flag(chances: list[tuple[float, bool]], share: float = FLAGGED_TARGET) -> float:
     """The smallest share of all mentions that, flagged highest ``chance`` first (ties taken in proportion),
     flags ``share`` of those that disagree: ``chances`` is ``(chance, disagrees)`` per mention."""
     need, caught, flagged = share * sum(w for _, w in chances), 0.0, 0.0
@@ -143,7 +145,7 @@ def to_flag(chances: list[tuple[float, bool]], share: float = 0.8) -> float:
     return flagged / len(chances)
 
 
-def caught_within(chances: list[tuple[float, bool]], most: float = 0.25) -> float:
+def caught_within(chances: list[tuple[float, bool]], most: float = FLAGGED_AT_MOST) -> float:
     """The share of the disagreements flagged when the ``most`` share of mentions with the highest chance is."""
     budget, caught = most * len(chances), 0.0
     total = sum(w for _, w in chances)
@@ -204,4 +206,4 @@ def cross_validate(items: list[dict], proposals: dict[str, dict[str, tuple[int |
 
 def _tradeoff(chances: list[tuple[float, bool]]) -> dict[str, float]:
     return {"exact": round(1 - sum(w for _, w in chances) / len(chances), 4),
-            "to_flag_80": round(to_flag(chances), 4), "caught_within_25": round(caught_within(chances), 4)}
+            "flagged_needed": round(to_flag(chances), 4), "caught_within_limit": round(caught_within(chances), 4)}
