@@ -39,6 +39,20 @@ unreachable ones and those where the release takes the minority edge decision, w
 (a rule that fixes them without breaking others need not exist; it may exceed the coarse bound, which charges
 the minority decisions of every span, agreements included).
 
+Flags bound (``flags_bound``, per honest variant, coarse and fine key): under the majority edge rule the variant's
+disagreements are its unreachable ones and the mentions with a minority edge decision; ranking the mentions by
+their chance of disagreeing (one minus the product of their edges' majority shares; an unreachable one counts as a
+certain disagreement), the smallest share of all mentions to flag for 80% of those disagreements. In-sample, so
+optimistic; over 25% means no rule of this kind meets the flags target. With the fine key it is not informative:
+a pattern seen once has no minority, so its mentions count as certain agreements.
+
+Held-out estimate (``cross_validated``, :mod:`retag_edge_cv`): a learned edge rule (a back-off majority table, and
+logistic regression) fitted on the released spans of all ECB+ topics of META_m validation but one and applied to
+the held-out topic, to each honest variant's spans (the re-tagger's content core, edges decided anew) and to the
+released span's own core (``edge_only``: every other disagreement fixed for free, the unreachable ones lost):
+exact agreement, the share of mentions to flag for 80% of the disagreements when flagged by the learned
+decisions' confidence, and the share of disagreements flagged within 25%.
+
 Usage: python benchmarks/retag_ceiling.py [--data-root ../shared/data] [--out benchmarks/retag_ceiling.json]
 """
 
@@ -50,10 +64,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_retag import VARIANTS, data_args, scored
+from bench_retag import FLAGGED_AT_MOST, FLAGGED_TARGET, VARIANTS, data_args, scored
+from retag_edge_cv import LEARNERS, caught_within, cross_validate, to_flag
 
 FAMILIES = ("kept_trigger", "over_kept_content", "across_anchor", "elsewhere", "function_word_edge",
             "shared_reordered", "shared_split", "missing", "content_edge", "other")
+#: the word lists that do not hand the re-tagger the span
+HONEST = ("first content word", "last token dropped", "no word list")
 #: families no rule reading the alignment's stretches (and the function words around them) reaches
 UNREACHABLE = ("over_kept_content", "elsewhere", "shared_reordered")
 
@@ -74,6 +91,17 @@ def stretches(sentence: list[str], triggers: list[tuple[str, int, int]], para: l
         out.update({mid: (start, end, len(group)) for mid, _, _ in group})
     inside = {i for _, s, e in triggers for i in range(s, e)}
     return out, {j for i, j in anchored.items() if i not in inside}
+
+
+_KEPT: dict[tuple, set[int]] = {}
+
+
+def kept_of(sentence: list[str], triggers: list[tuple[str, int, int]], para: list[str]) -> set[int]:
+    """:func:`stretches`' kept positions, aligned once per sentence."""
+    key = (tuple(sentence), tuple(triggers), tuple(para))
+    if key not in _KEPT:
+        _KEPT[key] = stretches(sentence, triggers, para)[1]
+    return _KEPT[key]
 
 
 def family(sentence, triggers, para, row, tag, gold: dict[str, tuple[int, int]]) -> str:
@@ -119,7 +147,7 @@ def edge_patterns(items: list[tuple]) -> dict:
     fine: dict[tuple, Counter] = defaultdict(Counter)
     per_mention: dict[str, list[tuple]] = defaultdict(list)
     for sentence, triggers, para, r in items:
-        _, kept = stretches(sentence, triggers, para)
+        kept = kept_of(sentence, triggers, para)
         g0, g1 = r["token_start"], r["token_end"]
         content = [i for i in range(g0, g1) if is_content(para[i])]
         if not content:
@@ -143,6 +171,24 @@ def _minority(counts: Counter, decision: str) -> bool:
     return counts[decision] < counts[other] or (counts[decision] == counts[other] and decision == "in")
 
 
+def flags_bound(mentions: list[str], per_mention: dict, level: int, table: dict, lost: set[str],
+                unreachable: set[str]) -> dict:
+    """Under the majority edge rule of ``table`` (``level``: 0 coarse, 1 fine key of ``per_mention``'s edges):
+    exact agreement, and the smallest share of mentions to flag for ``FLAGGED_TARGET`` of its disagreements (the
+    ``lost`` minority-edge and the ``unreachable`` mentions) when flagged by their chance of disagreeing (one minus the
+    product of the majority shares of their edges' patterns; 1 where unreachable), in-sample."""
+    chances = []
+    for mid in mentions:
+        agree = 1.0
+        for edge in per_mention.get(mid, ()):
+            c = table[edge[level]]
+            agree *= max(c["in"], c["out"]) / (c["in"] + c["out"])
+        chances.append((1.0, True) if mid in unreachable else (round(1 - agree, 9), mid in lost))
+    wrong = sum(w for _, w in chances)
+    return {"exact": round(1 - wrong / len(mentions), 4), "disagreements": wrong,
+            "flagged_needed": round(to_flag(chances), 4), "caught_within_limit": round(caught_within(chances), 4)}
+
+
 def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
     items = [(sentence, triggers, para, row) for sentence, triggers, para, row, _ in
              scored(ecb_rows, meta_rows, None, "multi")]
@@ -153,21 +199,26 @@ def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
     lost_fine = {mid for mid, edges in patterns["per_mention"].items()
                  if any(_minority(patterns["fine"][fine], d) for _, fine, d in edges)}
     n = len(meta_rows)
-    out: dict = {"mentions": n, "variants": {}}
-    unreachable: set[str] = set()
-    for variant in ("released span", "first content word", "last token dropped", "no word list"):
+    out: dict = {"mentions": n, "flags_target": {"disagreements_flagged": FLAGGED_TARGET,
+                                                 "flagged_at_most": FLAGGED_AT_MOST}, "variants": {}}
+    proposals: dict[str, dict[str, tuple]] = {}
+    unreachable_of: dict[str, set[str]] = {}
+    for variant in ("released span", *HONEST):
         fams: Counter = Counter()
+        spans = proposals[variant] = {}
+        lost_here = unreachable_of[variant] = set()
         minority: Counter = Counter()
         exact = 0
         for sentence, triggers, para, row, tag in scored(ecb_rows, meta_rows, VARIANTS[variant], "multi"):
+            spans[row["mention_id"]] = (tag.start, tag.end)
             if (tag.start, tag.end) == (row["token_start"], row["token_end"]):
                 exact += 1
                 continue
             f = family(sentence, triggers, para, row, tag, gold)
             fams[f] += 1
             minority[f] += row["mention_id"] in lost_coarse
-            if variant == "no word list" and f in UNREACHABLE:
-                unreachable.add(row["mention_id"])  # out of the stretch: no list-free rule reaches it
+            if f in UNREACHABLE:
+                lost_here.add(row["mention_id"])
         out["variants"][variant] = {"exact": round(exact / n, 6), "disagreements": n - exact,
                                     "families": {f: fams[f] for f in FAMILIES},
                                     "families_edge_minority": {f: minority[f] for f in FAMILIES},
@@ -188,6 +239,17 @@ def analyse(ecb_rows: list[dict], meta_rows: list[dict]) -> dict:
                                   "included_share": round(c["in"] / (c["in"] + c["out"]), 3)}
                                  for k, c in recurring]
     out["edge_consistency"] = edges
+    mentions = [r["mention_id"] for r in meta_rows]
+    out["flags_bound"] = {v: {name: flags_bound(mentions, patterns["per_mention"], level, patterns[name], lost,
+                                                 unreachable_of[v])
+                              for level, (name, lost) in enumerate((("coarse", lost_coarse), ("fine", lost_fine)))}
+                          for v in HONEST}
+    held = [{"mention_id": r["mention_id"], "topic": r["doc_id"].split("_")[0], "para": para,
+             "kept": kept_of(sentence, triggers, para), "gold": (r["token_start"], r["token_end"])}
+            for sentence, triggers, para, r in items]
+    out["cross_validated"] = {learner: cross_validate(held, {v: proposals[v] for v in HONEST}, unreachable_of,
+                                                      learner) for learner in LEARNERS}
+    unreachable = unreachable_of["no word list"]  # out of the stretch: no list-free rule reaches it
     out["ceiling"] = {
         "unreachable_mentions": len(unreachable),
         "edge_minority_mentions_coarse": len(lost_coarse),
@@ -218,6 +280,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ceiling: {c['bound_coarse']:.1%} (edges by word), {c['bound_fine']:.1%} (by word and neighbour); "
           f"unreachable {c['unreachable_mentions']}, edge minority {c['edge_minority_mentions_coarse']} / "
           f"{c['edge_minority_mentions_fine']}")
+    for v, b in result["flags_bound"].items():
+        print(f"flags bound, {v}: " + "; ".join(f"{k} exact {r['exact']:.1%}, flag {r['flagged_needed']:.1%} for 80%, "
+                                              f"{r['caught_within_limit']:.1%} within 25%" for k, r in b.items()))
+    for learner, cv in result["cross_validated"].items():
+        print(f"cross-validated {learner} ({cv['folds']} topics, edges {cv['edge_agreement']:.1%} of {cv['edges']}): "
+              + "; ".join(f"{v} exact {r['exact']:.1%}, flag {r['flagged_needed']:.1%} for 80%, "
+                          f"{r['caught_within_limit']:.1%} within 25% (edge only: {r['edge_only']['exact']:.1%}, "
+                          f"{r['edge_only']['flagged_needed']:.1%}, {r['edge_only']['caught_within_limit']:.1%})"
+                          for v, r in cv["variants"].items()))
     print(f"written {args.out}")
     return 0
 

@@ -153,6 +153,10 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     assert "| first content word | META_m validation | 1,241 |" in table and "| no word list |" in table
     # the flags target's need: 1 - (25% / 80%) x the share of flagged spans that disagree (no word list: 63.6%)
     assert "at least 68.75% even if every flag fell" in table and "no word list 63.6%) at least 80.1%-82.0%" in table
+    # the in-sample flags bound rules out the coarse rule; held out, no learned edge rule meets either target
+    assert "no word list 29.6% of all mentions flagged, over the 25% allowed: so no rule deciding edges" in table
+    assert "no word list 61.2% / 61.4% exact with 63.5% / 67.0% flagged" in table
+    assert "So no learned edge rule of this kind meets either target" in table
 
     def change(d):
         r = d["results"]["META_m validation, first content word"]
@@ -175,6 +179,16 @@ def test_the_retag_blocks_render_from_bench_retag_json(tmp_path):
     _edit(bench / "retag_ceiling.json", lower)
     table = render_retag(bench)
     assert "exact agreement is at most 50.0%" in table and "(most: other 400," in table
+
+    def better(d):
+        for bound in d["flags_bound"].values():
+            bound["coarse"]["flagged_needed"] = 0.2
+        d["cross_validated"]["table"]["variants"]["no word list"].update(exact=0.93, flagged_needed=0.3)
+    _edit(bench / "retag_ceiling.json", better)
+    table = render_retag(bench)
+    assert "no word list 20.0% of all mentions flagged, within the 25% allowed;" in table
+    assert "A learned edge rule meets a target held out (at best 93.0% exact" in table
+    assert "So no learned edge rule" not in table
     (bench / "retag_ceiling.json").unlink()   # without the ceiling run, the table alone
     assert "How far a re-tagger" not in render_retag(bench)
 

@@ -1,14 +1,15 @@
 """README blocks rendered from committed benchmark outputs (a provider of :data:`figbench.commands.docs.PROVIDERS`).
 
 ``retag`` and ``generation-cost`` ("Making harder corpora") come from ``benchmarks/bench_retag.json``,
-written by ``benchmarks/bench_retag.py``; ``harvest-scale`` and ``harvest-estimate`` (the harvest
-section) from ``benchmarks/bench_harvest.json``, written by ``benchmarks/bench_harvest.py``; ``measured``
-(README "Measured") from ``benchmarks/measured.json``, one entry per measurement of figbench itself with
-the commit it measured, its date and the load; ``install-size`` (core against ``[all]``) from
-``benchmarks/bench_install.json``, written by ``benchmarks/bench_install.py``. The full-Wikipedia estimate's
-dump size, page count and price per core-hour are stated assumptions (:data:`ENWIKI_COMPRESSED_MB`,
-:data:`ENWIKI_ARTICLES`, :data:`PRICE_PER_CORE_HOUR`), not results; every other number of these blocks is
-read from a benchmark file or derived from its numbers.
+written by ``benchmarks/bench_retag.py`` (the ``retag`` block's account of its bounds from
+``benchmarks/retag_ceiling.json``: :mod:`figbench.commands.docs_retag_ceiling`); ``harvest-scale`` and
+``harvest-estimate`` (the harvest section) from ``benchmarks/bench_harvest.json``, written by
+``benchmarks/bench_harvest.py``; ``measured`` (README "Measured") from ``benchmarks/measured.json``, one entry
+per measurement of figbench itself with the commit it measured, its date and the load; ``install-size`` (core
+against ``[all]``) from ``benchmarks/bench_install.json``, written by ``benchmarks/bench_install.py``. The
+full-Wikipedia estimate's dump size, page count and price per core-hour are stated assumptions
+(:data:`ENWIKI_COMPRESSED_MB`, :data:`ENWIKI_ARTICLES`, :data:`PRICE_PER_CORE_HOUR`), not results; every other
+number of these blocks is read from a benchmark file or derived from its numbers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from figbench.commands.docs_harvest_rerun import render_rerun
 #: the folder of the committed benchmark outputs
 BENCHMARKS = ROOT / "benchmarks"
 RETAG_JSON = "bench_retag.json"
-CEILING_JSON = "retag_ceiling.json"
 MEASURED_JSON = "measured.json"
 HARVEST_JSON = "bench_harvest.json"
 INSTALL_JSON = "bench_install.json"
@@ -141,54 +141,10 @@ def render_retag(benchmarks: Path = BENCHMARKS, results: Path | None = None) -> 
         r = field(data, path, "results", f"{RETAG_SETS[0][1]}, {variant}")
         if r["verdict"] == "none" and r["flagged"]:
             precision[variant] = r["disagreements_flagged"] * (1 - r["exact"]) / r["flagged"]
-    ceiling = _retag_ceiling(benchmarks, most / dis, precision)
+    from figbench.commands.docs_retag_ceiling import render_ceiling
+
+    ceiling = render_ceiling(benchmarks, (exact, dis, most), precision)
     return "\n".join(lines) + "\n\n" + text + "\n" + (f"\n{ceiling}\n" if ceiling else "")
-
-
-#: retag_ceiling.py's disagreement families, as the README names them
-_FAMILIES = {"function_word_edge": "a function word at an edge", "shared_split": "a shared stretch cut elsewhere",
-             "shared_reordered": "a shared stretch the release reorders", "content_edge": "a content word at an edge",
-             "across_anchor": "across a kept word", "elsewhere": "outside the trigger's stretch",
-             "over_kept_content": "over content words the paraphrase kept", "kept_trigger": "the trigger kept",
-             "missing": "no stretch", "other": "other"}
-
-
-def _retag_ceiling(benchmarks: Path, most_per_dis: float, precision: dict[str, float]) -> str:
-    """Where the honest variants' disagreements come from and how far a rule of the re-tagger's kind can go
-    (``retag_ceiling.json``); empty when the file is absent. The flags target needs exact agreement of at least
-    ``1 - most_per_dis * p`` where ``p`` of the flagged spans disagree (``precision``: per variant missing both)."""
-    path = Path(benchmarks) / CEILING_JSON
-    if not path.is_file():
-        return ""
-    data = load(benchmarks, CEILING_JSON, "retag_ceiling.py")
-    c, e = field(data, path, "ceiling"), field(data, path, "edge_consistency", "coarse")
-    fine = field(data, path, "edge_consistency", "fine")
-    rows = []
-    for variant, v in field(data, path, "variants").items():
-        fams = sorted(((n, k) for k, n in v["families"].items() if n), reverse=True)[:3]
-        rows.append(f"{variant} {_pct(v['exact'])} exact, {v['disagreements']:,} disagreements (most: "
-                    + ", ".join(f"{_FAMILIES.get(k, k)} {n}" for n, k in fams)
-                    + f"), at most {_pct(v['optimistic_bound'])}")
-    split = [r for r in field(data, path, "edge_consistency", "recurring_coarse") if 0.2 < r["included_share"] < 0.8]
-    mixed = "; ".join(f"a {'kept' if r['kept'] else 'rewritten'} {r['side']} `{r['word']}` in {r['included']}, "
-                      f"out {r['excluded']}" for r in split[:3])
-    return (f"How far a re-tagger of this kind can go (`benchmarks/retag_ceiling.py`, {data['set']}, "
-            f"{data['mentions']:,} mentions; every disagreement put in one family by the script). The released, "
-            f"hand-corrected spans decide the same edge both ways ({mixed}): a rule deciding each function-word "
-            f"edge by its side, word and whether the model kept it matches at most {_pct(e['majority_rule_agreement'])}"
-            f" of the {e['edges']:,} edges, and with the {c['unreachable_mentions']} mentions no stretch-based span "
-            f"reaches, exact agreement is at most {_pct(c['bound_coarse'])} (with the neighbouring word as well, "
-            f"{_pct(c['bound_fine'])}, a loose bound: {fine['singleton_patterns']:,} of its {fine['patterns']:,} "
-            "patterns occur once). Per variant, with every reachable disagreement fixed where the release's edge "
-            "decision is the majority and no agreement lost: " + "; ".join(rows) + ". So for the honest lists on "
-            "META_m no rule deciding edges by side, word and kept can reach the 90% exact target; one keyed on the "
-            "neighbouring word as well could in principle, though most of its patterns are seen once. The flags "
-            "target is not ruled out by these bounds, but needs exact agreement of at least "
-            f"{_target(1 - most_per_dis)} even if every flag fell on a disagreement"
-            + (", and at the share of flagged spans that disagree now on META_m validation ("
-               + ", ".join(f"{v} {_pct(p)}" for v, p in precision.items()) + ") at least "
-               + _span([1 - most_per_dis * p for p in precision.values()]) if precision else "")
-            + ". Assumptions: " + c["assumptions"] + ".")
 
 
 def render_generation_cost(benchmarks: Path = BENCHMARKS) -> str:
