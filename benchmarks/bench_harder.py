@@ -1,8 +1,9 @@
 """Benchmark: is a generated corpus harder? ECB+ against the released META_m and figbench's own paraphrase.
 
-On the same ECB+ ``dev_small`` mentions (the ECB+META paper's 40 documents), three versions: the original
-ECB+ triggers, the released ECB+META_m paraphrase (``ecbmeta`` ``meta_m`` ``dev_small``) and the corpus made by
-``figbench generate metaphors`` (the folder ``--generated``, loaded with ``datasets.load_dataset``). All three
+On the same ECB+ mentions of ``--split`` (``dev_small``, the ECB+META paper's 40 documents, by default; ``test`` is
+the split of the paper's Table 2), three versions: the original ECB+ triggers, the released ECB+META_m paraphrase
+(``ecbmeta`` ``meta_m``, same split) and the corpus made by ``figbench generate metaphors`` from that split (the
+folder ``--generated``, loaded with ``datasets.load_dataset``). All three
 are restricted to the mentions every version holds (the generated corpus lacks the mentions of sentences the
 model failed on; a run without any usable mention has no column), so every comparison is paired.
 
@@ -12,13 +13,13 @@ Heuristic: CoNLL F1; the KNN filter with the frozen MiniLM bi-encoder, oracle B-
 and, with ``--ce-lh-model DIR``, a trained CE_LH cross-encoder (CoNLL F1): the record then says where that model
 came from (its training command, measured training time and CPU from ``DIR/train_info.json``, whether its weights
 are those of the committed CE_LH records) and its CoNLL F1 on all of ECB+ ``dev_small`` beside the committed
-record's (same model, same split: they should agree).
+record's (same model, same split: they should agree; this check runs on ``dev_small`` whatever ``--split``).
 The drop from ECB+ of each version is a paired topic bootstrap (:func:`figbench_baselines.cdec.compare.records_drop`,
 1,000 resamples). Written to ``--out`` (a committed record, rendered into the README's "is it harder?" table
 beside the paper's Table 1 / Table 2 drops).
 
-Usage: python benchmarks/bench_harder.py --generated DIR [--ce-lh-model models/cdec/ce_lh_s4000]
-       [--out results/generation/harder_dev_small.json]
+Usage: python benchmarks/bench_harder.py --generated DIR [--split dev_small] [--ce-lh-model models/cdec/ce_lh_s4000]
+       [--out results/generation/harder_<split>.json]
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ COUNTS = ("candidate_pairs", "predicted_clusters")
 STATS = ("mentions", "clusters", "ambiguity", "diversity", "mtld", "mtld_paper")
 
 
-def _run(argv: list[str], dataset: str, config: str, rows: list[dict]) -> dict:
+def _run(argv: list[str], dataset: str, config: str, rows: list[dict], split: str = "dev_small") -> dict:
     from figbench_baselines.cdec.cli import build_parser, normalise
     from figbench_baselines.cdec.pipeline import run
 
     args = normalise(build_parser().parse_args(["--out", "unused.json", "--dataset", dataset, "--config", config,
-                                                "--split", "dev_small", "--n-resamples", "0", *argv]))
+                                                "--split", split, "--n-resamples", "0", *argv]))
     return run(args, rows=rows)
 
 
@@ -97,8 +98,9 @@ def ce_lh_provenance(folder: str, command: str | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--generated", required=True, help="a folder made by `figbench generate metaphors` (dev_small)")
-    p.add_argument("--out", default=str(ROOT / "results" / "generation" / "harder_dev_small.json"))
+    p.add_argument("--generated", required=True, help="a folder made by `figbench generate metaphors` from --split")
+    p.add_argument("--split", default="dev_small", help="the ECB+ / META_m split (dev_small, validation, test)")
+    p.add_argument("--out", default=None, help="default: results/generation/harder_<split>.json")
     p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--ce-lh-model", default=None,
                    help="a trained CE_LH cross-encoder (figbench baseline cdec --method ce_lh --save-model DIR): adds "
@@ -118,14 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     from figbench.stats import coref_stats
 
     t0 = time.perf_counter()
-    ecb = figbench.load_dataset("ecbplus", "events", split="dev_small").to_list()
-    released = figbench.load_dataset("ecbmeta", "meta_m", split="dev_small").to_list()
+    split = args.split
+    args.out = args.out or str(ROOT / "results" / "generation" / f"harder_{split}.json")
+    ecb = figbench.load_dataset("ecbplus", "events", split=split).to_list()
+    released = figbench.load_dataset("ecbmeta", "meta_m", split=split).to_list()
     data = Path(args.generated) / "data"
+    settings = json.loads((Path(args.generated) / "generation" / "settings.json").read_text())
+    if settings.get("split") != split:
+        raise SystemExit(f"{args.generated}: generated from ECB+ {settings.get('split')!r}, not --split {split}")
     generated: list[dict] = []
-    if any(data.glob("dev_small-*.parquet")):  # a run without a usable mention writes no data file
+    if any(data.glob(f"{split}-*.parquet")):  # a run without a usable mention writes no data file
         # a private cache: datasets' shared cache served an earlier folder of the same name (77 rows for 85)
         with tempfile.TemporaryDirectory() as cache:
-            generated = datasets.load_dataset(str(args.generated), split="dev_small", cache_dir=cache).to_list()
+            generated = datasets.load_dataset(str(args.generated), split=split, cache_dir=cache).to_list()
     shared = {r["mention_id"] for r in ecb} & {r["mention_id"] for r in released}
     if generated:
         shared &= {r["mention_id"] for r in generated}
@@ -136,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     gen_dir = Path(args.generated).resolve()
     # the folder's name, or its path inside the project: never a machine's temporary path
     where = str(gen_dir.relative_to(ROOT)) if gen_dir.is_relative_to(ROOT) else gen_dir.name
-    out: dict = {"split": "dev_small", "generated": where, "generated_record": args.record,
-                 "generation_settings": json.loads((Path(args.generated) / "generation" / "settings.json").read_text()),
+    out: dict = {"split": split, "generated": where, "generated_record": args.record,
+                 "generation_settings": settings,
                  "mentions": {"ecbplus": len(ecb), "meta_m": len(released), "generated": len(generated),
                               "shared": len(shared)},
                  "stats": {}, "baselines": {}, "paper": paper_values(), "n_resamples": args.n_resamples}
@@ -150,13 +157,14 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["--method", "ce_lh", "--load-model", args.ce_lh_model]
         baselines.append(("CE_LH", argv, "conll_f1"))
         out["ce_lh_model"] = ce_lh_provenance(args.ce_lh_model, args.ce_lh_command)
-        full = _run(argv, "ecbplus", "events", ecb)["scores"]["conll_f1"]  # all of dev_small, as the record ran
+        check = ecb if split == "dev_small" else figbench.load_dataset("ecbplus", "events", split="dev_small").to_list()
+        full = _run(argv, "ecbplus", "events", check)["scores"]["conll_f1"]  # all of dev_small, as the record ran
         out["ce_lh_model"]["check"] = {**out["ce_lh_model"]["check"], "conll_f1": full}
         print("CE_LH", json.dumps(out["ce_lh_model"]), flush=True)
     else:
         out["ce_lh"] = args.ce_lh_missing
     for name, cdec_argv, score in baselines:
-        recs = {v: _run(cdec_argv, ds, cfg, rows[v]) for v, (ds, cfg, _) in versions.items()}
+        recs = {v: _run(cdec_argv, ds, cfg, rows[v], split) for v, (ds, cfg, _) in versions.items()}
         row = {"score": score, **{v: recs[v]["scores"][score] for v in versions},
                "counts": {v: {k: recs[v]["counts"].get(k) for k in COUNTS} for v in versions}}
         for v in [v for v in versions if v != "ecbplus"]:

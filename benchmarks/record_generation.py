@@ -7,6 +7,10 @@ time and peak memory) while a loop appends ``<epoch seconds> <1-minute load aver
     python benchmarks/record_generation.py DIR --name NAME --time-log time.log --load-log load.txt \\
         --command "figbench generate metaphors ..."
 
+A run whose answers were made on another machine (``benchmarks/paraphrase_elsewhere.py answer`` on a lent GPU,
+then ``--cache-only`` here) gives that step's JSON report with ``--device-report``: the record's machine, generation
+seconds and tokens per second are then that machine's, and no load log is needed (the lent machine ran nothing else).
+
 The record (:func:`figbench.generate.record.generation_record`) is rendered into the README's generation
 blocks (``figbench docs --write``) and checked by ``tests/test_generation_records.py``.
 """
@@ -48,23 +52,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", required=True)
     p.add_argument("--command", required=True)
     p.add_argument("--time-log", default=None)
-    p.add_argument("--load-log", required=True)
+    p.add_argument("--load-log", default=None, help="required unless --device-report")
     p.add_argument("--since", type=float, default=None, help="epoch seconds the run started (load samples after)")
     p.add_argument("--note", default="")
     p.add_argument("--generate-seconds", type=float, default=None,
                    help="the generation's seconds, for a run stopped and rebuilt with --cache-only")
     p.add_argument("--wall-seconds", type=float, default=None, help="instead of --time-log's wall time")
+    p.add_argument("--device-report", default=None,
+                   help="the JSON report of `paraphrase_elsewhere.py answer` (answers made on another machine)")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
+    if not args.load_log and not args.device_report:
+        p.error("--load-log is required unless --device-report is given")
     from figbench.generate.record import generation_record, validate_record
 
     wall, rss = time_log(Path(args.time_log)) if args.time_log else (args.wall_seconds, None)
     if args.wall_seconds is not None:
         wall = args.wall_seconds
     end = args.since + wall if args.since is not None else None
+    device = json.loads(Path(args.device_report).read_text("utf-8")) if args.device_report else None
+    if device and wall is None:
+        wall = device["seconds"] + device["load_seconds"]
     rec = generation_record(args.dir, name=args.name, command=args.command, wall_s=wall,
-                            load_average=load_log(Path(args.load_log), args.since, end), peak_rss_mb=rss,
-                            note=args.note, generate_s=args.generate_seconds)
+                            load_average=load_log(Path(args.load_log), args.since, end) if args.load_log else None,
+                            peak_rss_mb=rss, note=args.note, generate_s=args.generate_seconds, device=device)
     validate_record(rec, args.name)
     out = Path(args.out or ROOT / "results" / "generation" / f"{args.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -61,3 +61,38 @@ def test_the_real_smollm2_gguf_paraphrases_offline(tmp_path, monkeypatch):
     again = run_cli(generate_cmd(out, None, "validation", "--batch-size", "2", "--json-retries", "0",
                                  model="smollm2-135m"), timeout=600)
     assert again.returncode == r.returncode and report(out)["run"]["requests"] == 0  # all from the cache
+
+
+@pytest.mark.ci_stage
+def test_answers_made_elsewhere_build_here_from_the_cache(tmp_path):
+    """benchmarks/paraphrase_elsewhere.py: the sentences written here, the real GGUF's answers made by ``answer``
+    (as on a lent GPU machine), and ``--cache-only`` here finds every answer under the CLI's own cache keys."""
+    import subprocess
+    import sys
+
+    from figbench.local_models import gguf_path
+    from tests.conftest import ROOT
+    from tests.test_generate import ECB_MINI, ENV
+
+    script = [sys.executable, str(ROOT / "benchmarks" / "paraphrase_elsewhere.py")]
+    units, cache, rep = tmp_path / "units.json", tmp_path / "out" / "generation" / "cache.jsonl", tmp_path / "r.json"
+    r = subprocess.run([*script, "units", "--dataset", "ecbplus", "--config", "events", "--split", "validation",
+                        "--data-dir", str(ECB_MINI), "--option", "strict_release=False", "--out", str(units)],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(units.read_text())) == 2
+    r = subprocess.run([*script, "answer", "--units", str(units), "--gguf", str(gguf_path("smollm2-135m")),
+                        "--label", "smollm2-135m", "--style", "multi", "--batch-size", "2", "--cache", str(cache),
+                        "--report", str(rep)], capture_output=True, text=True, env=ENV, timeout=1200)
+    assert r.returncode == 0, r.stderr
+    made = json.loads(rep.read_text())
+    assert made["sentences"] == made["answered"] == 2 and made["completion_tokens"] > 0 and made["device"] == "cpu"
+    r = run_cli(generate_cmd(tmp_path / "out", None, "validation", "--batch-size", "2", "--json-retries", "0",
+                             "--cache-only", model="smollm2-135m"))
+    rep_here = report(tmp_path / "out")["run"]
+    assert rep_here["cache_hits"] == 2 and rep_here["requests"] == 0, r.stderr  # nothing asked again, nothing missed
+    assert rep_here["tokens"]["completion"] == made["completion_tokens"]
+    bad = subprocess.run([*script, "answer", "--units", str(units), "--gguf", "x.gguf", "--label", "m", "--style",
+                          "multi", "--json-retries", "1", "--cache", str(cache), "--report", str(rep)],
+                         capture_output=True, text=True, env=ENV, timeout=300)
+    assert bad.returncode != 0 and "--json-retries must be 0" in bad.stderr

@@ -19,9 +19,9 @@ RECORDS = sorted(GENERATION.glob("*.json")) if GENERATION.is_dir() else []
 
 
 def test_the_readme_runs_are_committed():
-    from figbench.commands.docs_generation import HARDER, RUNS
+    from figbench.commands.docs_generation import HARDER_BLOCKS, OWN_LISTS, RUNS
 
-    assert {p.stem for p in RECORDS} >= {*RUNS, HARDER}
+    assert {p.stem for p in RECORDS} >= {*RUNS, *OWN_LISTS, *(name for _, name in HARDER_BLOCKS)}
 
 
 @pytest.mark.parametrize("path", RECORDS, ids=[p.name for p in RECORDS])
@@ -31,7 +31,8 @@ def test_committed_generation_record(path):
     rec = json.loads(path.read_text("utf-8"))
     if rec.get("kind") == KIND:
         validate_record(rec, path.name)
-        assert rec["settings"]["backend"] == "transformers" and rec["machine"]["cpu_count"] >= 1
+        assert rec["settings"]["backend"] == "transformers"
+        assert rec["machine"].get("gpu") or rec["machine"]["cpu_count"] >= 1  # a lent GPU's report, or this CPU
         assert "figbench generate metaphors " in rec["command"]
         return
     for name, row in rec["baselines"].items():  # the harder record: drops are the columns' differences
@@ -59,6 +60,16 @@ def test_a_record_measures_the_run_it_reads(tmp_path):
     assert rec["answers"]["usable"] == 2 and rec["answers"]["usable_sentences"] == ["2_1ecb#0", "2_2ecb#0"]
     assert rec["word_lists"] == {"entries": 2, "in_paraphrase": 2}
     assert rec["mentions"]["retagged"] == 2 and rec["mentions"]["flags"].get("untouched") == 1
+    # answers made on another machine (paraphrase_elsewhere.py answer): its machine, seconds and tokens
+    device = {"platform": "Linux-gpu", "torch": "2.11.0+cu130", "transformers": "5.24.0", "device": "cuda:0",
+              "gpu": "NVIDIA H200", "seconds": 2.0, "load_seconds": 1.0, "completion_tokens": 50, "prompt_tokens": 9}
+    elsewhere = generation_record(out, name="t", command="figbench generate metaphors ...", wall_s=3.0,
+                                  load_average=None, device=device)
+    validate_record(elsewhere)
+    assert elsewhere["machine"]["gpu"] == "NVIDIA H200" and elsewhere["machine"]["load_average_1min"] is None
+    assert elsewhere["speed"] == {"generate_s": 2.0, "wall_s": 3.0, "completion_tokens": 50, "prompt_tokens": 9,
+                                  "completion_tokens_per_s": 25.0}
+    assert elsewhere["answers"] == rec["answers"] and elsewhere["mentions"] == rec["mentions"]
     with pytest.raises(ValueError, match="answers.closed_by_figbench <= answers"):
         validate_record({**rec, "answers": {**rec["answers"], "closed_by_figbench": 4}}, "t")
     bad = {**rec, "answers": {**rec["answers"], "usable": 3}}

@@ -165,23 +165,29 @@ def render_generation_cost(benchmarks: Path = BENCHMARKS) -> str:
 
 
 def _own_lists_row(results: Path) -> str:
-    """The headline generation run's own word lists: agreement with the alignment (no released span exists)."""
-    from figbench.commands.docs_generation import RUNS
+    """The recorded runs' own word lists (:data:`~figbench.commands.docs_generation.OWN_LISTS`): agreement with the
+    alignment (no released span exists for a new paraphrase)."""
+    from figbench.commands.docs_generation import OWN_LISTS
 
-    path = Path(results) / "generation" / f"{RUNS[0]}.json"
-    if not path.is_file():
-        return ""
-    rec = json.loads(path.read_text("utf-8"))
-    o, model = rec["own_word_lists"], rec["settings"]["model"]
-    n = o["compared"]
-    if not n:
-        return (f"| the model's own lists (`{model}`) | its own ECB+ {rec['settings']['split']} paraphrases | 0 | "
-                "- | - | - | - | the model returned no usable word list |")
-    return (f"| the model's own lists (`{model}`; exact = agreement with the alignment without a list) | its own "
-            f"ECB+ {rec['settings']['split']} paraphrases | {n:,} | "
-            f"{_pct(o['agree_with_alignment'] / n) if n else '-'} | - | {_pct(o['flagged'] / n) if n else '-'} | "
-            f"{_pct(o['disagreements_flagged'] / o['disagreements']) if o['disagreements'] else '-'} "
-            f"({o['disagreements']:,}) | no released span to score |")
+    rows = []
+    for name in OWN_LISTS:
+        path = Path(results) / "generation" / f"{name}.json"
+        if not path.is_file():
+            continue
+        rec = json.loads(path.read_text("utf-8"))
+        o, model, split = rec["own_word_lists"], rec["settings"]["model"], rec["settings"]["split"]
+        where = "a lent GPU" if rec["machine"].get("gpu") else "this CPU"
+        n = o["compared"]
+        if not n:
+            rows.append(f"| the model's own lists (`{model}`) | its own ECB+ {split} paraphrases ({where}) | 0 | "
+                        "- | - | - | - | the model returned no usable word list |")
+            continue
+        rows.append(f"| the model's own lists (`{model}`; exact = agreement with the alignment without a list) | its "
+                    f"own ECB+ {split} paraphrases ({where}) | {n:,} | {_pct(o['agree_with_alignment'] / n)} | - | "
+                    f"{_pct(o['flagged'] / n)} | "
+                    f"{_pct(o['disagreements_flagged'] / o['disagreements']) if o['disagreements'] else '-'} "
+                    f"({o['disagreements']:,}) | no released span to score |")
+    return "\n".join(rows)
 
 
 # ------------------------------------------------------------------ bench_harvest.json

@@ -1,9 +1,10 @@
 """README blocks of the generation records (a provider of :data:`figbench.commands.docs.PROVIDERS`).
 
 ``generation-run`` renders the records of real ``figbench generate metaphors`` runs
-(``results/generation/<run>.json``, written by ``benchmarks/record_generation.py``); ``harder`` renders
-``results/generation/harder_dev_small.json`` (``benchmarks/bench_harder.py``): ECB+ against the released META_m
-and the generated corpus, beside the paper's drops.
+(``results/generation/<run>.json``, written by ``benchmarks/record_generation.py``); ``harder`` (and
+``harder-validation``, ``harder-test``) render ``results/generation/harder_<split>.json``
+(``benchmarks/bench_harder.py``): ECB+ against the released META_m and the generated corpus, beside the paper's
+drops.
 """
 
 from __future__ import annotations
@@ -15,11 +16,20 @@ from typing import Any
 from figbench.commands.docs import Block
 
 #: the committed generation runs, the first the headline run (record names under results/generation/)
-RUNS = ("smollm2_135m_prefill_stop_dev_small", "smollm2_135m_prefill_dev_small", "smollm2_135m_prefill_dev_small_10",
-        "gemma3_270m_prefill_dev_small_10", "smollm2_135m_dev_small", "smollm2_135m_json_mode_dev_small_16")
+RUNS = ("smollm2_135m_prefill_stop_dev_small", "smollm2_135m_prefill_gpu_dev_small",
+        "smollm2_135m_prefill_gpu_validation", "smollm2_135m_prefill_gpu_test", "smollm2_135m_prefill_dev_small",
+        "smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10", "smollm2_135m_dev_small",
+        "smollm2_135m_json_mode_dev_small_16")
+#: the runs whose own word lists are rows of the README's re-tagging table
+OWN_LISTS = ("smollm2_135m_prefill_stop_dev_small", "smollm2_135m_prefill_gpu_validation",
+             "smollm2_135m_prefill_gpu_test")
 #: the head-to-head of the registered models on the same sentences (the default model is chosen by it)
 COMPARE = ("smollm2_135m_prefill_dev_small_10", "gemma3_270m_prefill_dev_small_10")
 HARDER = "harder_dev_small"
+#: the "is it harder?" records, one README block each: (block name, record name)
+HARDER_BLOCKS = (("harder", HARDER), ("harder-validation", "harder_validation"), ("harder-test", "harder_test"))
+
+
 def paper_values() -> dict[str, dict]:
     """The paper's values (Ahmed et al. 2024) on the harder table's rows, from where figbench keeps each one:
     Table 2 (CoNLL F1, test split; LH and CE_LH, as the cdec baselines' specs quote it), Table 1 (KNN oracle B3
@@ -85,6 +95,14 @@ def _compare(recs: dict[str, dict]) -> str:
             f"`{DEFAULT_MODEL}`, chosen by this comparison.")
 
 
+def _machine(r: dict) -> str:
+    m = r["machine"]
+    if m.get("gpu"):
+        return f"lent {m['gpu']}, nothing else running"
+    load = m["load_average_1min"]
+    return f"CPU, load {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"
+
+
 def render_generation_run(results: Path) -> str:
     """The real runs: what the model answered and what the pipeline made of it."""
     from figbench.generate.record import validate_record
@@ -95,26 +113,33 @@ def render_generation_run(results: Path) -> str:
         validate_record(rec, f"results/generation/{name}.json")
         recs.append(rec)
     lines = ["| model (`--llm-model`) | sentences | answers valid JSON as written | usable answers | word-list entries "
-             "in the paraphrase | mentions re-tagged | flagged | completion tokens/s | wall time | load average "
-             "(min / mean / max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "in the paraphrase | mentions re-tagged | flagged | completion tokens/s | wall time | machine (load "
+             "average min / mean / max) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
         a, w, m, sp = r["answers"], r["word_lists"], r["mentions"], r["speed"]
-        load = r["machine"]["load_average_1min"]
-        cells = [_label(r),
+        cells = [_label(r) + f" ECB+ `{r['settings']['split']}`" + (f", batches of {r['settings']['batch_size']}"
+                                                                 if r["machine"].get("gpu") else ""),
                  str(a["sentences"]), _pct(a["valid_json_as_written"], a["answers"]),
                  _pct(a["usable"], a["sentences"]), _pct(w["in_paraphrase"], w["entries"]),
                  _pct(m["retagged"], m["source"]), _pct(m["flagged"], m["in_corpus"]),
-                 f"{sp['completion_tokens_per_s']:.1f}", _minutes(sp["wall_s"]),
-                 f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"]
+                 f"{sp['completion_tokens_per_s']:.1f}", _minutes(sp["wall_s"]), _machine(r)]
         lines.append("| " + " | ".join(cells) + " |")
     head, other = recs[0], [r for r in recs[1:] if r["name"] not in COMPARE]
     s, m, o = head["settings"], head["mentions"], head["own_word_lists"]
     kinds = ", ".join(f"{k} {n}" for k, n in head["failure_kinds"].items()) or "none"
     flags = ", ".join(f"`{k}` {n}" for k, n in list(m["flags"].items())[:4]) or "none"
-    text = [f"Recorded runs (`results/generation/`), offline on this machine's CPU ({head['machine']['cpu_count']} "
-            f"cores shared with other jobs: the load averages show how busy it was, so the speeds are lower bounds), "
-            f"ECB+ `{s['split']}` with the Fig. 2 {s['style']}-word prompt, temperature {s['temperature']}, batches "
-            f"of {s['batch_size']}, {s['json_retries']} JSON retries: `{head['command']}`."]
+    gpus = [r for r in recs if r["machine"].get("gpu")]
+    text = [f"Recorded runs (`results/generation/`), offline, the CPU rows on this machine's CPU "
+            f"({head['machine']['cpu_count']} cores shared with other jobs: the load averages show how busy it was, "
+            f"so the speeds are lower bounds). The first row: ECB+ `{s['split']}` with the Fig. 2 {s['style']}-word "
+            f"prompt, temperature {s['temperature']}, batches of {s['batch_size']}, {s['json_retries']} JSON retries: "
+            f"`{head['command']}`."]
+    if gpus:
+        splits = ", ".join(f"`{r['settings']['split']}`" for r in gpus)
+        text.append(f"The GPU rows ran the same model and settings on ECB+ {splits} on a lent "
+                    f"{gpus[0]['machine']['gpu']} (torch {gpus[0]['machine']['torch']}), in three steps: "
+                    f"`{gpus[-1]['command']}`; their speeds are the GPU's, the answers sampled anew (not the CPU run's "
+                    "answers replayed).")
     text.append(f"With `{s['model']}` the unusable answers were: {kinds}; the flags on the re-tagged mentions: "
                 f"{flags}.")
     if "closed_by_figbench" in head["answers"]:
@@ -170,8 +195,8 @@ def _ce_lh_text(h: dict) -> str:
     """Where the CE_LH row's model came from; a CE_LH row without the record of its model is an error."""
     m = h.get("ce_lh_model")
     if not isinstance(m, dict) or not m.get("command") or "train_seconds" not in m or "check" not in m:
-        raise ValueError(f"results/generation/{HARDER}.json: baselines.CE_LH has no ce_lh_model record (the model's "
-                         "training command, measured training time and check); rebuild it with "
+        raise ValueError(f"results/generation/harder_{h['split']}.json: baselines.CE_LH has no ce_lh_model record "
+                         "(the model's training command, measured training time and check); rebuild it with "
                          "`python benchmarks/bench_harder.py --ce-lh-model DIR`")
     c = m["check"]
     threads = f", {m['torch_threads']} torch thread{'s' if m['torch_threads'] != 1 else ''}" if m.get(
@@ -204,9 +229,9 @@ def _ce_lh_pruning(b: dict) -> str:
             f"ECB+: {ce['counts']['ecbplus']['candidate_pairs']:,.0f} candidate pairs).")
 
 
-def render_harder(results: Path) -> str:
+def render_harder(results: Path, name: str = HARDER) -> str:
     """ECB+ vs the released META_m vs the generated corpus on the same mentions, beside the paper's drops."""
-    h = _load(results, HARDER, "bench_harder.py")
+    h = _load(results, name, "bench_harder.py")
     n, st, b = h["mentions"], h["stats"], h["baselines"]
     model = h["generation_settings"].get("model", "?")
     gen = "generated" in st
@@ -254,12 +279,14 @@ def render_harder(results: Path) -> str:
 
 
 def blocks() -> list[Block]:
+    from functools import partial
+
     return [
         Block("README.md", "generation-run", render_generation_run,
               anchor="A real language model in the loop: runs recorded by `benchmarks/record_generation.py` (generated "
                      "from `results/generation/`):"),
-        Block("README.md", "harder", render_harder,
-              anchor="generated from `results/generation/harder_dev_small.json`):"),
+        *(Block("README.md", block, partial(render_harder, name=name),
+                anchor=f"generated from `results/generation/{name}.json`):") for block, name in HARDER_BLOCKS),
     ]
 
 

@@ -94,11 +94,31 @@ def _word_lists(answers: list[dict]) -> dict[str, int]:
     return {"entries": entries, "in_paraphrase": found}
 
 
-def generation_record(out: str | Path, *, name: str, command: str, wall_s: float, load_average: list[float],
+def _device_machine(device: dict) -> dict[str, Any]:
+    """The machine of answers made elsewhere (``benchmarks/paraphrase_elsewhere.py answer``'s report)."""
+    return {"cpu_count": None, "platform": device["platform"], "torch": device["torch"],
+            "transformers": device["transformers"], "load_average_1min": None, "peak_rss_mb": None,
+            "gpu": device.get("gpu"), "device": device["device"]}
+
+
+def _speed(run: dict, wall_s: float, generate_s: float | None, device: dict | None) -> dict[str, Any]:
+    if device:
+        gen, completion, prompt = device["seconds"], device["completion_tokens"], device["prompt_tokens"]
+    else:
+        gen = generate_s if generate_s is not None else run["seconds"]
+        completion, prompt = run["tokens"]["completion"], run["tokens"]["prompt"]
+    return {"generate_s": round(gen, 1), "wall_s": round(wall_s, 1), "completion_tokens": completion,
+            "prompt_tokens": prompt, "completion_tokens_per_s": round(completion / gen, 2) if gen else None}
+
+
+def generation_record(out: str | Path, *, name: str, command: str, wall_s: float, load_average: list[float] | None,
                       peak_rss_mb: float | None = None, note: str = "",
-                      generate_s: float | None = None) -> dict[str, Any]:
+                      generate_s: float | None = None, device: dict | None = None) -> dict[str, Any]:
     """The record of the run in ``out`` (see the module docstring); ``generate_s`` replaces the report's generation
-    seconds for a run whose answers were replayed from its cache (``--cache-only`` after a stopped run)."""
+    seconds for a run whose answers were replayed from its cache (``--cache-only`` after a stopped run); ``device``
+    (the report of answers made on another machine) gives the machine, the generation seconds and the tokens
+    actually generated there (a sentence repeated in the split is asked once per copy there and read from the
+    cache twice here)."""
     import torch
     import transformers
 
@@ -120,9 +140,9 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
                                                   "temperature", "max_tokens", "json_retries", "json_mode")}
         | {"prefill": settings.get("prefill", "none")}
         | {"batch_size": run.get("batch_size")},
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__,
-                    "transformers": transformers.__version__, "load_average_1min": load_average,
-                    "peak_rss_mb": peak_rss_mb},
+        "machine": _device_machine(device) if device else
+        {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__,
+         "transformers": transformers.__version__, "load_average_1min": load_average, "peak_rss_mb": peak_rss_mb},
         "answers": _answers(out) | {"sentences": run["sentences"], "usable": run["ok"], "failed": run["failed"],
                                     "repaired": run["repaired"],
                                     "sentence_keys": sorted(a["key"] for a in answers),
@@ -134,11 +154,7 @@ def generation_record(out: str | Path, *, name: str, command: str, wall_s: float
                      "in_corpus": build["counts"].get("mentions", 0), "flagged": build["counts"].get("flagged", 0),
                      "flags": dict(flags.most_common())},
         "own_word_lists": _own_lists(proposals, settings["style"]),
-        "speed": {"generate_s": round(generate_s if generate_s is not None else run["seconds"], 1),
-                  "wall_s": round(wall_s, 1),
-                  "completion_tokens": run["tokens"]["completion"], "prompt_tokens": run["tokens"]["prompt"],
-                  "completion_tokens_per_s": round(run["tokens"]["completion"] / (generate_s or run["seconds"]), 2)
-                  if (generate_s or run["seconds"]) else None},
+        "speed": _speed(run, wall_s, generate_s, device),
         "failure_kinds": run.get("failure_kinds", {}), "cache_only_rebuild": bool(run.get("cache_only")),
         "examples": examples,
     }
