@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                  "generation_settings": settings,
                  "mentions": {"ecbplus": len(ecb), "meta_m": len(released), "generated": len(generated),
                               "shared": len(shared)},
-                 "stats": {}, "baselines": {}, "paper": paper_values(), "n_resamples": args.n_resamples}
+                 "stats": {}, "baselines": {}, "paper": paper_values(split), "n_resamples": args.n_resamples}
     for v in versions:
         st = coref_stats(rows[v], progress=False)
         out["stats"][v] = {k: st.get(k) for k in STATS}

@@ -30,21 +30,34 @@ HARDER = "harder_dev_small"
 HARDER_BLOCKS = (("harder", HARDER), ("harder-validation", "harder_validation"), ("harder-test", "harder_test"))
 
 
-def paper_values() -> dict[str, dict]:
-    """The paper's values (Ahmed et al. 2024) on the harder table's rows, from where figbench keeps each one:
-    Table 2 (CoNLL F1, test split; LH and CE_LH, as the cdec baselines' specs quote it), Table 1 (KNN oracle B3
-    recall, Dev_small; the paper does not give its k here) and the trigger MTLD of its §4 (test,
-    :data:`figbench.stats.PUBLISHED`)."""
-    from figbench_baselines.cdec.specs.published import LH_ECB, LH_META_M, TABLE1_KNN
+def paper_values(split: str = "dev_small") -> dict[str, dict]:
+    """The paper's values (Ahmed et al. 2024) on the harder table's rows of ``split``, from where figbench keeps each
+    one: Table 2 (CoNLL F1, test split; LH and CE_LH, as the cdec baselines' specs quote it), Table 1 (KNN oracle
+    B3 recall on the same split: Test, Dev_small, or Dev, which is the validation documents outside Dev_small; the
+    paper does not give its k here) and the trigger MTLD of its §4 (test, :data:`figbench.stats.PUBLISHED`)."""
+    from figbench_baselines.cdec.specs.published import (
+        LH_ECB,
+        LH_META_M,
+        ORACLE_KNN_ECB,
+        ORACLE_KNN_META_M,
+        TABLE1_KNN,
+    )
     from figbench_baselines.cdec.specs.trained import _CE_PAPER
 
     from figbench.stats import PUBLISHED
 
+    if split == "test":
+        knn = {"ecbplus": float(ORACLE_KNN_ECB.value), "meta_m": float(ORACLE_KNN_META_M.value),
+               "where": "Table 1 KNN, test"}
+    else:
+        column = "Dev_small" if split == "dev_small" else "Dev (the validation documents outside Dev_small)"
+        key = "dev_small" if split == "dev_small" else "validation"
+        knn = {"ecbplus": float(TABLE1_KNN[("events", key)]), "meta_m": float(TABLE1_KNN[("meta_m", key)]),
+               "where": f"Table 1 KNN, {column}"}
     return {"LH": {"ecbplus": float(LH_ECB.value), "meta_m": float(LH_META_M.value), "where": "Table 2, test"},
             "CE_LH": {"ecbplus": float(_CE_PAPER[("ce_lh", "ecbplus")]),
                       "meta_m": float(_CE_PAPER[("ce_lh", "ecbmeta")]), "where": "Table 2, test; RoBERTa-base"},
-            "KNN oracle k=5": {"ecbplus": float(TABLE1_KNN[("events", "dev_small")]),
-                               "meta_m": float(TABLE1_KNN[("meta_m", "dev_small")]), "where": "Table 1 KNN, Dev_small"},
+            "KNN oracle k=5": knn,
             "mtld_paper": {"ecbplus": float(PUBLISHED[("ecbplus", "events", "test")]["mtld_paper"]),
                            "meta_m": float(PUBLISHED[("ecbmeta", "meta_m", "test")]["mtld_paper"]),
                            "where": "§4, test"}}
@@ -179,8 +192,8 @@ def render_generation_run(results: Path) -> str:
     return "\n".join(lines) + "\n\n" + " ".join(text) + "\n"
 
 
-def _paper(row: str, drop: bool = True) -> str:
-    p = paper_values().get(row)
+def _paper(row: str, split: str, drop: bool = True) -> str:
+    p = paper_values(split).get(row)
     if not p:
         return ""
     return (f"{p['ecbplus']:g} -> {p['meta_m']:g}" + (f", drop {p['ecbplus'] - p['meta_m']:.1f}" if drop else "")
@@ -244,12 +257,12 @@ def render_harder(results: Path, name: str = HARDER) -> str:
              "|---|---|---|---|---|---|---|"]
     for key, label in (("ambiguity", "ambiguity (head lemmas)"), ("diversity", "diversity (head lemmas)"),
                        ("mtld_paper", "trigger MTLD (the paper's script)")):
-        paper = _paper(key, drop=False)
+        paper = _paper(key, h["split"], drop=False)
         lines.append(f"| {label} | {st['ecbplus'][key]:.2f} | {st['meta_m'][key]:.2f} | "
                      f"{cell(st.get('generated', {}), key, lambda x: f'{x:.2f}')} |  |  | {paper} |")
     for name, row in b.items():
         score = "CoNLL F1" if row["score"] == "conll_f1" else "oracle B3 recall"
-        paper = _paper(name)
+        paper = _paper(name, h["split"])
         lines.append(f"| {name}, {score} | {100 * row['ecbplus']:.1f} | {100 * row['meta_m']:.1f} | "
                      f"{cell(row, 'generated', lambda x: f'{100 * x:.1f}')} | {_ci(row['drop_meta_m'])} | "
                      f"{cell(row, 'drop_generated', _ci)} | {paper} |")
