@@ -19,6 +19,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.access.identity import oauth_enabled
 from figbench_leaderboard.access.pacing import SHARE as PACER_SHARE
+from figbench_leaderboard.access.pacing import TARPIT_S
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.ui.about_text import header_text
 from figbench_leaderboard.ui.assets import css, head_html, offline_theme
@@ -98,9 +99,9 @@ BOARD_CPU_S = 1.0
 
 def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max_upload_mb: float = 10.0,
            block: bool = True, start_worker: bool = True, board_cpu_s: float = BOARD_CPU_S,
-           big_body_share: float = PACER_SHARE):
+           big_body_share: float = PACER_SHARE, tarpit_s: float = TARPIT_S):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped,
-    big ones paced to ``big_body_share`` of the event loop). Returns (demo, worker)."""
+    big ones paced to ``big_body_share`` of the event loop, each 429 held ``tarpit_s``). Returns (demo, worker)."""
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
     from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
@@ -136,7 +137,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                     _frontend=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                          refusals=refusals, cpu=cpu, pacer=pacer),
+                                                          refusals=refusals, cpu=cpu, pacer=pacer,
+                                                          tarpit_s=tarpit_s),
                                                Middleware(UploadGuard, require_account=oauth_enabled(),
                                                           per_request_bytes=max_bytes)]})
     except OSError as e:  # taken between the check and the bind
@@ -152,7 +154,7 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
           block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S,
-          big_body_share: float = PACER_SHARE):
+          big_body_share: float = PACER_SHARE, tarpit_s: float = TARPIT_S):
     """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
     policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
@@ -164,7 +166,7 @@ def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860
                         limits=Limits(max_bytes=int(max_upload_mb * 1024 * 1024)),
                         policy=policy if policy is not None else HiddenSplitPolicy())
     return launch(board, host=host, port=port, max_upload_mb=max_upload_mb, block=block, board_cpu_s=board_cpu_s,
-                  big_body_share=big_body_share)
+                  big_body_share=big_body_share, tarpit_s=tarpit_s)
 
 
 def main() -> None:
