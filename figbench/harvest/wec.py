@@ -153,7 +153,9 @@ _NLP: dict = {}
 
 def _tokenizer(language: str):
     if language not in _NLP:
-        import spacy
+        from figbench.spacy_lite import spacy as import_spacy
+
+        spacy = import_spacy()
 
         _NLP[language] = spacy.blank(language)
     return _NLP[language]
@@ -173,7 +175,9 @@ def ner_pipeline(model: str | None, language: str):
     name = model
     if name not in _NER:
         try:
-            import spacy
+            from figbench.spacy_lite import spacy as import_spacy
+
+            spacy = import_spacy()
 
             _NER[name] = spacy.load(name, disable=["parser", "lemmatizer"])
         except (OSError, ImportError):
