@@ -27,9 +27,9 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[.!?]")
 
 @lru_cache(maxsize=1)
 def _verb_tables():
-    from figbench.spacy_lite import spacy as import_spacy
+    from figbench.imports import spacy as import_spacy
 
-    import_spacy()   # spaCy without thinc's torch import (figbench.spacy_lite)
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.lang.en.stop_words import STOP_WORDS
     from spacy.lookups import load_lookups
 
@@ -77,7 +77,7 @@ def heuristic_keywords(text: str) -> list[str]:
 
 def find_tagger_pipeline(lang: str = "en"):
     """An installed spaCy pipeline with tagger and NER, or None."""
-    from figbench.spacy_lite import spacy as import_spacy
+    from figbench.imports import spacy as import_spacy
 
     spacy = import_spacy()
 

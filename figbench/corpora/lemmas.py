@@ -29,7 +29,7 @@ CASE_RULES: tuple[str, ...] = ("exact_then_lower", "exact", "lower")
 
 @cache
 def _pipeline(lang: str):
-    from figbench.spacy_lite import spacy as import_spacy
+    from figbench.imports import spacy as import_spacy
 
     spacy = import_spacy()
 

@@ -153,7 +153,7 @@ _NLP: dict = {}
 
 def _tokenizer(language: str):
     if language not in _NLP:
-        from figbench.spacy_lite import spacy as import_spacy
+        from figbench.imports import spacy as import_spacy
 
         spacy = import_spacy()
 
@@ -175,7 +175,7 @@ def ner_pipeline(model: str | None, language: str):
     name = model
     if name not in _NER:
         try:
-            from figbench.spacy_lite import spacy as import_spacy
+            from figbench.imports import spacy as import_spacy
 
             spacy = import_spacy()
 

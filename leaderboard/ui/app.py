@@ -30,7 +30,9 @@ log = logging.getLogger(__name__)
 def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None = None, refusals=None, cpu=None):
     """The Gradio Blocks app of ``board`` (``worker.wake()`` is called after each accepted submission;
     ``refusals``/``cpu``: the :mod:`~figbench_leaderboard.access.http_limits` counters its handlers feed)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
     from figbench_leaderboard.ui.tabs import about, detail, families, overview, plot, queue, submit
     from figbench_leaderboard.ui.tabs.page import Page
 
@@ -69,7 +71,9 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
 
 def _with_timer(fn: Callable | None, active: bool, n_out: int) -> Callable:
     """``fn``'s outputs followed by the Queue timer, on (``active``) or off."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     def run(*args):
         if fn is None:
