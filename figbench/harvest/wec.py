@@ -248,6 +248,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
     dbname = Path(part.path).name.split("-", 1)[0]
     mentions: list[dict] = []
     paragraphs: list[dict] = []
+    tagged: dict[str, list[dict]] = {}   # a span's text -> the mentions whose NER label it gives (tagged below)
     pages = parsed = 0
     for page in iter_pages(part):
         pages += 1
@@ -280,14 +281,16 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
                     m.update(sent_id=sid[span.start], head=tokens[h],
                              lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else
                              tokens[h].lower(), tokens_str=span.text)
-                    label = ""
+                    m["ner"] = "DATE" if ner is None and is_date(words, opts.language) else ""
                     if ner is not None:
-                        ents = ner(span.text).ents
-                        label = ents[0].label_ if len(ents) == 1 and ents[0].text == span.text.strip() else ""
-                    elif is_date(words, opts.language):
-                        label = "DATE"
-                    m["ner"] = label
+                        tagged.setdefault(span.text, []).append(m)
                 mentions.append(m)
+    if tagged:   # one batched pass over the distinct span texts (each text tagged alone, as one call each did)
+        for text, doc in zip(tagged, ner.pipe(tagged, batch_size=256), strict=True):
+            ents = doc.ents
+            label = ents[0].label_ if len(ents) == 1 and ents[0].text == text.strip() else ""
+            for m in tagged[text]:
+                m["ner"] = label
     return ({"mentions": mentions, "paragraphs": paragraphs},
             {"pages": pages, "parsed": parsed, "mentions": len(mentions)})
 
