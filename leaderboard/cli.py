@@ -268,7 +268,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
-    from figbench_leaderboard.ui.app import serve
+    from figbench_leaderboard.ui.app import serve, serving_line
 
     accounts = None
     if args.hidden_accounts:
@@ -280,9 +280,12 @@ def _serve(args: argparse.Namespace) -> int:
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0,
                                daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
                                min_account_age_days=args.min_account_age_days)
-    serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit, policy=policy, private_dir=args.private, board_cpu_s=args.board_cpu_s,
-          big_body_share=args.big_body_share, tarpit_s=args.tarpit_s)
+    demo, _ = serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
+                    rate_limit=args.rate_limit, policy=policy, private_dir=args.private,
+                    board_cpu_s=args.board_cpu_s, big_body_share=args.big_body_share, tarpit_s=args.tarpit_s,
+                    block=False)
+    print(serving_line(args.host, args.port), flush=True)   # launch() has returned: the board answers
+    demo.block_thread()
     return 0
 
 

@@ -155,6 +155,14 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     return demo, worker
 
 
+def serving_line(host: str, port: int) -> str:
+    """What ``serve`` and the Space print once the board answers: its local URL (and, listening on every
+    interface, that it is reachable from other machines)."""
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return (f"figbench leaderboard: serving on http://{local}:{port}"
+            + (f" (listening on {host}: reachable from other machines)" if host != local else ""))
+
+
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
           block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S,
