@@ -9,6 +9,7 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:
     from figbench_leaderboard.access.pacing import SHARE as PACER_SHARE
+    from figbench_leaderboard.access.pacing import TARPIT_S
 
     sp = sub.add_parser("submit", help="submit a result record or predictions file to a leaderboard",
                         description="Submit RESULTS_OR_PREDICTIONS to a local store folder or a running Space URL. "
@@ -75,6 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="the server's event loop share for request bodies of 256 KB or more, let in one at a time: "
                          "after each the next waits (1 - share) / share times as long as it was held "
                          f"(default {PACER_SHARE:g}; 1: no pause)")
+    sv.add_argument("--tarpit-s", type=_seconds, default=TARPIT_S, metavar="SECONDS",
+                    help="each 429 answer (a sender over its limits, the body unread) is held this long before it "
+                         f"is sent, so such a sender retries at most once per this (default {TARPIT_S:g}; 0: none)")
     sv.add_argument("--private", default=None, metavar="DIR",
                     help="the private store of hidden benchmarks (default $FIGBENCH_PRIVATE_DIR)")
     sv.add_argument("--hidden-quota", type=int, default=5,
@@ -126,6 +130,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     from figbench_leaderboard.space import register as register_space
 
     register_space(lsub)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds, 0 or more")
+    return value
 
 
 def _share(text: str) -> float:
@@ -253,7 +268,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
-    from figbench_leaderboard.ui.app import serve
+    from figbench_leaderboard.ui.app import serve, serving_line
 
     accounts = None
     if args.hidden_accounts:
@@ -265,9 +280,12 @@ def _serve(args: argparse.Namespace) -> int:
                                min_changed_fraction=0.01 if args.min_changed > 0 else 0.0,
                                daily_budget=args.hidden_budget, ladder_eta=args.ladder_eta, hf_accounts=accounts,
                                min_account_age_days=args.min_account_age_days)
-    serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
-          rate_limit=args.rate_limit, policy=policy, private_dir=args.private, board_cpu_s=args.board_cpu_s,
-          big_body_share=args.big_body_share)
+    demo, _ = serve(args.store, host=args.host, port=args.port, gold=_gold(args), max_upload_mb=args.max_upload_mb,
+                    rate_limit=args.rate_limit, policy=policy, private_dir=args.private,
+                    board_cpu_s=args.board_cpu_s, big_body_share=args.big_body_share, tarpit_s=args.tarpit_s,
+                    block=False)
+    print(serving_line(args.host, args.port), flush=True)   # launch() has returned: the board answers
+    demo.block_thread()
     return 0
 
 

@@ -20,7 +20,7 @@ APP = '''"""figbench leaderboard Space: serves the board and scores the queue (s
 
 import os
 
-from figbench_leaderboard.ui.app import serve
+from figbench_leaderboard.ui.app import serve, serving_line
 from figbench_leaderboard.scoring.gold import BuilderGoldProvider, JsonGoldProvider
 
 gold_json = os.environ.get("FIGBENCH_GOLD_JSON")
@@ -29,9 +29,7 @@ host = os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
 port = int(os.environ.get("PORT", "7860"))
 demo, worker = serve(os.environ.get("FIGBENCH_LEADERBOARD_STORE", "data/store"), gold=gold, host=host, port=port,
                      block=False)
-local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-print(f"figbench leaderboard: serving on http://{local}:{port}"
-      + (f" (listening on {host}: reachable from other machines)" if host != local else ""), flush=True)
+print(serving_line(host, port), flush=True)
 demo.block_thread()
 '''
 

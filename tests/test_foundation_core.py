@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -142,3 +143,52 @@ def test_metric_paths():
 
     with pytest.raises(ValueError, match="unknown figbench metric"):
         figbench.metric_path("nope")
+
+
+def test_spacy_is_imported_without_torch_and_still_tags():
+    """figbench.imports.spacy: spaCy in a fresh process (a harvest's Dask worker, `figbench data prepare`) without
+    thinc's torch import; the NER model still tags and torch still imports afterwards."""
+    code = """
+import json, sys
+from figbench.imports import spacy
+from figbench.harvest.wec import ner_pipeline
+sp = spacy()
+import thinc.compat
+out = {"torch": "torch" in sys.modules, "has_torch": thinc.compat.has_torch, "same": spacy() is sp}
+nlp = ner_pipeline(None, "en")
+out["ents"] = [(e.text, e.label_) for e in nlp("Barack Obama visited Paris in 2009.").ents] if nlp else None
+import torch
+out["torch_after"] = torch.tensor([1]).tolist()
+print(json.dumps(out))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["torch"] is False and got["has_torch"] is False and got["same"] and got["torch_after"] == [1]
+    assert got["ents"] is None or ("Paris", "GPE") in [tuple(e) for e in got["ents"]]
+
+
+def test_gradio_is_imported_without_rewriting_its_stubs():
+    """figbench.imports.gradio: Gradio's component classes are made without reading their source to regenerate
+    the ``.pyi`` stubs (about 2 s of each board start); the components still work and inspect is left as it was."""
+    code = """
+import inspect, json, pathlib
+getfile, read_text, reads = inspect.getfile, pathlib.Path.read_text, []
+def counted(self, *a, **k):
+    reads.append(str(self))
+    return read_text(self, *a, **k)
+pathlib.Path.read_text = counted
+from figbench.imports import gradio
+gr = gradio()
+pathlib.Path.read_text = read_text
+with gr.Blocks() as demo:
+    box = gr.Textbox(label="name")
+print(json.dumps({"component_reads": [r for r in reads if "/gradio/components/" in r],
+                  "restored": inspect.getfile is getfile, "same": gradio() is gr,
+                  "label": box.label, "file": inspect.getfile(gr.Textbox)}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["component_reads"] == [] and got["restored"] and got["same"] and got["label"] == "name"
+    assert got["file"].endswith("gradio/components/textbox.py")

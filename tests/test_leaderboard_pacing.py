@@ -155,3 +155,41 @@ def test_serve_refuses_a_big_body_share_outside_zero_to_one(share, tmp_path, cap
     assert e.value.code == 2
     assert f"--big-body-share: {share!r} is not a fraction in (0, 1]" in capsys.readouterr().err
     assert not (tmp_path / "store").exists()   # refused before anything is opened
+
+
+@pytest.mark.parametrize("seconds", ["-1", "nan", "inf", "a second"])
+def test_serve_refuses_a_tarpit_that_is_not_seconds(seconds, tmp_path, capsys):
+    from figbench.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["leaderboard", "serve", "--store", str(tmp_path / "store"), "--tarpit-s", seconds])
+    assert e.value.code == 2
+    assert f"--tarpit-s: {seconds!r} is not a number of seconds, 0 or more" in capsys.readouterr().err
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_sender_over_its_refusal_limit_waits_out_the_default_tarpit_unread():
+    """The served default (``serve --tarpit-s``, 1 s): each 429 to a sender past its refusals is held that long;
+    the served tests of the rate limit set it small (tests/test_leaderboard_server.py)."""
+    from figbench_leaderboard.access.pacing import TARPIT_S
+
+    from figbench.cli import build_parser
+
+    assert TARPIT_S == 1.0
+    assert build_parser().parse_args(["leaderboard", "serve", "--store", "s"]).tarpit_s == TARPIT_S
+    seen: list[tuple[str, float, float]] = []
+    refusals = Refusals(1)
+    refusals.record("ip:127.0.0.9")   # one refusal already: at the limit
+
+    async def main(tarpit: dict) -> tuple[int, float]:
+        guarded = BodyLimit(_app(seen), max_bytes=1024 * 1024, refusals=refusals, **tarpit)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=guarded, client=("127.0.0.9", 5000)),
+                                     base_url="http://board") as client:
+            t0 = time.monotonic()
+            answer = await _send(client, "over", b'{"data": ["x"]}')
+            return answer.status_code, time.monotonic() - t0
+    status, held = asyncio.run(main({}))
+    assert status == 429 and held >= TARPIT_S, held
+    status, held = asyncio.run(main({"tarpit_s": 0}))
+    assert status == 429 and held < TARPIT_S, held
+    assert seen == []   # neither body reached the app

@@ -6,7 +6,9 @@ Hugging Face buckets with the server's HF_TOKEN, /monitoring/summary, the revers
 from __future__ import annotations
 
 import http.client
+import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,18 +49,25 @@ print(json.dumps(sorted(out)))
 """
 
 
-def declared_routes(tmp: Path) -> set[tuple[str, str]]:
-    """``(method, template)`` of every route of the app as ``serve`` builds it with sign-in configured (included
-    routers walked)."""
-    import json
+def declared_routes(tmp: Path) -> Callable[[], set[tuple[str, str]]]:
+    """Starts listing the routes of the app as ``serve`` builds it with sign-in configured (included routers walked)
+    in a fresh interpreter; returns the function that waits for them: ``(method, template)`` each. The listing
+    runs while the test starts its board (the two used to take 5 s and more each, one after the other)."""
     import os
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _DECLARED, str(tmp / "built"), str(FIX / "gold.json")],
-                          capture_output=True, text=True, env={**os.environ, **OAUTH}, timeout=300)
-    assert done.returncode == 0, (done.returncode, done.stderr[-4000:])
-    return {tuple(r) for r in json.loads(done.stdout.strip().splitlines()[-1])}
+    proc = subprocess.Popen([sys.executable, "-c", _DECLARED, str(tmp / "built"), str(FIX / "gold.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **OAUTH})
+
+    def wait() -> set[tuple[str, str]]:
+        try:
+            out, err = proc.communicate(timeout=300)
+        finally:
+            proc.kill()
+        assert proc.returncode == 0, (proc.returncode, err[-4000:])
+        return {tuple(r) for r in json.loads(out.strip().splitlines()[-1])}
+    return wait
 
 
 def _concrete(template: str) -> str:
@@ -71,9 +80,10 @@ def test_served_routes_are_the_documented_allow_list(tmp_path):
     from figbench_leaderboard.screenshots import serving
 
     pytest.importorskip("authlib", reason="gradio[oauth] (authlib) is needed for Hugging Face sign-in")
-    routes = declared_routes(tmp_path)
+    listed = declared_routes(tmp_path)
     answered = set()
     with serving(tmp_path / "store", gold_json=FIX / "gold.json", env=OAUTH, cwd=tmp_path) as srv:
+        routes = listed()
         for method, template in sorted(routes):
             conn = http.client.HTTPConnection("127.0.0.1", srv["port"], timeout=60)
             try:

@@ -22,6 +22,9 @@ SPACE = {"SPACE_ID": "figbench/leaderboard-test", "SYSTEM": "spaces"}   # what a
 OAUTH = {**SPACE, "OAUTH_CLIENT_ID": "test-client", "OAUTH_CLIENT_SECRET": "test-secret",
          "OAUTH_SCOPES": "openid profile", "OPENID_PROVIDER_URL": "http://127.0.0.1:9"}
 LIMIT = 10
+#: each 429 past the refusal limit is held this long (``serve --tarpit-s``; the 1 s default is
+#: test_leaderboard_pacing.py's): 20 of them at the default took 20 s of this file's 37
+TARPIT_S = 0.05
 
 
 def _submission(name: str) -> str:
@@ -75,19 +78,23 @@ def session_cookie(username: str, secret: str) -> str:
 def space(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("space")
     with serving(tmp / "store", gold_json=GOLD, env=SPACE, cwd=tmp,
-                 args=["--rate-limit", str(LIMIT), "--hidden-quota", "0", "--min-changed", "0"]) as srv:
+                 args=["--rate-limit", str(LIMIT), "--hidden-quota", "0", "--min-changed", "0",
+                       "--tarpit-s", str(TARPIT_S)]) as srv:
         yield srv
 
 
 def test_forged_x_forwarded_for_does_not_bypass_the_rate_limit(space):
     """40 submissions, each with a different forged address; the Spaces proxy appends the real one."""
     accepted = refused = 0
+    unread = []   # seconds each 429 took
     for i in range(40):
         forged = f"9.9.{i // 250}.{i % 250}"
+        t0 = time.monotonic()
         try:
             out = _submit(space["url"], f"flood-{i}", {"X-Forwarded-For": f"{forged}, 127.0.0.1"})
         except urllib.error.HTTPError as e:   # every refusal counts: past LIMIT of them, refused unread
             assert e.code == 429 and b"ip:127.0.0.1" in e.read()
+            unread.append(time.monotonic() - t0)
             refused += 1
             continue
         if out["ok"]:
@@ -96,6 +103,8 @@ def test_forged_x_forwarded_for_does_not_bypass_the_rate_limit(space):
             assert "rate limit" in out["error"] and "ip:127.0.0.1" in out["error"], out
             refused += 1
     assert accepted == LIMIT and refused == 40 - LIMIT
+    # the served --tarpit-s holds them (1 s each at the default would be at least 20 s in all)
+    assert len(unread) == 40 - 2 * LIMIT and min(unread) >= TARPIT_S and sum(unread) < len(unread), unread
 
 
 def test_the_proxy_entry_is_the_client(space):

@@ -7,9 +7,12 @@ import re
 import typing
 from pathlib import Path
 
-import gradio as gr
 from figbench_leaderboard.ui import assets
 from figbench_leaderboard.ui.tabs.page import for_gradio
+
+from figbench.imports import gradio
+
+gr = gradio()
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,6 +27,9 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[.!?]")
 
 @lru_cache(maxsize=1)
 def _verb_tables():
+    from figbench.imports import spacy as import_spacy
+
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.lang.en.stop_words import STOP_WORDS
     from spacy.lookups import load_lookups
 
@@ -74,7 +77,9 @@ def heuristic_keywords(text: str) -> list[str]:
 
 def find_tagger_pipeline(lang: str = "en"):
     """An installed spaCy pipeline with tagger and NER, or None."""
-    import spacy
+    from figbench.imports import spacy as import_spacy
+
+    spacy = import_spacy()
 
     for name in sorted(spacy.util.get_installed_models()):
         if name.startswith(f"{lang}_"):

@@ -29,7 +29,9 @@ def immediate_window(ex: dict, size: int) -> tuple[list[str], int, int]:
 
 def find_parser(lang: str = "en"):
     """A loaded spaCy pipeline for ``lang`` with a dependency parser, or ValueError saying none is installed."""
-    import spacy
+    from figbench.imports import spacy as import_spacy
+
+    spacy = import_spacy()
 
     for name in sorted(spacy.util.get_installed_models()):
         if not name.startswith(f"{lang}_"):
@@ -59,6 +61,9 @@ def predicate_window(doc, pmw_start: int, pmw_end: int, size: int) -> tuple[list
 
 def predicate_windows(examples: Sequence[dict], size: int, nlp) -> list[tuple[list[str], int, int]]:
     """Parse each example's words (kept as tokenised) and take :func:`predicate_window`."""
+    from figbench.imports import spacy as import_spacy
+
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.tokens import Doc
 
     out = []

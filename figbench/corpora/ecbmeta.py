@@ -306,7 +306,9 @@ _TOK = None
 def _tokenizer():
     global _TOK
     if _TOK is None:
-        import spacy
+        from figbench.imports import spacy as import_spacy
+
+        spacy = import_spacy()
 
         _TOK = spacy.blank("en").tokenizer
     return _TOK
@@ -319,6 +321,9 @@ def _tokenizer():
 @functools.lru_cache(maxsize=1)
 def _adverb_only() -> frozenset[str]:
     """Words spaCy's English lemma index (WordNet word lists in ``spacy-lookups-data``) lists as adverbs only."""
+    from figbench.imports import spacy as import_spacy
+
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.lookups import load_lookups
 
     index = load_lookups("en", ["lemma_index"]).get_table("lemma_index")

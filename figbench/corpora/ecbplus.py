@@ -387,6 +387,9 @@ def split_of(topic: str | int) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
+    from figbench.imports import spacy as import_spacy
+
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return frozenset(STOP_WORDS)

@@ -29,7 +29,9 @@ CASE_RULES: tuple[str, ...] = ("exact_then_lower", "exact", "lower")
 
 @cache
 def _pipeline(lang: str):
-    import spacy
+    from figbench.imports import spacy as import_spacy
+
+    spacy = import_spacy()
 
     try:
         nlp = spacy.blank(lang)

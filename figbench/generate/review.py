@@ -62,7 +62,9 @@ def view(out: Path, todo: list[dict], index: int):
 
 
 def build_app(out: str | Path, walk_all: bool = False):
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     out = Path(out)
     todo = items(out, walk_all)
@@ -138,7 +140,9 @@ def build_app(out: str | Path, walk_all: bool = False):
 
 def launch(out: str | Path, *, host: str = "127.0.0.1", port: int = 7861, walk_all: bool = False,
            block: bool = True):
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     out = Path(out)
     if not (out / folder.PROPOSALS).is_file():

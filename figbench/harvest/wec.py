@@ -153,7 +153,9 @@ _NLP: dict = {}
 
 def _tokenizer(language: str):
     if language not in _NLP:
-        import spacy
+        from figbench.imports import spacy as import_spacy
+
+        spacy = import_spacy()
 
         _NLP[language] = spacy.blank(language)
     return _NLP[language]
@@ -173,7 +175,9 @@ def ner_pipeline(model: str | None, language: str):
     name = model
     if name not in _NER:
         try:
-            import spacy
+            from figbench.imports import spacy as import_spacy
+
+            spacy = import_spacy()
 
             _NER[name] = spacy.load(name, disable=["parser", "lemmatizer"])
         except (OSError, ImportError):
@@ -244,6 +248,7 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
     dbname = Path(part.path).name.split("-", 1)[0]
     mentions: list[dict] = []
     paragraphs: list[dict] = []
+    tagged: dict[str, list[dict]] = {}   # a span's text -> the mentions whose NER label it gives (tagged below)
     pages = parsed = 0
     for page in iter_pages(part):
         pages += 1
@@ -276,14 +281,16 @@ def extract(part: Partition, shared: Shared) -> tuple[dict, dict]:
                     m.update(sent_id=sid[span.start], head=tokens[h],
                              lemma=lookup_lemma(tokens[h], opts.language) if opts.language == "en" else
                              tokens[h].lower(), tokens_str=span.text)
-                    label = ""
+                    m["ner"] = "DATE" if ner is None and is_date(words, opts.language) else ""
                     if ner is not None:
-                        ents = ner(span.text).ents
-                        label = ents[0].label_ if len(ents) == 1 and ents[0].text == span.text.strip() else ""
-                    elif is_date(words, opts.language):
-                        label = "DATE"
-                    m["ner"] = label
+                        tagged.setdefault(span.text, []).append(m)
                 mentions.append(m)
+    if tagged:   # one batched pass over the distinct span texts (each text tagged alone, as one call each did)
+        for text, doc in zip(tagged, ner.pipe(tagged, batch_size=256), strict=True):
+            ents = doc.ents
+            label = ents[0].label_ if len(ents) == 1 and ents[0].text == text.strip() else ""
+            for m in tagged[text]:
+                m["ner"] = label
     return ({"mentions": mentions, "paragraphs": paragraphs},
             {"pages": pages, "parsed": parsed, "mentions": len(mentions)})
 

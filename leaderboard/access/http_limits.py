@@ -32,7 +32,7 @@ import time
 from collections import deque
 from typing import Any
 
-from figbench_leaderboard.access.pacing import NO_TURN, BodyPacer, Turn
+from figbench_leaderboard.access.pacing import NO_TURN, TARPIT_S, BodyPacer, Turn
 from figbench_leaderboard.domain.submission import JsonShape
 
 log = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ class BodyLimit:
     def __init__(self, app: Any, max_bytes: int, *, rate_limit: Any = None, max_refusals: int | None = 20,
                  window_s: float = 3600.0, structure: bool = True, max_containers: int | None = None,
                  max_separators: int | None = None, refusals: Refusals | None = None,
-                 cpu: CpuBudget | None = None, tarpit_s: float = 1.0, pacer: BodyPacer | None = None) -> None:
+                 cpu: CpuBudget | None = None, tarpit_s: float = TARPIT_S, pacer: BodyPacer | None = None) -> None:
         self.app = app
         self.pacer = pacer
         self.tarpit_s = tarpit_s

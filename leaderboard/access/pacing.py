@@ -24,6 +24,9 @@ from typing import Any
 MIN_BYTES = 256 * 1024
 #: the event loop's share for big bodies as served (``serve --big-body-share``)
 SHARE = 0.1
+#: seconds :class:`~figbench_leaderboard.access.http_limits.BodyLimit` holds each 429 before sending it, the
+#: body unread (``serve --tarpit-s``): a sender over its limits retries at most once per this
+TARPIT_S = 1.0
 
 
 class BodyPacer:

@@ -19,6 +19,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 from figbench_leaderboard.access.hidden_policy import HiddenSplitPolicy
 from figbench_leaderboard.access.identity import oauth_enabled
 from figbench_leaderboard.access.pacing import SHARE as PACER_SHARE
+from figbench_leaderboard.access.pacing import TARPIT_S
 from figbench_leaderboard.scoring.board import Leaderboard, Limits
 from figbench_leaderboard.ui.about_text import header_text
 from figbench_leaderboard.ui.assets import css, head_html, offline_theme
@@ -29,7 +30,9 @@ log = logging.getLogger(__name__)
 def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None = None, refusals=None, cpu=None):
     """The Gradio Blocks app of ``board`` (``worker.wake()`` is called after each accepted submission;
     ``refusals``/``cpu``: the :mod:`~figbench_leaderboard.access.http_limits` counters its handlers feed)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
     from figbench_leaderboard.ui.tabs import about, detail, families, overview, plot, queue, submit
     from figbench_leaderboard.ui.tabs.page import Page
 
@@ -68,7 +71,9 @@ def build_app(board: Leaderboard, *, worker=None, max_upload_bytes: int | None =
 
 def _with_timer(fn: Callable | None, active: bool, n_out: int) -> Callable:
     """``fn``'s outputs followed by the Queue timer, on (``active``) or off."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     def run(*args):
         if fn is None:
@@ -98,9 +103,9 @@ BOARD_CPU_S = 1.0
 
 def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max_upload_mb: float = 10.0,
            block: bool = True, start_worker: bool = True, board_cpu_s: float = BOARD_CPU_S,
-           big_body_share: float = PACER_SHARE):
+           big_body_share: float = PACER_SHARE, tarpit_s: float = TARPIT_S):
     """Start the worker and the server (analytics off, no share link, offline theme, request bodies capped,
-    big ones paced to ``big_body_share`` of the event loop). Returns (demo, worker)."""
+    big ones paced to ``big_body_share`` of the event loop, each 429 held ``tarpit_s``). Returns (demo, worker)."""
     from figbench_leaderboard.access.api_allowlist import ApiAllowlist
     from figbench_leaderboard.access.http_limits import BodyLimit, CpuBudget, Refusals
     from figbench_leaderboard.access.identity import untrusted_forwarding
@@ -136,7 +141,8 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
                     _frontend=False,
                     app_kwargs={"middleware": [Middleware(ApiAllowlist),
                                                Middleware(BodyLimit, max_bytes=2 * max_bytes + 1024 * 1024,
-                                                          refusals=refusals, cpu=cpu, pacer=pacer),
+                                                          refusals=refusals, cpu=cpu, pacer=pacer,
+                                                          tarpit_s=tarpit_s),
                                                Middleware(UploadGuard, require_account=oauth_enabled(),
                                                           per_request_bytes=max_bytes)]})
     except OSError as e:  # taken between the check and the bind
@@ -149,10 +155,18 @@ def launch(board: Leaderboard, *, host: str = "127.0.0.1", port: int = 7860, max
     return demo, worker
 
 
+def serving_line(host: str, port: int) -> str:
+    """What ``serve`` and the Space print once the board answers: its local URL (and, listening on every
+    interface, that it is reachable from other machines)."""
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return (f"figbench leaderboard: serving on http://{local}:{port}"
+            + (f" (listening on {host}: reachable from other machines)" if host != local else ""))
+
+
 def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860, gold=None,
           max_upload_mb: float = 10.0, rate_limit: int = 20, policy: HiddenSplitPolicy | None = None,
           block: bool = True, private_dir: str | os.PathLike | None = None, board_cpu_s: float = BOARD_CPU_S,
-          big_body_share: float = PACER_SHARE):
+          big_body_share: float = PACER_SHARE, tarpit_s: float = TARPIT_S):
     """``figbench leaderboard serve``: open the store (folder or ``hf://``) and serve it with the hidden-benchmark
     policy; hidden benchmarks come from the private store (``private_dir``, else ``$FIGBENCH_PRIVATE_DIR``)."""
     from figbench_leaderboard.scoring.gold import BuilderGoldProvider, ServerGold, private_store
@@ -164,7 +178,7 @@ def serve(store: str | os.PathLike, *, host: str = "127.0.0.1", port: int = 7860
                         limits=Limits(max_bytes=int(max_upload_mb * 1024 * 1024)),
                         policy=policy if policy is not None else HiddenSplitPolicy())
     return launch(board, host=host, port=port, max_upload_mb=max_upload_mb, block=block, board_cpu_s=board_cpu_s,
-                  big_body_share=big_body_share)
+                  big_body_share=big_body_share, tarpit_s=tarpit_s)
 
 
 def main() -> None:

@@ -21,7 +21,9 @@ def css() -> str:
 def plotly_preload_js() -> str:
     """A script that imports Gradio's Plotly chunk once the overview is shown and the page is idle (empty if
     Gradio's build has no such chunk)."""
-    import gradio
+    from figbench.imports import gradio as import_gradio
+
+    gradio = import_gradio()
 
     found = sorted((Path(gradio.__file__).parent / "templates" / "frontend" / "assets").glob("PlotlyPlot-*.js"))
     if not found:
@@ -37,6 +39,8 @@ def head_html() -> str:
 
 def offline_theme():
     """A theme with system fonts only, so the page never asks a font CDN for anything."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     return gr.themes.Base(font=SYSTEM_FONTS, font_mono=MONO_FONTS)

@@ -133,6 +133,9 @@ def sentence_token_set(tokens: Iterable[str], mode: str = "all") -> frozenset[st
         raise ValueError(f"unknown sentence token mode {mode!r}; choose from {SENTENCE_TOKENS}")
     import string
 
+    from figbench.imports import spacy as import_spacy
+
+    import_spacy()   # spaCy without thinc's torch import (figbench.imports)
     from spacy.lang.en.stop_words import STOP_WORDS
 
     from figbench.corpora.lemmas import lookup_lemma

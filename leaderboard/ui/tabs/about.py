@@ -6,7 +6,9 @@ from figbench_leaderboard.ui.tabs.page import Opened, Page
 
 def build(page: Page) -> Opened:
     """The tab (inside ``gr.Tabs``)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     with gr.Tab("About", id="about") as tab:
         gr.Markdown(about_markdown(page.registry, page.board.policy))

@@ -21,7 +21,9 @@ class DetailTab:
 
 def build(page: Page) -> DetailTab:
     """The tab's components and events (inside ``gr.Tabs``)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     with gr.Tab("Submission detail", id="detail") as tab:
         sid_box = gr.Textbox(label="Submission id (or its first 6+ characters)", elem_id="detail-id")

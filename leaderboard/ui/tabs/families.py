@@ -23,7 +23,9 @@ def task_tables(page: Page, family: str, show_unverified: bool, top) -> str | tu
 
 def build(page: Page) -> list[Opened]:
     """The family tabs' components and events (inside ``gr.Tabs``); each computes its tables when opened."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     opened = []
     for fam, title in page.registry.families().items():

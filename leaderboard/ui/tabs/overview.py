@@ -41,7 +41,9 @@ def default_controls(page: Page) -> tuple:
 
 def download(page: Page, kind: str, *controls):
     """The filtered overview (all its rows) as a CSV or JSON file to download."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     _, df = page.overview_data(controls[0])
     search, types, sizes, show_unverified = controls[1:5]
@@ -65,7 +67,9 @@ class OverviewTab:
 
 def build(page: Page) -> OverviewTab:
     """The tab's components and events (inside ``gr.Tabs``)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     first = page.first_group
     with gr.Tab("Overview", id="overview") as tab:

@@ -77,7 +77,9 @@ def for_gradio(fn: Callable, *, oauth: bool, doc: str | None = None) -> Callable
     """``fn`` as Gradio should call it. Gradio fills a parameter by its type hint; without Hugging Face sign-in
     the ``gr.OAuthProfile``/``gr.OAuthToken`` parameters are hidden from it (they keep their ``None`` default),
     so the API neither advertises nor accepts an ``oauth_token``. ``doc``: the description, if not ``fn``'s."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     hints = typing.get_type_hints(fn)
     oauth_hints = (gr.OAuthProfile, gr.OAuthToken, gr.OAuthProfile | None, gr.OAuthToken | None)

@@ -53,7 +53,9 @@ class PlotTab:
 
 def build(page: Page, group: Any) -> PlotTab:
     """The tab's components and events (inside ``gr.Tabs``); ``group``: the overview's group selector."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     choices = [p.title for _, p in plots.declared_plots(page.registry)] + [SIZE_PLOT]
     default = first_plot(page)

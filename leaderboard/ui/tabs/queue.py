@@ -26,7 +26,9 @@ def queue_html(page: Page, status, page_no) -> tuple[str, str, Any]:
 
 def queue_refresh(page: Page, status, page_no, seen_rev):
     """The timer's refresh: nothing sent when the store is still at ``seen_rev``."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     if seen_rev is not None and page.view.revision() == seen_rev:
         return gr.skip(), gr.skip(), gr.skip()
@@ -41,7 +43,9 @@ class QueueTab:
 
 def build(page: Page) -> QueueTab:
     """The tab's components and events (inside ``gr.Tabs``)."""
-    import gradio as gr
+    from figbench.imports import gradio
+
+    gr = gradio()
 
     with gr.Tab("Queue", id="queue") as tab:
         with gr.Row():

@@ -10,12 +10,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import gradio as gr
 from figbench_leaderboard.access.identity import request_client, request_identity
 from figbench_leaderboard.scoring.parse_worker import CpuMeter
 from figbench_leaderboard.ui.tabs.page import Opened, Page, for_gradio
 
+from figbench.imports import gradio
 from figbench.results import MODEL_TYPES
+
+gr = gradio()
 
 log = logging.getLogger("figbench_leaderboard.ui.app")
 
