@@ -18,43 +18,58 @@ from __future__ import annotations
 
 import sys
 import threading
+from importlib.abc import MetaPathFinder
 from types import ModuleType
 
 _LOCK = threading.Lock()
 
 
+class _HiddenFrom(MetaPathFinder):
+    """A finder that makes ``import <name>`` fail in one thread only (other threads import it as usual)."""
+
+    def __init__(self, name: str):
+        self.name, self.thread = name, threading.get_ident()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if threading.get_ident() == self.thread and fullname.partition(".")[0] == self.name:
+            raise ImportError(f"{fullname} is hidden by figbench.imports while spaCy is imported")
+        return None
+
+
 def spacy() -> ModuleType:
     """The ``spacy`` module, imported (the first time) without importing torch when torch is not loaded yet."""
-    if "spacy" in sys.modules:
-        return sys.modules["spacy"]
-    with _LOCK:
-        hide = "torch" not in sys.modules
-        if hide:
-            sys.modules["torch"] = None   # `import torch` raises ImportError: thinc.compat sets has_torch = False
-        try:
-            import spacy as module
-        finally:
-            if hide and sys.modules.get("torch", 0) is None:
-                del sys.modules["torch"]
+    with _LOCK:   # a second thread waits for a whole module, never a half-imported one
+        if "spacy" not in sys.modules and "torch" not in sys.modules:
+            hidden = _HiddenFrom("torch")   # thinc.compat's `import torch` fails here: has_torch = False
+            sys.meta_path.insert(0, hidden)
+            try:
+                import spacy as module
+            finally:
+                sys.meta_path.remove(hidden)
+            return module
+    import spacy as module
+
     return module
 
 
 def gradio() -> ModuleType:
     """The ``gradio`` module, imported (the first time) without regenerating its components' ``.pyi`` stubs."""
-    if "gradio" in sys.modules:
-        return sys.modules["gradio"]
     import inspect
 
     with _LOCK:
-        getfile = inspect.getfile
+        if "gradio" not in sys.modules:
+            getfile = inspect.getfile
 
-        def no_component_source(obj):   # create_or_modify_pyi returns early on OSError ("not a file")
-            if isinstance(obj, type) and type(obj).__module__ == "gradio.component_meta":
-                raise OSError("figbench.imports: no .pyi stubs rewritten at import")
-            return getfile(obj)
-        inspect.getfile = no_component_source
-        try:
-            import gradio as module
-        finally:
-            inspect.getfile = getfile
+            def no_component_source(obj):   # create_or_modify_pyi returns early on OSError ("not a file")
+                if isinstance(obj, type) and type(obj).__module__ == "gradio.component_meta":
+                    raise OSError("figbench.imports: no .pyi stubs rewritten at import")
+                return getfile(obj)
+            inspect.getfile = no_component_source
+            try:
+                import gradio as module
+            finally:
+                inspect.getfile = getfile
+            return module
+    import gradio as module
+
     return module

@@ -168,6 +168,31 @@ print(json.dumps(out))
     assert got["ents"] is None or ("Paris", "GPE") in [tuple(e) for e in got["ents"]]
 
 
+def test_torch_is_hidden_from_the_spacy_import_only():
+    """Another thread that imports torch while figbench.imports.spacy() runs gets torch (the hiding finder answers
+    only the thread importing spaCy), and a thread asking for spaCy meanwhile gets the whole module."""
+    code = """
+import json, sys, threading, time
+from figbench.imports import _HiddenFrom, spacy
+got = {}
+a = threading.Thread(target=lambda: got.setdefault("a", spacy()))
+a.start()
+t0 = time.time()
+while not any(isinstance(f, _HiddenFrom) for f in sys.meta_path) and time.time() - t0 < 60:
+    time.sleep(0.001)
+seen = any(isinstance(f, _HiddenFrom) for f in sys.meta_path)
+import torch
+b = spacy()
+a.join()
+print(json.dumps({"seen": seen, "torch": torch.tensor([2]).tolist(), "whole": hasattr(b, "blank"),
+                  "same": got["a"] is b, "finders_left": sum(isinstance(f, _HiddenFrom) for f in sys.meta_path)}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"seen": True, "torch": [2], "whole": True, "same": True, "finders_left": 0}
+
+
 def test_gradio_is_imported_without_rewriting_its_stubs():
     """figbench.imports.gradio: Gradio's component classes are made without reading their source to regenerate
     the ``.pyi`` stubs (about 2 s of each board start); the components still work and inspect is left as it was."""
