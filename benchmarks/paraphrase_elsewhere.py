@@ -56,9 +56,7 @@ def answer_cmd(args: argparse.Namespace) -> None:
         raise SystemExit("answer: --json-retries must be 0 (answers are checked by the build, not here)")
 
     def count_only(out, unit, rec) -> bool:  # run._accept without the check: tokens counted, nothing parsed
-        out.samples += 1
-        out.prompt_tokens += int(rec.get("prompt_tokens") or 0)
-        out.completion_tokens += int(rec.get("completion_tokens") or 0)
+        run.tally(out, rec)
         return True
 
     run._accept = count_only

@@ -100,13 +100,18 @@ def _seed(key: str) -> int:
     return int(key[:8], 16)
 
 
+def tally(out: Outcome, rec: dict) -> None:
+    """Count one answer (cached or new) on ``out``: a sample and its tokens."""
+    out.samples += 1
+    out.prompt_tokens += int(rec.get("prompt_tokens") or 0)
+    out.completion_tokens += int(rec.get("completion_tokens") or 0)
+
+
 def _accept(out: Outcome, unit: Unit, rec: dict) -> bool:
     """Record one answer (cached or new) on ``out``; True when it is usable."""
     from figbench.generate.retag import tokenize
 
-    out.samples += 1
-    out.prompt_tokens += int(rec.get("prompt_tokens") or 0)
-    out.completion_tokens += int(rec.get("completion_tokens") or 0)
+    tally(out, rec)
     raw = str(rec.get("text") or "")
     out.raw = raw[:2000]
     try:
